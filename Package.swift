@@ -1,0 +1,44 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let upcoming: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "swift-storage",
+    products: [
+        .library(name: "Storage", targets: ["Storage"]),
+        .library(name: "SQLiteBackend", targets: ["SQLiteBackend"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(name: "Storage", swiftSettings: upcoming),
+        .target(name: "SQLiteBackend", dependencies: ["Storage", "CSQLite"], swiftSettings: upcoming),
+        .target(name: "StorageTestSupport", dependencies: ["Storage"], swiftSettings: upcoming),
+        .executableTarget(
+            name: "Benchmarks",
+            dependencies: ["Storage", "SQLiteBackend", "CSQLite"],
+            path: "Benchmarks",
+            swiftSettings: upcoming
+        ),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageTestSupport"], swiftSettings: upcoming),
+        .testTarget(
+            name: "SQLiteBackendTests",
+            dependencies: ["SQLiteBackend", "Storage", "StorageTestSupport", "CSQLite"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "ConformanceTests",
+            dependencies: ["Storage", "SQLiteBackend", "StorageTestSupport"],
+            swiftSettings: upcoming
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,101 @@
+/// The one error type of the store: a code, a message that names what was wrong and where, and
+/// the engine's own error when there is one.
+///
+/// ```swift
+/// do { try store.save(person) } catch let error as StorageError where error.code == .constraintViolation { ... }
+/// ```
+public struct StorageError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is. A struct of static constants, so new codes never break a
+    /// client's `switch`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name.
+        public let rawValue: String
+        /// Creates a code.
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// A collection or column name that is not allowed (empty, too long, reserved, bad characters).
+        public static let invalidIdentifier = Code("invalidIdentifier")
+        /// A query or a record names a column the collection does not have.
+        public static let unknownColumn = Code("unknownColumn")
+        /// A stored value does not fit the Swift type it is read into.
+        public static let typeMismatch = Code("typeMismatch")
+        /// A number does not fit the integer type it is read into or written from.
+        public static let valueOutOfRange = Code("valueOutOfRange")
+        /// A record is missing a value its Swift type requires.
+        public static let missingValue = Code("missingValue")
+        /// A unique index or primary key constraint was violated; nothing was written.
+        public static let constraintViolation = Code("constraintViolation")
+        /// Input that should be JSON is not, or not of the expected shape.
+        public static let invalidJSON = Code("invalidJSON")
+        /// A Swift type cannot be mapped to a record (for example, it is not a keyed type).
+        public static let unsupportedType = Code("unsupportedType")
+        /// A schema is inconsistent (a key column that does not exist, a duplicated column).
+        public static let schemaMismatch = Code("schemaMismatch")
+        /// A primary key is missing or of a type the collection cannot use.
+        public static let invalidKey = Code("invalidKey")
+        /// The store is used in a way it does not allow (for example a transaction escaping its closure).
+        public static let misuse = Code("misuse")
+        /// The store's files are damaged or not what they claim to be.
+        public static let corrupt = Code("corrupt")
+        /// The engine could not get a lock in time.
+        public static let busy = Code("busy")
+        /// Reading or writing the file system failed (including a full disk).
+        public static let io = Code("io")
+        /// The store cannot be opened (missing folder, wrong permissions, not a database).
+        public static let cannotOpen = Code("cannotOpen")
+        /// Any other engine failure; `underlying` holds the engine's error.
+        public static let engine = Code("engine")
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// A human-readable explanation naming what was wrong.
+    public var message: String
+    /// The collection involved, if any.
+    public var collection: String?
+    /// The column involved, if any.
+    public var column: String?
+    /// The primary key involved, if any.
+    public var key: StorageValue?
+    /// The file or folder involved, if any.
+    public var path: String?
+    /// The engine's or the system's own error, if any.
+    public var underlying: (any Error & Sendable)?
+
+    /// Creates an error.
+    public init(
+        _ code: Code,
+        _ message: String,
+        collection: String? = nil,
+        column: String? = nil,
+        key: StorageValue? = nil,
+        path: String? = nil,
+        underlying: (any Error & Sendable)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.collection = collection
+        self.column = column
+        self.key = key
+        self.path = path
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        var parts = ["StorageError.\(code): \(message)"]
+        if let collection { parts.append("collection: \(collection)") }
+        if let column { parts.append("column: \(column)") }
+        if let key { parts.append("key: \(key)") }
+        if let path { parts.append("path: \(path)") }
+        if let underlying { parts.append("underlying: \(underlying)") }
+        return parts.joined(separator: "; ")
+    }
+
+    /// A copy with the collection filled in when it was not known where the error was raised.
+    package func inCollection(_ name: String) -> StorageError {
+        var copy = self
+        if copy.collection == nil { copy.collection = name }
+        return copy
+    }
+}

@@ -1,0 +1,59 @@
+/// A column named in a query: `Column("age") >= 30 && Column("name").like("A%")`.
+public struct Column: Sendable {
+    /// The column's name.
+    public let name: String
+
+    /// Creates a reference to the named column.
+    public init(_ name: String) {
+        self.name = name
+    }
+
+    /// A pattern match with SQL LIKE semantics: `%` matches any run of characters, `_` exactly
+    /// one; ASCII letters match case-insensitively.
+    public func like(_ pattern: String) -> Predicate {
+        .like(name, pattern)
+    }
+
+    /// Whether the column's value is one of `values`.
+    public func `in`(_ values: [some StorageValueConvertible]) -> Predicate {
+        values.reduce(Predicate.constant(false)) { result, value in result || (self == value) }
+    }
+}
+
+extension Column {
+    public static func == (lhs: Column, rhs: some StorageValueConvertible) -> Predicate {
+        let value = rhs.storageValue
+        return value.isNull ? .isNull(lhs.name) : .compare(lhs.name, .equal, value)
+    }
+
+    public static func != (lhs: Column, rhs: some StorageValueConvertible) -> Predicate {
+        let value = rhs.storageValue
+        return value.isNull ? .not(.isNull(lhs.name)) : .compare(lhs.name, .notEqual, value)
+    }
+
+    /// `Column("email") == nil`: the column holds null.
+    public static func == (lhs: Column, rhs: _OptionalNilComparisonType) -> Predicate {
+        .isNull(lhs.name)
+    }
+
+    /// `Column("email") != nil`: the column holds a value.
+    public static func != (lhs: Column, rhs: _OptionalNilComparisonType) -> Predicate {
+        .not(.isNull(lhs.name))
+    }
+
+    public static func < (lhs: Column, rhs: some StorageValueConvertible) -> Predicate {
+        .compare(lhs.name, .less, rhs.storageValue)
+    }
+
+    public static func <= (lhs: Column, rhs: some StorageValueConvertible) -> Predicate {
+        .compare(lhs.name, .lessOrEqual, rhs.storageValue)
+    }
+
+    public static func > (lhs: Column, rhs: some StorageValueConvertible) -> Predicate {
+        .compare(lhs.name, .greater, rhs.storageValue)
+    }
+
+    public static func >= (lhs: Column, rhs: some StorageValueConvertible) -> Predicate {
+        .compare(lhs.name, .greaterOrEqual, rhs.storageValue)
+    }
+}

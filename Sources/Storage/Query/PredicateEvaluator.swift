@@ -1,0 +1,108 @@
+/// The one evaluator of `Predicate` and `Ordering` for backends that cannot push a query down to
+/// their engine. It implements SQLite's semantics exactly (three-valued logic, comparison across
+/// storage classes, LIKE), so every backend returns what SQLite returns.
+public enum PredicateEvaluator {
+    /// Whether `predicate` is true for a record; unknown (a comparison with null) counts as false.
+    /// - Parameter value: the record's value for a column name (`.null` when it has none).
+    public static func matches(_ predicate: Predicate?, _ value: (String) -> StorageValue) -> Bool {
+        guard let predicate else { return true }
+        return evaluate(predicate, value) == true
+    }
+
+    /// Three-valued evaluation: `nil` is SQL's unknown.
+    public static func evaluate(_ predicate: Predicate, _ value: (String) -> StorageValue) -> Bool? {
+        switch predicate {
+        case .constant(let result):
+            return result
+        case .isNull(let column):
+            return value(column).isNull
+        case .compare(let column, let op, let rhs):
+            let lhs = value(column)
+            if lhs.isNull || rhs.isNull { return nil }
+            let order = StorageValue.compare(lhs, rhs)
+            switch op {
+            case .equal: return order == 0
+            case .notEqual: return order != 0
+            case .less: return order < 0
+            case .lessOrEqual: return order <= 0
+            case .greater: return order > 0
+            case .greaterOrEqual: return order >= 0
+            }
+        case .like(let column, let pattern):
+            guard let text = likeText(value(column)) else { return nil }
+            return like(text, pattern)
+        case .and(let lhs, let rhs):
+            let left = evaluate(lhs, value)
+            if left == false { return false }
+            let right = evaluate(rhs, value)
+            if right == false { return false }
+            return left == true && right == true ? true : nil
+        case .or(let lhs, let rhs):
+            let left = evaluate(lhs, value)
+            if left == true { return true }
+            let right = evaluate(rhs, value)
+            if right == true { return true }
+            return left == false && right == false ? false : nil
+        case .not(let operand):
+            return evaluate(operand, value).map { !$0 }
+        }
+    }
+
+    /// Compares two records by `orderings`, SQLite style (nulls first when ascending).
+    /// - Returns: `true` when the first record sorts before the second.
+    public static func precedes(
+        _ orderings: [Ordering],
+        _ lhs: (String) -> StorageValue,
+        _ rhs: (String) -> StorageValue
+    ) -> Bool {
+        for ordering in orderings {
+            let order = StorageValue.compare(lhs(ordering.column), rhs(ordering.column))
+            if order != 0 { return ordering.isDescending ? order > 0 : order < 0 }
+        }
+        return false
+    }
+
+    /// The text LIKE sees for a value: numbers as SQLite prints them, blobs as their bytes.
+    private static func likeText(_ value: StorageValue) -> String? {
+        switch value {
+        case .null: return nil
+        case .integer(let number): return String(number)
+        case .real(let number): return StorageValue.sqliteText(number)
+        case .text(let text): return text
+        case .blob(let bytes): return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    /// SQL LIKE without an escape character: `%` any run, `_` one character, ASCII letters
+    /// compared case-insensitively. Greedy with one backtrack point, so linear for typical patterns.
+    package static func like(_ text: String, _ pattern: String) -> Bool {
+        let subject = Array(text.unicodeScalars).map(foldASCII)
+        let pattern = Array(pattern.unicodeScalars).map(foldASCII)
+        var s = 0
+        var p = 0
+        var starPattern = -1
+        var starSubject = 0
+        while s < subject.count {
+            if p < pattern.count && pattern[p] == "%" {
+                starPattern = p
+                starSubject = s
+                p += 1
+            } else if p < pattern.count && (pattern[p] == "_" || pattern[p] == subject[s]) {
+                p += 1
+                s += 1
+            } else if starPattern >= 0 {
+                p = starPattern + 1
+                starSubject += 1
+                s = starSubject
+            } else {
+                return false
+            }
+        }
+        while p < pattern.count && pattern[p] == "%" { p += 1 }
+        return p == pattern.count
+    }
+
+    private static func foldASCII(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        scalar.value >= 65 && scalar.value <= 90 ? Unicode.Scalar(scalar.value + 32)! : scalar
+    }
+}

@@ -1,0 +1,95 @@
+/// The shape of a collection as a backend stores it: its name, columns, primary key and indexes.
+public struct CollectionSchema: Sendable, Hashable {
+    /// The name of the hidden Int64 key column of collections whose records have no key of their own.
+    public static let autoKeyColumn = "_key"
+
+    /// The collection's name (a table, a named database, a folder).
+    public var name: String
+    /// The columns, primary key included, in declaration order.
+    public var columns: [ColumnDefinition]
+    /// The name of the primary-key column.
+    public var primaryKey: String
+    /// Secondary indexes.
+    public var indexes: [IndexDefinition]
+
+    /// Creates a schema.
+    public init(name: String, columns: [ColumnDefinition], primaryKey: String, indexes: [IndexDefinition] = []) {
+        self.name = name
+        self.columns = columns
+        self.primaryKey = primaryKey
+        self.indexes = indexes
+    }
+
+    /// Whether the backend assigns keys itself (the key column is `autoKeyColumn`).
+    public var hasAutoKey: Bool { primaryKey == Self.autoKeyColumn }
+
+    /// The column with the given name, if any.
+    public func column(named name: String) -> ColumnDefinition? {
+        columns.first { $0.name == name }
+    }
+
+    /// The index of the column with the given name, if any.
+    public func columnIndex(named name: String) -> Int? {
+        columns.firstIndex { $0.name == name }
+    }
+
+    /// The definition of the primary-key column.
+    public var primaryKeyColumn: ColumnDefinition? { column(named: primaryKey) }
+
+    /// This schema merged with `requested`: columns that `requested` adds are appended, integer
+    /// columns that `requested` declares real are widened, missing indexes are added. Nothing is
+    /// ever removed, so records written by other versions of a type keep their data.
+    package func merged(with requested: CollectionSchema) -> CollectionSchema {
+        var result = self
+        for column in requested.columns {
+            if let index = result.columnIndex(named: column.name) {
+                result.columns[index].type = result.columns[index].type.widened(toHold: column.type)
+                if result.columns[index].type == .untyped && column.type != .untyped {
+                    result.columns[index].type = column.type
+                }
+            } else {
+                var added = column
+                added.isNullable = true
+                result.columns.append(added)
+            }
+        }
+        for index in requested.indexes where !result.indexes.contains(index) {
+            result.indexes.append(index)
+        }
+        return result
+    }
+
+    /// Checks that every name in the schema is a valid identifier and the key column exists.
+    /// - Throws: `StorageError` with code `.invalidIdentifier` or `.schemaMismatch`.
+    package func validate() throws {
+        try Identifier.validateCollection(name)
+        var seen = Set<String>()
+        for column in columns {
+            try Identifier.validateColumn(column.name, in: name, allowingReserved: column.name == Self.autoKeyColumn)
+            if !seen.insert(column.name).inserted {
+                throw StorageError(.schemaMismatch, "column '\(column.name)' appears twice", collection: name)
+            }
+        }
+        guard seen.contains(primaryKey) else {
+            throw StorageError(
+                .schemaMismatch,
+                "primary key '\(primaryKey)' is not a column of the collection",
+                collection: name,
+                column: primaryKey
+            )
+        }
+        for index in indexes {
+            guard !index.columns.isEmpty else {
+                throw StorageError(.schemaMismatch, "an index must name at least one column", collection: name)
+            }
+            for column in index.columns where !seen.contains(column) {
+                throw StorageError(
+                    .schemaMismatch,
+                    "index names column '\(column)', which the collection does not have",
+                    collection: name,
+                    column: column
+                )
+            }
+        }
+    }
+}

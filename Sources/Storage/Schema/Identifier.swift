@@ -1,0 +1,60 @@
+/// Validation of collection and column names.
+///
+/// Names reach SQL (always quoted) and file paths (always encoded), but hostile names are refused
+/// before they get there: a name is 1 to 128 characters, each a letter, a digit, `_`, `-` or `.`,
+/// and does not start with `sqlite_` (SQLite's reserved prefix), nor with `_` when it is a
+/// collection name (our own reserved prefix).
+package enum Identifier {
+    package static let maximumLength = 128
+
+    package static func validateCollection(_ name: String) throws {
+        if let problem = problem(with: name) {
+            throw StorageError(.invalidIdentifier, "invalid collection name \(quoted(name)): \(problem)")
+        }
+        if name.hasPrefix("_") {
+            throw StorageError(
+                .invalidIdentifier,
+                "invalid collection name \(quoted(name)): names starting with '_' are reserved"
+            )
+        }
+    }
+
+    package static func validateColumn(_ name: String, in collection: String, allowingReserved: Bool = false) throws {
+        if let problem = problem(with: name) {
+            throw StorageError(
+                .invalidIdentifier,
+                "invalid column name \(quoted(name)): \(problem)",
+                collection: collection
+            )
+        }
+        if !allowingReserved && name == CollectionSchema.autoKeyColumn {
+            throw StorageError(
+                .invalidIdentifier,
+                "column name '\(name)' is reserved for auto-assigned keys",
+                collection: collection
+            )
+        }
+    }
+
+    private static func problem(with name: String) -> String? {
+        if name.isEmpty { return "a name may not be empty" }
+        if name.unicodeScalars.count > maximumLength { return "a name may have at most \(maximumLength) characters" }
+        if name.lowercased().hasPrefix("sqlite_") { return "names starting with 'sqlite_' are reserved" }
+        for scalar in name.unicodeScalars {
+            let allowed =
+                scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+                || scalar == "_" || scalar == "-" || scalar == "."
+            if !allowed {
+                return "character \(scalar.escaped(asASCII: true)) is not allowed"
+                    + " (only letters, digits, '_', '-' and '.')"
+            }
+        }
+        return nil
+    }
+
+    /// The name for an error message: shortened, with control characters escaped.
+    package static func quoted(_ name: String) -> String {
+        let prefix = name.unicodeScalars.prefix(40).map { $0.escaped(asASCII: false) }.joined()
+        return "'" + prefix + (name.unicodeScalars.count > 40 ? "…" : "") + "'"
+    }
+}
