@@ -1,0 +1,67 @@
+/// Conversions between stored values and Swift's plain types, shared by every coder: strict,
+/// range-checked, and with errors that name the column.
+enum PrimitiveCoding {
+    static func encode<T: BinaryInteger>(_ value: T, column: String) throws -> StorageValue {
+        guard let exact = Int64(exactly: value) else {
+            throw StorageError(
+                .valueOutOfRange,
+                "column '\(column)': \(value) does not fit a 64-bit signed integer",
+                column: column
+            )
+        }
+        return .integer(exact)
+    }
+
+    static func decodeInteger<T: FixedWidthInteger>(_ value: StorageValue, column: String) throws -> T {
+        switch value {
+        case .integer(let number):
+            guard let exact = T(exactly: number) else {
+                throw StorageError(
+                    .valueOutOfRange,
+                    "column '\(column)': \(number) does not fit \(T.self)",
+                    column: column
+                )
+            }
+            return exact
+        case .real(let number):
+            guard let integer = StorageValue.exactInteger(number), let exact = T(exactly: integer) else {
+                throw ValueMapping.mismatch(column, "real \(number) is not a whole number that fits \(T.self)")
+            }
+            return exact
+        default:
+            throw wrongKind(value, T.self, column)
+        }
+    }
+
+    static func decodeBool(_ value: StorageValue, column: String) throws -> Bool {
+        switch value {
+        case .integer(0): return false
+        case .integer(1): return true
+        default: throw wrongKind(value, Bool.self, column)
+        }
+    }
+
+    static func decodeDouble(_ value: StorageValue, column: String) throws -> Double {
+        switch value {
+        case .real(let number): return number
+        case .integer(let number): return Double(number)
+        default: throw wrongKind(value, Double.self, column)
+        }
+    }
+
+    static func decodeString(_ value: StorageValue, column: String) throws -> String {
+        guard case .text(let text) = value else { throw wrongKind(value, String.self, column) }
+        return text
+    }
+
+    private static func wrongKind(_ value: StorageValue, _ type: Any.Type, _ column: String) -> StorageError {
+        if value.isNull {
+            return StorageError(
+                .missingValue,
+                "column '\(column)' is null, but a \(type) is required",
+                column: column
+            )
+        }
+        return ValueMapping.mismatch(column, "cannot read \(ValueMapping.kind(value)) as \(type)")
+    }
+}

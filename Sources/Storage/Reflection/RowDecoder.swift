@@ -1,0 +1,199 @@
+import Foundation
+
+/// Decodes model values straight from the rows of a scan: each property is read from its column
+/// by position (the synthesized `init(from:)` asks for properties in the same order every time),
+/// with a dictionary look-up only as a fallback. One decoder serves every row of a scan.
+final class RowDecoder: Decoder {
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    let typeName: String
+    let collection: String
+    let json = ValueMapping.makeJSONDecoder()
+    let columns: [String]
+    private let slotByName: [String: Int]
+    private var row: (any StorageRow)?
+    private var cursor = 0
+
+    /// A decoder for rows laid out as `columns`.
+    init(typeName: String, collection: String, columns: [String]) {
+        self.typeName = typeName
+        self.collection = collection
+        self.columns = columns
+        var slots: [String: Int] = [:]
+        for (index, column) in columns.enumerated() { slots[column] = index }
+        self.slotByName = slots
+    }
+
+    /// Decodes one value of `type` from `row`.
+    func decode<T: Decodable>(_ type: T.Type, from row: any StorageRow) throws -> T {
+        self.row = row
+        cursor = 0
+        defer { self.row = nil }
+        do {
+            return try T(from: self)
+        } catch let error as StorageError {
+            throw error.inCollection(collection)
+        } catch {
+            throw StorageError(
+                .typeMismatch,
+                "a \(typeName) could not be decoded from collection '\(collection)': \(error)",
+                collection: collection,
+                underlying: SendableErrorDescription(error)
+            )
+        }
+    }
+
+    /// The value of column `name` in the current row, or `nil` when the rows have no such column.
+    func value(_ name: String) -> StorageValue? {
+        let index: Int
+        if cursor < columns.count && columns[cursor] == name {
+            index = cursor
+        } else if let found = slotByName[name] {
+            index = found
+        } else {
+            return nil
+        }
+        cursor = index + 1
+        return row?.value(at: index)
+    }
+
+    func hasColumn(_ name: String) -> Bool { slotByName[name] != nil }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(RowKeyedDecoder<Key>(decoder: self))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw notKeyed() }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { throw notKeyed() }
+
+    private func notKeyed() -> StorageError {
+        StorageError(
+            .unsupportedType,
+            "\(typeName) does not decode from a keyed container; only structs and classes with properties can be stored",
+            collection: collection
+        )
+    }
+
+    func unsupportedNesting(_ key: String) -> StorageError {
+        StorageError(
+            .unsupportedType,
+            "\(typeName) uses a nested container for '\(key)'; give that property a Codable type of its own instead",
+            collection: collection,
+            column: key
+        )
+    }
+}
+
+private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: RowDecoder
+    var codingPath: [any CodingKey] { [] }
+    var allKeys: [Key] { decoder.columns.compactMap { Key(stringValue: $0) } }
+
+    func contains(_ key: Key) -> Bool { decoder.hasColumn(key.stringValue) }
+
+    private func required(_ key: Key) throws -> StorageValue {
+        let name = key.stringValue
+        guard let value = decoder.value(name) else {
+            throw StorageError(
+                .missingValue,
+                "collection '\(decoder.collection)' has no column '\(name)', which \(decoder.typeName) requires;"
+                    + " make the property optional to read records written before it existed",
+                collection: decoder.collection,
+                column: name
+            )
+        }
+        return value
+    }
+
+    private func present(_ key: Key) -> StorageValue? {
+        guard let value = decoder.value(key.stringValue), !value.isNull else { return nil }
+        return value
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { decoder.value(key.stringValue)?.isNull ?? true }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try PrimitiveCoding.decodeBool(try required(key), column: key.stringValue)
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try PrimitiveCoding.decodeString(try required(key), column: key.stringValue)
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try PrimitiveCoding.decodeDouble(try required(key), column: key.stringValue)
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        Float(try PrimitiveCoding.decodeDouble(try required(key), column: key.stringValue))
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try integer(key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try integer(key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try integer(key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try integer(key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try integer(key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try integer(key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
+
+    private func integer<T: FixedWidthInteger>(_ key: Key) throws -> T {
+        try PrimitiveCoding.decodeInteger(try required(key), column: key.stringValue)
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        let value = try required(key)
+        if value.isNull && !(T.self is any OptionalProtocol.Type) {
+            throw StorageError(
+                .missingValue,
+                "column '\(key.stringValue)' is null, but a \(T.self) is required",
+                column: key.stringValue
+            )
+        }
+        return try ValueMapping.decode(type, from: value, column: key.stringValue, json: decoder.json)
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        try present(key).map { try PrimitiveCoding.decodeBool($0, column: key.stringValue) }
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try present(key).map { try PrimitiveCoding.decodeString($0, column: key.stringValue) }
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        try present(key).map { try PrimitiveCoding.decodeDouble($0, column: key.stringValue) }
+    }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+        try present(key).map { Float(try PrimitiveCoding.decodeDouble($0, column: key.stringValue)) }
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try optionalInteger(key) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try optionalInteger(key) }
+
+    private func optionalInteger<T: FixedWidthInteger>(_ key: Key) throws -> T? {
+        try present(key).map { try PrimitiveCoding.decodeInteger($0, column: key.stringValue) }
+    }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        try present(key).map { try ValueMapping.decode(type, from: $0, column: key.stringValue, json: decoder.json) }
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type,
+        forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
+        throw decoder.unsupportedNesting(key.stringValue)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        throw decoder.unsupportedNesting(key.stringValue)
+    }
+
+    func superDecoder() throws -> any Decoder { throw decoder.unsupportedNesting("super") }
+    func superDecoder(forKey key: Key) throws -> any Decoder { throw decoder.unsupportedNesting(key.stringValue) }
+}

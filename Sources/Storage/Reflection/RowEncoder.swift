@@ -1,0 +1,224 @@
+import Foundation
+
+/// Encodes a model value straight into one record: each property lands in its column's slot of a
+/// reused `values` buffer, found by position (the synthesized `encode(to:)` visits properties in
+/// the same order every time) with a dictionary look-up only as a fallback.
+///
+/// In discovery mode it learns the layout instead: the columns in property order, each with the
+/// type its value (or, for nil, its static type, or `Mirror`) implies.
+final class RowEncoder: Encoder {
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    let typeName: String
+    let json: JSONEncoder
+    private(set) var columns: [ColumnDefinition]
+    private var slotByName: [String: Int]
+    private(set) var values: [StorageValue]
+    private let discovering: Bool
+    private var cursor = 0
+    private var mirror: Mirror?
+    private var unsupported: StorageError?
+
+    /// An encoder that fills records laid out as `columns`.
+    init(typeName: String, columns: [ColumnDefinition], discovering: Bool = false) {
+        self.typeName = typeName
+        self.json = ValueMapping.makeJSONEncoder()
+        self.columns = columns
+        self.discovering = discovering
+        self.values = Array(repeating: .null, count: columns.count)
+        var slots: [String: Int] = [:]
+        for (index, column) in columns.enumerated() { slots[column.name] = index }
+        self.slotByName = slots
+    }
+
+    /// Learns the layout of `value`'s type from `value`, appending to `columns`.
+    static func discover<T: Encodable>(_ value: T, extending columns: [ColumnDefinition] = []) throws -> RowEncoder {
+        let encoder = RowEncoder(typeName: String(describing: T.self), columns: columns, discovering: true)
+        encoder.mirror = Mirror(reflecting: value)
+        try encoder.encode(value)
+        encoder.mirror = nil
+        return encoder
+    }
+
+    /// Encodes one record into `values`.
+    /// - Throws: `PlanMiss` when the value has a property the layout lacks; `StorageError` otherwise.
+    func encode<T: Encodable>(_ value: T) throws {
+        for index in values.indices { values[index] = .null }
+        cursor = 0
+        do {
+            try value.encode(to: self)
+        } catch let error as StorageError {
+            throw error
+        } catch let miss as PlanMiss {
+            throw miss
+        } catch {
+            throw StorageError(
+                .unsupportedType,
+                "\(typeName) could not be encoded: \(error)",
+                underlying: SendableErrorDescription(error)
+            )
+        }
+        if let unsupported { throw unsupported }
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(RowKeyedEncoder<Key>(encoder: self))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        RefusingUnkeyedEncoder(error: refuse())
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        RefusingUnkeyedEncoder(error: refuse())
+    }
+
+    private func refuse() -> StorageError {
+        let error = StorageError(
+            .unsupportedType,
+            "\(typeName) does not encode as a keyed container; only structs and classes with properties can be stored"
+        )
+        unsupported = error
+        return error
+    }
+
+    func refuseNesting(_ key: String) -> StorageError {
+        let error = StorageError(
+            .unsupportedType,
+            "\(typeName) uses a nested container for '\(key)'; give that property a Codable type of its own instead",
+            column: key
+        )
+        unsupported = error
+        return error
+    }
+
+    /// The slot of column `name`, learning it in discovery mode.
+    private func slot(_ name: String, type: @autoclosure () -> ColumnType, nullable: Bool) throws -> Int {
+        if cursor < columns.count && columns[cursor].name == name {
+            cursor += 1
+            return cursor - 1
+        }
+        if let index = slotByName[name] {
+            cursor = index + 1
+            return index
+        }
+        guard discovering else { throw PlanMiss(column: name) }
+        columns.append(ColumnDefinition(name: name, type: type(), isNullable: nullable))
+        values.append(.null)
+        slotByName[name] = columns.count - 1
+        cursor = columns.count
+        return columns.count - 1
+    }
+
+    func store(_ value: StorageValue, _ type: ColumnType, forKey key: String) throws {
+        let index = try slot(key, type: type, nullable: false)
+        values[index] = value
+        if discovering && columns[index].type == .untyped { columns[index].type = type }
+    }
+
+    func storeNil(forKey key: String, staticType: Any.Type?) throws {
+        let index = try slot(key, type: nilColumnType(key, staticType), nullable: true)
+        values[index] = .null
+        if discovering { columns[index].isNullable = true }
+    }
+
+    /// The type of a column whose value is nil: from the static type when the encoder was told
+    /// it (`encodeIfPresent`), else from the property's declared type seen through `Mirror`.
+    private func nilColumnType(_ key: String, _ staticType: Any.Type?) -> ColumnType {
+        if let staticType { return ValueMapping.columnType(for: staticType) }
+        guard let mirror else { return .untyped }
+        for child in mirror.children where child.label == key || child.label == "_" + key {
+            return ValueMapping.columnType(for: Swift.type(of: child.value))
+        }
+        return .untyped
+    }
+}
+
+/// A property the cached layout of a type does not have: the layout must be learned again.
+struct PlanMiss: Error {
+    let column: String
+}
+
+private struct RowKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let encoder: RowEncoder
+    var codingPath: [any CodingKey] { [] }
+
+    mutating func encodeNil(forKey key: Key) throws { try encoder.storeNil(forKey: key.stringValue, staticType: nil) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+        try encoder.store(.integer(value ? 1 : 0), .integer, forKey: key.stringValue)
+    }
+    mutating func encode(_ value: String, forKey key: Key) throws {
+        try encoder.store(.text(value), .text, forKey: key.stringValue)
+    }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        try encoder.store(.real(value), .real, forKey: key.stringValue)
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        try encoder.store(.real(Double(value)), .real, forKey: key.stringValue)
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try integer(value, key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try integer(value, key) }
+
+    private func integer<T: BinaryInteger>(_ value: T, _ key: Key) throws {
+        let name = key.stringValue
+        try encoder.store(try PrimitiveCoding.encode(value, column: name), .integer, forKey: name)
+    }
+
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        let name = key.stringValue
+        let (stored, type) = try ValueMapping.encode(value, column: name, json: encoder.json)
+        try encoder.store(stored, type, forKey: name)
+    }
+
+    // Synthesized conformances call these for optional properties. Overriding them lets a nil
+    // still claim its column, with a type taken from the static type.
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try optional(value, key) }
+    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { try optional(value, key) }
+
+    private mutating func optional<T: Encodable>(_ value: T?, _ key: Key) throws {
+        if let value {
+            try encode(value, forKey: key)
+        } else {
+            try encoder.storeNil(forKey: key.stringValue, staticType: T.self)
+        }
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type,
+        forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
+        KeyedEncodingContainer(RefusingKeyedEncoder<NestedKey>(error: encoder.refuseNesting(key.stringValue)))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        RefusingUnkeyedEncoder(error: encoder.refuseNesting(key.stringValue))
+    }
+
+    mutating func superEncoder() -> any Encoder { RefusingEncoder(error: encoder.refuseNesting("super")) }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        RefusingEncoder(error: encoder.refuseNesting(key.stringValue))
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+
+/// The mapping between Swift values and stored values for everything that is not a plain number,
+/// Bool or String: Date, Data, UUID, URL, Decimal, `ColumnCodable` types, enums with raw values,
+/// and nested Codable values (stored as JSON text).
+enum ValueMapping {
+    /// The column type that values of `type` are stored as, found from the static type alone
+    /// (used when a value is nil and so cannot be encoded to find out).
+    static func columnType(for type: Any.Type) -> ColumnType {
+        if let codable = type as? any ColumnCodable.Type { return codable.columnType }
+        if let optional = type as? any OptionalProtocol.Type { return columnType(for: optional.wrappedType) }
+        switch type {
+        case is Int.Type, is Int8.Type, is Int16.Type, is Int32.Type, is Int64.Type,
+            is UInt.Type, is UInt8.Type, is UInt16.Type, is UInt32.Type, is UInt64.Type, is Bool.Type:
+            return .integer
+        case is Double.Type, is Float.Type, is Date.Type:
+            return .real
+        case is String.Type, is UUID.Type, is URL.Type, is Decimal.Type:
+            return .text
+        case is Data.Type:
+            return .blob
+        default:
+            break
+        }
+        if let raw = type as? any RawRepresentable.Type { return columnType(for: rawValueType(raw)) }
+        return .text
+    }
+
+    private static func rawValueType<R: RawRepresentable>(_ type: R.Type) -> Any.Type { R.RawValue.self }
+
+    /// The stored form of a value that is not a plain number, Bool or String.
+    /// - Returns: the value and the column type it implies.
+    static func encode<T: Encodable>(
+        _ value: T,
+        column: String,
+        json: JSONEncoder
+    ) throws -> (StorageValue, ColumnType) {
+        if let codable = value as? any ColumnCodable {
+            return (codable.storageValue, type(of: codable).columnType)
+        }
+        switch value {
+        case let date as Date: return (.real(date.timeIntervalSince1970), .real)
+        case let data as Data: return (.blob(data), .blob)
+        case let uuid as UUID: return (.text(uuid.uuidString), .text)
+        case let url as URL: return (.text(url.absoluteString), .text)
+        case let decimal as Decimal: return (.text(decimal.description), .text)
+        default: break
+        }
+        let probe = SingleValueEncoder(column: column, json: json)
+        do {
+            try value.encode(to: probe)
+        } catch is NeedsContainer {
+            return (try encodeJSON(value, column: column, json: json), .text)
+        }
+        return (probe.result ?? .null, probe.resultType ?? .untyped)
+    }
+
+    private static func encodeJSON<T: Encodable>(_ value: T, column: String, json: JSONEncoder) throws -> StorageValue {
+        do {
+            return .text(String(decoding: try json.encode(value), as: UTF8.self))
+        } catch {
+            throw StorageError(
+                .unsupportedType,
+                "cannot encode a \(T.self) as JSON for column '\(column)': \(error)",
+                column: column,
+                underlying: SendableErrorDescription(error)
+            )
+        }
+    }
+
+    /// Reads a value that is not a plain number, Bool or String from its stored form.
+    static func decode<T: Decodable>(
+        _ type: T.Type,
+        from value: StorageValue,
+        column: String,
+        json: JSONDecoder
+    ) throws -> T {
+        if let codable = type as? any ColumnCodable.Type {
+            do {
+                return try codable.init(storageValue: value) as! T
+            } catch let error as StorageError {
+                throw error
+            } catch {
+                throw mismatch(column, "\(value) is not a valid \(T.self): \(error)", underlying: error)
+            }
+        }
+        switch type {
+        case is Date.Type:
+            switch value {
+            case .real(let seconds): return Date(timeIntervalSince1970: seconds) as! T
+            case .integer(let seconds): return Date(timeIntervalSince1970: Double(seconds)) as! T
+            default: throw mismatch(column, "expected seconds since 1970 for a Date, found \(kind(value))")
+            }
+        case is Data.Type:
+            guard case .blob(let data) = value else {
+                throw mismatch(column, "expected a blob for Data, found \(kind(value))")
+            }
+            return data as! T
+        case is UUID.Type:
+            guard case .text(let text) = value, let uuid = UUID(uuidString: text) else {
+                throw mismatch(column, "expected UUID text, found \(kind(value))")
+            }
+            return uuid as! T
+        case is URL.Type:
+            guard case .text(let text) = value, let url = URL(string: text) else {
+                throw mismatch(column, "expected URL text, found \(kind(value))")
+            }
+            return url as! T
+        case is Decimal.Type:
+            switch value {
+            case .text(let text):
+                guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                    throw mismatch(column, "expected decimal text, found \(String(reflecting: text))")
+                }
+                return decimal as! T
+            case .integer(let number): return Decimal(number) as! T
+            case .real(let number): return Decimal(number) as! T
+            default: throw mismatch(column, "expected a decimal, found \(kind(value))")
+            }
+        default:
+            break
+        }
+        do {
+            return try T(from: SingleValueDecoder(value: value, column: column, json: json))
+        } catch is NeedsContainer {
+            let bytes: Data
+            switch value {
+            case .text(let text): bytes = Data(text.utf8)
+            case .blob(let data): bytes = data
+            case .null: throw StorageError(.missingValue, "column '\(column)' is null, but \(T.self) is required", column: column)
+            default: throw mismatch(column, "expected JSON text for \(T.self), found \(kind(value))")
+            }
+            do {
+                return try json.decode(T.self, from: bytes)
+            } catch {
+                throw mismatch(column, "stored JSON does not decode as \(T.self): \(error)", underlying: error)
+            }
+         } catch let error as StorageError {
+            throw error
+        } catch {
+            throw mismatch(column, "\(kind(value)) is not a valid \(T.self): \(error)", underlying: error)
+        }
+    }
+
+    static func mismatch(_ column: String, _ message: String, underlying: (any Error)? = nil) -> StorageError {
+        StorageError(
+            .typeMismatch,
+            "column '\(column)': \(message)",
+            column: column,
+            underlying: underlying.map { SendableErrorDescription($0) }
+        )
+    }
+
+    /// A short name for a value's storage class, for error messages.
+    static func kind(_ value: StorageValue) -> String {
+        switch value {
+        case .null: return "null"
+        case .integer(let number): return "integer \(number)"
+        case .real(let number): return "real \(number)"
+        case .text(let text): return "text \(Identifier.quoted(text))"
+        case .blob(let data): return "a blob of \(data.count) bytes"
+        }
+    }
+
+    static func makeJSONEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    static func makeJSONDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return decoder
+    }
+}
+
+/// Lets `ValueMapping` see through `Optional<Wrapped>` in a metatype.
+protocol OptionalProtocol {
+    static var wrappedType: Any.Type { get }
+}
+
+extension Optional: OptionalProtocol {
+    static var wrappedType: Any.Type { Wrapped.self }
+}
+
+/// Thrown by the single-value coders when a value needs a keyed or unkeyed container, which
+/// means it is stored as JSON.
+struct NeedsContainer: Error {}
+
+/// A non-Sendable error carried as its description.
+struct SendableErrorDescription: Error, Sendable, CustomStringConvertible {
+    let description: String
+    init(_ error: any Error) { description = String(describing: error) }
+}

@@ -1,0 +1,58 @@
+/// What `ObjectStore` knows about one Swift type, computed once and cached: where it is stored,
+/// its key and indexes, and (after the first value was encoded) its column layout.
+struct ModelInfo: Sendable {
+    let typeName: String
+    let collection: String
+    let declaredKey: String
+    /// Whether the key was named explicitly, so a type without that property is an error rather
+    /// than a type with an auto-assigned key.
+    let keyIsExplicit: Bool
+    let indexes: [IndexDefinition]
+    /// The columns in property order, with the auto-key column first when the type has no key.
+    var layout: [ColumnDefinition]?
+
+    init<T>(for type: T.Type) throws {
+        typeName = String(describing: type)
+        if let model = type as? any StorableModel.Type {
+            collection = model.collectionName
+            declaredKey = model.primaryKey
+            keyIsExplicit = model.primaryKey != "id"
+            indexes = model.indexes
+        } else {
+            collection = typeName
+            declaredKey = "id"
+            keyIsExplicit = false
+            indexes = []
+        }
+        try Identifier.validateCollection(collection)
+    }
+
+    /// The schema for a discovered layout: the declared key when the type has it, else a
+    /// prepended auto-assigned key column.
+    func schema(for discovered: [ColumnDefinition]) throws -> CollectionSchema {
+        var columns = discovered
+        let key: String
+        if columns.contains(where: { $0.name == declaredKey }) {
+            key = declaredKey
+        } else if columns.first?.name == CollectionSchema.autoKeyColumn {
+            key = CollectionSchema.autoKeyColumn
+        } else if keyIsExplicit {
+            throw StorageError(
+                .schemaMismatch,
+                "\(typeName) declares primary key '\(declaredKey)', but has no property of that name",
+                collection: collection,
+                column: declaredKey
+            )
+        } else {
+            key = CollectionSchema.autoKeyColumn
+            columns.insert(ColumnDefinition(name: key, type: .integer, isNullable: false), at: 0)
+        }
+        if let index = columns.firstIndex(where: { $0.name == key }) { columns[index].isNullable = false }
+        let schema = CollectionSchema(name: collection, columns: columns, primaryKey: key, indexes: indexes)
+        for column in columns where column.name != CollectionSchema.autoKeyColumn || key != column.name {
+            try Identifier.validateColumn(column.name, in: collection)
+        }
+        try schema.validate()
+        return schema
+    }
+}

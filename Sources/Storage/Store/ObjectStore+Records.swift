@@ -1,0 +1,80 @@
+extension ObjectStore {
+    /// Inserts `value`, or replaces the stored value with the same primary key.
+    ///
+    /// The first save of a type creates its collection; a type that gained properties gets
+    /// new columns. A type without an `id` property (and no `StorableModel.primaryKey`) gets an
+    /// auto-assigned Int64 key.
+    /// - Returns: the value's primary key.
+    /// - Throws: `StorageError`, e.g. `.constraintViolation` when a unique index would be violated
+    ///   (nothing is written then).
+    @discardableResult
+    public func save<T: Encodable>(_ value: T) throws -> StorageValue {
+        try withWriteSession { try $0.save(CollectionOfOne(value))[0] }
+    }
+
+    /// Saves every value in one transaction: all of them or, on any error, none.
+    /// - Returns: the primary keys, in order.
+    @discardableResult
+    public func save<S: Sequence>(contentsOf values: S) throws -> [StorageValue] where S.Element: Encodable {
+        try withWriteSession { try $0.save(values) }
+    }
+
+    /// The value of `type` with primary key `id`, or nil.
+    ///
+    /// `id` may be the `StorageValue` that `save` returned, or a plain `Int`, `Int64`, `String`
+    /// or `UUID`.
+    public func fetch<T: Decodable>(_ type: T.Type, id: some StorageValueConvertible) throws -> T? {
+        try withReadSession { try $0.fetch(type, id: id.storageValue) }
+    }
+
+    /// The values of `type` matching `predicate`, sorted by `orderBy` (then by primary key).
+    ///
+    /// ```swift
+    /// try store.fetchAll(Person.self, where: Column("age") >= 30, orderBy: [.ascending("name")], limit: 10)
+    /// ```
+    /// - Throws: `StorageError` with `.unknownColumn` when the query names a column the
+    ///   collection does not have, or `.typeMismatch` when a stored value does not fit `type`.
+    public func fetchAll<T: Decodable>(
+        _ type: T.Type,
+        where predicate: Predicate? = nil,
+        orderBy ordering: [Ordering] = [],
+        limit: Int? = nil
+    ) throws -> [T] {
+        try withReadSession { try $0.fetchAll(type, where: predicate, orderBy: ordering, limit: limit) }
+    }
+
+    /// Calls `body` with each value of `type` matching `predicate`, one at a time, in bounded
+    /// memory (the values are streamed from the engine, not collected first).
+    public func forEach<T: Decodable>(
+        _ type: T.Type,
+        where predicate: Predicate? = nil,
+        orderBy ordering: [Ordering] = [],
+        _ body: (T) throws -> Void
+    ) throws {
+        try withReadSession { session in
+            try session.scan(type, where: predicate, orderBy: ordering, limit: nil) { value in
+                try body(value)
+                return true
+            }
+        }
+    }
+
+    /// The number of values of `type` matching `predicate`.
+    public func count<T>(_ type: T.Type, where predicate: Predicate? = nil) throws -> Int {
+        try withReadSession { try $0.count(type, where: predicate) }
+    }
+
+    /// Deletes the value of `type` with primary key `id`.
+    /// - Returns: whether there was one.
+    @discardableResult
+    public func delete<T>(_ type: T.Type, id: some StorageValueConvertible) throws -> Bool {
+        try withWriteSession { try $0.delete(type, id: id.storageValue) }
+    }
+
+    /// Deletes every value of `type` matching `predicate` (all of them when it is nil).
+    /// - Returns: the number of values deleted.
+    @discardableResult
+    public func deleteAll<T>(_ type: T.Type, where predicate: Predicate? = nil) throws -> Int {
+        try withWriteSession { try $0.deleteAll(type, where: predicate).count }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Synchronization
+
+/// The typed facade over any `StorageBackend`: stores Swift values with no per-type code.
+///
+/// ```swift
+/// let store = try ObjectStore(backend: .sqlite(path: "app.sqlite"))
+/// try store.save(person)
+/// let adults = try store.fetchAll(Person.self, where: Column("age") >= 18, orderBy: [.ascending("name")])
+/// ```
+///
+/// Reflection (through `Codable`, with `Mirror` where Codable cannot see) derives each type's
+/// columns the first time a value of it is saved, and caches the layout. Each call runs in its own
+/// transaction; `transaction(_:)` groups calls. An `ObjectStore` is safe to use from many threads
+/// and tasks at once. Calls made on the thread running a `transaction` closure join that
+/// transaction instead of waiting for it.
+public final class ObjectStore: Sendable {
+    /// The engine behind this store.
+    public let backend: any StorageBackend
+    private let models = Mutex<[ObjectIdentifier: ModelInfo]>([:])
+    private let activeWrite = Mutex<ActiveWrite?>(nil)
+
+    /// Opens a store over `backend`.
+    ///
+    /// ```swift
+    /// let store = try ObjectStore(backend: .sqlite(path: "app.sqlite"))
+    /// ```
+    public init(backend: some StorageBackend) {
+        self.backend = backend
+    }
+
+    // MARK: Type knowledge
+
+    func info<T>(for type: T.Type) throws -> ModelInfo {
+        let id = ObjectIdentifier(type)
+        if let known = models.withLock({ $0[id] }) { return known }
+        let info = try ModelInfo(for: type)
+        models.withLock { $0[id] = $0[id] ?? info }
+        return info
+    }
+
+    func rememberLayout<T>(_ layout: [ColumnDefinition], for type: T.Type) {
+        let id = ObjectIdentifier(type)
+        models.withLock { $0[id]?.layout = layout }
+    }
+
+    /// The name of the collection values of `type` are stored in.
+    public func collectionName<T>(for type: T.Type) throws -> String {
+        try info(for: type).collection
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a read session: the current thread's write transaction if it has one,
+    /// otherwise a read transaction of its own.
+    func withReadSession<R>(_ body: (Session) throws -> R) throws -> R {
+        if let active = currentWrite() { return try body(active.session) }
+        return try backend.read { transaction in
+            try body(Session(store: self, reader: transaction, writer: nil))
+        }
+    }
+
+    /// Runs `body` in a write session, joining the current thread's write transaction if any.
+    func withWriteSession<R>(_ body: (Session) throws -> R) throws -> R {
+        if let active = currentWrite() { return try body(active.session) }
+        return try backend.write { transaction in
+            let session = Session(store: self, reader: transaction, writer: transaction)
+            let active = ActiveWrite(thread: pthread_self(), session: session)
+            activeWrite.withLock { $0 = active }
+            defer { activeWrite.withLock { $0 = nil } }
+            return try body(session)
+        }
+    }
+
+    private func currentWrite() -> ActiveWrite? {
+        let me = pthread_self()
+        return activeWrite.withLock { active in
+            guard let active, pthread_equal(active.thread, me) != 0 else { return nil }
+            return active
+        }
+    }
+
+    /// Runs `body` in one write transaction: everything it does is committed together when it
+    /// returns, or not at all when it throws (the error is rethrown unchanged).
+    ///
+    /// ```swift
+    /// try store.transaction { tx in
+    ///     try tx.save(a)
+    ///     try tx.delete(Person.self, id: 7)
+    /// }
+    /// ```
+    /// Reads through `tx` see the transaction's own writes. Calls on `self` from inside `body`
+    /// (on the same thread) join the transaction. The handle must not escape `body`.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, or a `StorageError` when the store fails.
+    public func transaction<R>(_ body: (StoreTransaction) throws -> R) throws -> R {
+        try withWriteSession { session in
+            let transaction = StoreTransaction(session: session)
+            defer { transaction.close() }
+            return try body(transaction)
+        }
+    }
+}
+
+/// The write transaction open on one thread. `@unchecked Sendable`: `session` is only used by the
+/// thread that `thread` names, while the transaction closure it belongs to runs; other threads
+/// only compare `thread` with their own.
+private final class ActiveWrite: @unchecked Sendable {
+    let thread: pthread_t
+    let session: Session
+
+    init(thread: pthread_t, session: Session) {
+        self.thread = thread
+        self.session = session
+    }
+}

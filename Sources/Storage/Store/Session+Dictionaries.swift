@@ -1,0 +1,164 @@
+import Foundation
+
+/// The untyped path (ORIGINS.md §1): dictionaries, as `JSONSerialization` gives them, stored
+/// with inferred column types, and rows read back as dictionaries.
+extension Session {
+    func insert(dictionaries rows: [[String: Any]], into collection: String) throws -> [StorageValue] {
+        try Identifier.validateCollection(collection)
+        let stored = try storedSchema(collection)
+        var columns: [ColumnDefinition] = []
+        var slotByName: [String: Int] = [:]
+        var records: [[StorageValue]] = []
+        records.reserveCapacity(rows.count)
+        for (rowIndex, row) in rows.enumerated() {
+            var record = Array(repeating: StorageValue.null, count: columns.count)
+            for (name, any) in row.sorted(by: { $0.key < $1.key }) {
+                do {
+                    try Identifier.validateColumn(name, in: collection)
+                } catch var error as StorageError {
+                    error.message = "row \(rowIndex): " + error.message
+                    throw error
+                }
+                let (value, type) = try Self.storageValue(any, collection: collection, column: name, row: rowIndex)
+                let slot: Int
+                if let known = slotByName[name] {
+                    slot = known
+                } else {
+                    slot = columns.count
+                    slotByName[name] = slot
+                    columns.append(ColumnDefinition(name: name, type: .untyped))
+                    record.append(.null)
+                }
+                if let type {
+                    let current = columns[slot].type
+                    columns[slot].type = current == .untyped ? type : current.widened(toHold: type)
+                }
+                record[slot] = value
+            }
+            records.append(record)
+        }
+        for index in records.indices where records[index].count < columns.count {
+            records[index] += Array(repeating: .null, count: columns.count - records[index].count)
+        }
+
+        let key: String
+        if let stored {
+            key = stored.primaryKey
+        } else if let slot = slotByName["id"], records.allSatisfy({ !$0[slot].isNull }) {
+            key = "id"
+        } else {
+            key = CollectionSchema.autoKeyColumn
+        }
+        if slotByName[key] == nil {
+            guard key == CollectionSchema.autoKeyColumn else {
+                throw StorageError(
+                    .invalidKey,
+                    "the rows have no '\(key)', the primary key of collection '\(collection)'",
+                    collection: collection,
+                    column: key
+                )
+            }
+            slotByName[key] = columns.count
+            columns.append(ColumnDefinition(name: key, type: .integer, isNullable: false))
+            for index in records.indices { records[index].append(.null) }
+        }
+        let keySlot = slotByName[key]!
+        let schema = CollectionSchema(name: collection, columns: columns, primaryKey: key)
+        try schema.validate()
+        let result = try prepare(schema)
+        let types = columns.map { result.column(named: $0.name)?.type ?? .untyped }
+        let writer = try requireWriter().makeWriter(for: collection, columns: columns.map(\.name))
+        var keys: [StorageValue] = []
+        keys.reserveCapacity(records.count)
+        for (rowIndex, var record) in records.enumerated() {
+            for index in record.indices { record[index] = record[index].applyingAffinity(types[index]) }
+            if key != CollectionSchema.autoKeyColumn && record[keySlot].isNull {
+                throw StorageError(
+                    .invalidKey,
+                    "row \(rowIndex) has no value for the primary key '\(key)'",
+                    collection: collection,
+                    column: key
+                )
+            }
+            do {
+                keys.append(try writer.put(record))
+            } catch let error as StorageError {
+                var error = error.inCollection(collection)
+                error.message = "row \(rowIndex): " + error.message
+                throw error
+            }
+        }
+        return keys
+    }
+
+    /// A dictionary value as a stored value and the column type it implies (nil for null).
+    static func storageValue(
+        _ any: Any,
+        collection: String,
+        column: String,
+        row: Int
+    ) throws -> (StorageValue, ColumnType?) {
+        switch any {
+        case is NSNull:
+            return (.null, nil)
+        case let value as StorageValue:
+            return (value, value.columnType)
+        case let text as String:
+            return (.text(text), .text)
+        case let data as Data:
+            return (.blob(data), .blob)
+        case let date as Date:
+            return (.real(date.timeIntervalSince1970), .real)
+        case let number as NSNumber:
+            switch String(cString: number.objCType) {
+            case "d", "f":
+                return (.real(number.doubleValue), .real)
+            case "Q", "L", "I", "S", "C":
+                if let exact = Int64(exactly: number.uint64Value) { return (.integer(exact), .integer) }
+                return (.real(number.doubleValue), .real)
+            default:
+                return (.integer(number.int64Value), .integer)
+            }
+        case is [Any], is [String: Any]:
+            guard JSONSerialization.isValidJSONObject(any),
+                let data = try? JSONSerialization.data(withJSONObject: any, options: [.sortedKeys])
+            else {
+                throw StorageError(
+                    .invalidJSON,
+                    "row \(row), key '\(column)': the nested value cannot be stored as JSON",
+                    collection: collection,
+                    column: column
+                )
+            }
+            return (.text(String(decoding: data, as: UTF8.self)), .text)
+        default:
+            throw StorageError(
+                .unsupportedType,
+                "row \(row), key '\(column)': a value of type \(type(of: any)) cannot be stored",
+                collection: collection,
+                column: column
+            )
+        }
+    }
+
+    func fetchDictionaries(
+        from collection: String,
+        where predicate: Predicate?,
+        orderBy ordering: [Ordering],
+        limit: Int?
+    ) throws -> [[String: StorageValue]] {
+        try Identifier.validateCollection(collection)
+        guard let stored = try storedSchema(collection) else { return [] }
+        let columns = stored.columns.map(\.name)
+        let request = try makeRequest(stored, columns: columns, where: predicate, orderBy: ordering, limit: limit)
+        var rows: [[String: StorageValue]] = []
+        try reader.scan(request) { row in
+            var dictionary: [String: StorageValue] = [:]
+            dictionary.reserveCapacity(columns.count)
+            for (index, name) in columns.enumerated() { dictionary[name] = row.value(at: index) }
+            rows.append(dictionary)
+            return true
+        }
+        return rows
+    }
+}

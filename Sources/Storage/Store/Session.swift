@@ -1,0 +1,242 @@
+/// The operations of `ObjectStore` and `StoreTransaction`, over one backend transaction.
+/// Both public types forward here, so the store and a transaction behave identically.
+final class Session {
+    let store: ObjectStore
+    let reader: any StorageReadTransaction
+    let writer: (any StorageWriteTransaction)?
+    private var prepared: [String: CollectionSchema] = [:]
+
+    init(store: ObjectStore, reader: any StorageReadTransaction, writer: (any StorageWriteTransaction)?) {
+        self.store = store
+        self.reader = reader
+        self.writer = writer
+    }
+
+    func requireWriter() throws -> any StorageWriteTransaction {
+        guard let writer else {
+            throw StorageError(.misuse, "a write was attempted inside a read-only operation")
+        }
+        return writer
+    }
+
+    // MARK: Writing models
+
+    /// The state needed to write records of one type: its encoder, the backend's writer, the
+    /// key position and the columns whose stored type differs from the Swift type's.
+    private struct WriteState {
+        let schema: CollectionSchema
+        let encoder: RowEncoder
+        let writer: any RecordWriter
+        let keyIndex: Int
+        let affinityFixes: [(Int, ColumnType)]
+    }
+
+    private func makeWriteState<T: Encodable>(
+        for value: T,
+        info: ModelInfo,
+        extending previous: [ColumnDefinition]?
+    ) throws -> WriteState {
+        var layout: [ColumnDefinition]
+        if let cached = info.layout, previous == nil {
+            layout = cached
+        } else {
+            layout = try RowEncoder.discover(value, extending: previous ?? []).columns
+        }
+        let schema = try info.schema(for: layout)
+        layout = schema.columns
+        store.rememberLayout(layout, for: T.self)
+        let stored = try prepare(schema)
+        guard stored.primaryKey == schema.primaryKey else {
+            throw StorageError(
+                .schemaMismatch,
+                "\(info.typeName) has primary key '\(schema.primaryKey)', but collection '\(schema.name)'"
+                    + " is stored with primary key '\(stored.primaryKey)'",
+                collection: schema.name,
+                column: schema.primaryKey
+            )
+        }
+        var fixes: [(Int, ColumnType)] = []
+        for (index, column) in layout.enumerated() {
+            if let storedType = stored.column(named: column.name)?.type, storedType != column.type,
+                storedType != .untyped
+            {
+                fixes.append((index, storedType))
+            }
+        }
+        return WriteState(
+            schema: schema,
+            encoder: RowEncoder(typeName: info.typeName, columns: layout),
+            writer: try requireWriter().makeWriter(for: schema.name, columns: layout.map(\.name)),
+            keyIndex: layout.firstIndex { $0.name == schema.primaryKey }!,
+            affinityFixes: fixes
+        )
+    }
+
+    /// Creates or migrates a collection once per transaction.
+    func prepare(_ schema: CollectionSchema) throws -> CollectionSchema {
+        if let known = prepared[schema.name], known.merged(with: schema) == known { return known }
+        let stored = try requireWriter().prepareCollection(schema)
+        prepared[schema.name] = stored
+        return stored
+    }
+
+    func save<S: Sequence>(_ values: S) throws -> [StorageValue] where S.Element: Encodable {
+        let info = try store.info(for: S.Element.self)
+        var state: WriteState?
+        var keys: [StorageValue] = []
+        keys.reserveCapacity(values.underestimatedCount)
+        for value in values {
+            var current = try state ?? makeWriteState(for: value, info: info, extending: nil)
+            do {
+                try current.encoder.encode(value)
+            } catch let miss as PlanMiss {
+                _ = miss
+                current = try makeWriteState(for: value, info: info, extending: current.encoder.columns)
+                try current.encoder.encode(value)
+            }
+            state = current
+            var record = current.encoder.values
+            for (index, type) in current.affinityFixes { record[index] = record[index].applyingAffinity(type) }
+            let key = record[current.keyIndex]
+            if current.schema.hasAutoKey {
+                record[current.keyIndex] = .null
+            } else if key.isNull {
+                throw StorageError(
+                    .invalidKey,
+                    "a \(info.typeName) has no value for its primary key '\(current.schema.primaryKey)'",
+                    collection: info.collection,
+                    column: current.schema.primaryKey
+                )
+            }
+            do {
+                keys.append(try current.writer.put(record))
+            } catch let error as StorageError {
+                var error = error.inCollection(info.collection)
+                if error.key == nil && !key.isNull { error.key = key }
+                throw error
+            }
+        }
+        return keys
+    }
+
+    // MARK: Reading models
+
+    /// The stored schema of a type's collection, or nil when nothing was ever stored there.
+    func storedSchema(_ collection: String) throws -> CollectionSchema? {
+        if let known = prepared[collection] { return known }
+        return try reader.schema(of: collection)
+    }
+
+    /// Checks a query against the stored schema and puts it in the form every backend expects:
+    /// values converted with the columns' affinity, the primary key appended as the last sort key.
+    func makeRequest(
+        _ stored: CollectionSchema,
+        columns: [String],
+        where predicate: Predicate?,
+        orderBy ordering: [Ordering],
+        limit: Int?
+    ) throws -> ScanRequest {
+        let types = Dictionary(stored.columns.map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first })
+        for name in (predicate?.columnNames ?? []) + ordering.map(\.column) where types[name] == nil {
+            throw StorageError(
+                .unknownColumn,
+                "collection '\(stored.name)' has no column \(Identifier.quoted(name))",
+                collection: stored.name,
+                column: name
+            )
+        }
+        if let limit, limit < 0 {
+            throw StorageError(.misuse, "limit must not be negative, got \(limit)", collection: stored.name)
+        }
+        let normalized = predicate?.mapValues { column, value in value.applyingAffinity(types[column] ?? .untyped) }
+        var order = ordering
+        if !order.contains(where: { $0.column == stored.primaryKey }) { order.append(.ascending(stored.primaryKey)) }
+        return ScanRequest(
+            collection: stored.name,
+            columns: columns,
+            predicate: normalized,
+            ordering: order,
+            limit: limit
+        )
+    }
+
+    func scan<T: Decodable>(
+        _ type: T.Type,
+        where predicate: Predicate?,
+        orderBy ordering: [Ordering],
+        limit: Int?,
+        _ body: (T) throws -> Bool
+    ) throws {
+        let info = try store.info(for: type)
+        guard let stored = try storedSchema(info.collection) else { return }
+        let columns = stored.columns.map(\.name)
+        let request = try makeRequest(stored, columns: columns, where: predicate, orderBy: ordering, limit: limit)
+        let decoder = RowDecoder(typeName: info.typeName, collection: info.collection, columns: columns)
+        try reader.scan(request) { row in try body(try decoder.decode(T.self, from: row)) }
+    }
+
+    func fetchAll<T: Decodable>(
+        _ type: T.Type,
+        where predicate: Predicate?,
+        orderBy ordering: [Ordering],
+        limit: Int?
+    ) throws -> [T] {
+        var values: [T] = []
+        try scan(type, where: predicate, orderBy: ordering, limit: limit) { value in
+            values.append(value)
+            return true
+        }
+        return values
+    }
+
+    func fetch<T: Decodable>(_ type: T.Type, id: StorageValue) throws -> T? {
+        let info = try store.info(for: type)
+        guard let stored = try storedSchema(info.collection) else { return nil }
+        var result: T?
+        try scan(type, where: keyPredicate(stored, id), orderBy: [], limit: 1) { value in
+            result = value
+            return false
+        }
+        return result
+    }
+
+    private func keyPredicate(_ stored: CollectionSchema, _ key: StorageValue) throws -> Predicate {
+        guard !key.isNull else {
+            throw StorageError(.invalidKey, "a primary key may not be null", collection: stored.name)
+        }
+        return .compare(stored.primaryKey, .equal, key)
+    }
+
+    func count<T>(_ type: T.Type, where predicate: Predicate?) throws -> Int {
+        try count(in: try store.info(for: type).collection, where: predicate)
+    }
+
+    func count(in collection: String, where predicate: Predicate?) throws -> Int {
+        guard let stored = try storedSchema(collection) else { return 0 }
+        let request = try makeRequest(stored, columns: [], where: predicate, orderBy: [], limit: nil)
+        return try reader.count(in: collection, where: request.predicate)
+    }
+
+    // MARK: Deleting
+
+    func delete<T>(_ type: T.Type, id: StorageValue) throws -> Bool {
+        let info = try store.info(for: type)
+        guard let stored = try storedSchema(info.collection) else { return false }
+        guard case .compare(_, _, let key) = try makeRequest(
+            stored,
+            columns: [],
+            where: keyPredicate(stored, id),
+            orderBy: [],
+            limit: nil
+        ).predicate
+        else { return false }
+        return try requireWriter().delete(from: info.collection, key: key)
+    }
+
+    func deleteAll<T>(_ type: T.Type, where predicate: Predicate?) throws -> [StorageValue] {
+        let info = try store.info(for: type)
+        guard let stored = try storedSchema(info.collection) else { return [] }
+        let request = try makeRequest(stored, columns: [], where: predicate, orderBy: [], limit: nil)
+        return try requireWriter().deleteAll(from: info.collection, where: request.predicate)
+    }
+}
