@@ -48,7 +48,7 @@ public protocol StorageReadTransaction: AnyObject {
     func scan(_ request: ScanRequest, _ body: (any StorageRow) throws -> Bool) throws
 
     /// The number of records of `collection` matching `predicate`.
-    func count(in collection: String, where predicate: Predicate?) throws -> Int
+    func count(in collection: String, where predicate: StoragePredicate?) throws -> Int
 }
 
 /// What a write transaction can do, in addition to reading its own writes.
@@ -67,7 +67,7 @@ public protocol StorageWriteTransaction: StorageReadTransaction {
 
     /// Deletes every record matching `predicate`.
     /// - Returns: the primary keys of the deleted records.
-    func deleteAll(from collection: String, where predicate: Predicate?) throws -> [StorageValue]
+    func deleteAll(from collection: String, where predicate: StoragePredicate?) throws -> [StorageValue]
 }
 
 /// Inserts or replaces records of one layout, inside one write transaction.
@@ -87,7 +87,7 @@ public struct ScanRequest: Sendable, Hashable {
     /// The columns each row carries, in order. Columns the collection lacks read as `.null`.
     public var columns: [String]
     /// Which records; `nil` for all.
-    public var predicate: Predicate?
+    public var predicate: StoragePredicate?
     /// The order of the rows.
     public var ordering: [Ordering]
     /// At most this many rows; `nil` for all.
@@ -97,7 +97,7 @@ public struct ScanRequest: Sendable, Hashable {
     public init(
         collection: String,
         columns: [String],
-        predicate: Predicate? = nil,
+        predicate: StoragePredicate? = nil,
         ordering: [Ordering] = [],
         limit: Int? = nil
     ) {

@@ -10,50 +10,50 @@ public struct Column: Sendable {
 
     /// A pattern match with SQL LIKE semantics: `%` matches any run of characters, `_` exactly
     /// one; ASCII letters match case-insensitively.
-    public func like(_ pattern: String) -> Predicate {
+    public func like(_ pattern: String) -> StoragePredicate {
         .like(name, pattern)
     }
 
     /// Whether the column's value is one of `values`.
-    public func `in`(_ values: [some StorageValueConvertible]) -> Predicate {
-        values.reduce(Predicate.constant(false)) { result, value in result || (self == value) }
+    public func `in`(_ values: [some StorageValueConvertible]) -> StoragePredicate {
+        values.reduce(StoragePredicate.constant(false)) { result, value in result || (self == value) }
     }
 }
 
 extension Column {
-    public static func == (lhs: Column, rhs: some StorageValueConvertible) -> Predicate {
+    public static func == (lhs: Column, rhs: some StorageValueConvertible) -> StoragePredicate {
         let value = rhs.storageValue
         return value.isNull ? .isNull(lhs.name) : .compare(lhs.name, .equal, value)
     }
 
-    public static func != (lhs: Column, rhs: some StorageValueConvertible) -> Predicate {
+    public static func != (lhs: Column, rhs: some StorageValueConvertible) -> StoragePredicate {
         let value = rhs.storageValue
         return value.isNull ? .not(.isNull(lhs.name)) : .compare(lhs.name, .notEqual, value)
     }
 
     /// `Column("email") == nil`: the column holds null.
-    public static func == (lhs: Column, rhs: _OptionalNilComparisonType) -> Predicate {
+    public static func == (lhs: Column, rhs: _OptionalNilComparisonType) -> StoragePredicate {
         .isNull(lhs.name)
     }
 
     /// `Column("email") != nil`: the column holds a value.
-    public static func != (lhs: Column, rhs: _OptionalNilComparisonType) -> Predicate {
+    public static func != (lhs: Column, rhs: _OptionalNilComparisonType) -> StoragePredicate {
         .not(.isNull(lhs.name))
     }
 
-    public static func < (lhs: Column, rhs: some StorageValueConvertible) -> Predicate {
+    public static func < (lhs: Column, rhs: some StorageValueConvertible) -> StoragePredicate {
         .compare(lhs.name, .less, rhs.storageValue)
     }
 
-    public static func <= (lhs: Column, rhs: some StorageValueConvertible) -> Predicate {
+    public static func <= (lhs: Column, rhs: some StorageValueConvertible) -> StoragePredicate {
         .compare(lhs.name, .lessOrEqual, rhs.storageValue)
     }
 
-    public static func > (lhs: Column, rhs: some StorageValueConvertible) -> Predicate {
+    public static func > (lhs: Column, rhs: some StorageValueConvertible) -> StoragePredicate {
         .compare(lhs.name, .greater, rhs.storageValue)
     }
 
-    public static func >= (lhs: Column, rhs: some StorageValueConvertible) -> Predicate {
+    public static func >= (lhs: Column, rhs: some StorageValueConvertible) -> StoragePredicate {
         .compare(lhs.name, .greaterOrEqual, rhs.storageValue)
     }
 }

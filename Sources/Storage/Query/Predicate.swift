@@ -2,7 +2,7 @@
 /// is unknown, and only records for which the predicate is true are selected.
 ///
 /// Built with the operators on `Column`: `Column("age") >= 30 && !(Column("email") == nil)`.
-public indirect enum Predicate: Sendable, Hashable {
+public indirect enum StoragePredicate: Sendable, Hashable {
     /// How a column is compared with a value.
     public enum Comparison: String, Sendable, Hashable {
         case equal = "="
@@ -20,11 +20,11 @@ public indirect enum Predicate: Sendable, Hashable {
     /// `column LIKE pattern`.
     case like(String, String)
     /// Both hold.
-    case and(Predicate, Predicate)
+    case and(StoragePredicate, StoragePredicate)
     /// Either holds.
-    case or(Predicate, Predicate)
+    case or(StoragePredicate, StoragePredicate)
     /// The operand does not hold (unknown stays unknown).
-    case not(Predicate)
+    case not(StoragePredicate)
     /// Always true or always false.
     case constant(Bool)
 
@@ -43,7 +43,7 @@ public indirect enum Predicate: Sendable, Hashable {
     }
 
     /// The same predicate with every compared value passed through `transform`, given its column.
-    package func mapValues(_ transform: (String, StorageValue) throws -> StorageValue) rethrows -> Predicate {
+    package func mapValues(_ transform: (String, StorageValue) throws -> StorageValue) rethrows -> StoragePredicate {
         switch self {
         case .compare(let column, let op, let value):
             return .compare(column, op, try transform(column, value))
@@ -58,7 +58,7 @@ public indirect enum Predicate: Sendable, Hashable {
         }
     }
 
-    public static func && (lhs: Predicate, rhs: Predicate) -> Predicate { .and(lhs, rhs) }
-    public static func || (lhs: Predicate, rhs: Predicate) -> Predicate { .or(lhs, rhs) }
-    public static prefix func ! (operand: Predicate) -> Predicate { .not(operand) }
+    public static func && (lhs: StoragePredicate, rhs: StoragePredicate) -> StoragePredicate { .and(lhs, rhs) }
+    public static func || (lhs: StoragePredicate, rhs: StoragePredicate) -> StoragePredicate { .or(lhs, rhs) }
+    public static prefix func ! (operand: StoragePredicate) -> StoragePredicate { .not(operand) }
 }

@@ -1,16 +1,16 @@
-/// The one evaluator of `Predicate` and `Ordering` for backends that cannot push a query down to
+/// The one evaluator of `StoragePredicate` and `Ordering` for backends that cannot push a query down to
 /// their engine. It implements SQLite's semantics exactly (three-valued logic, comparison across
 /// storage classes, LIKE), so every backend returns what SQLite returns.
 public enum PredicateEvaluator {
     /// Whether `predicate` is true for a record; unknown (a comparison with null) counts as false.
     /// - Parameter value: the record's value for a column name (`.null` when it has none).
-    public static func matches(_ predicate: Predicate?, _ value: (String) -> StorageValue) -> Bool {
+    public static func matches(_ predicate: StoragePredicate?, _ value: (String) -> StorageValue) -> Bool {
         guard let predicate else { return true }
         return evaluate(predicate, value) == true
     }
 
     /// Three-valued evaluation: `nil` is SQL's unknown.
-    public static func evaluate(_ predicate: Predicate, _ value: (String) -> StorageValue) -> Bool? {
+    public static func evaluate(_ predicate: StoragePredicate, _ value: (String) -> StorageValue) -> Bool? {
         switch predicate {
         case .constant(let result):
             return result

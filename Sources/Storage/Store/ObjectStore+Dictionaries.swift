@@ -61,7 +61,7 @@ extension ObjectStore {
     /// The records of `collection` as dictionaries of every stored column.
     public func fetchDictionaries(
         from collection: String,
-        where predicate: Predicate? = nil,
+        where predicate: StoragePredicate? = nil,
         orderBy ordering: [Ordering] = [],
         limit: Int? = nil
     ) throws -> [[String: StorageValue]] {

@@ -36,7 +36,7 @@ extension ObjectStore {
     ///   collection does not have, or `.typeMismatch` when a stored value does not fit `type`.
     public func fetchAll<T: Decodable>(
         _ type: T.Type,
-        where predicate: Predicate? = nil,
+        where predicate: StoragePredicate? = nil,
         orderBy ordering: [Ordering] = [],
         limit: Int? = nil
     ) throws -> [T] {
@@ -47,7 +47,7 @@ extension ObjectStore {
     /// memory (the values are streamed from the engine, not collected first).
     public func forEach<T: Decodable>(
         _ type: T.Type,
-        where predicate: Predicate? = nil,
+        where predicate: StoragePredicate? = nil,
         orderBy ordering: [Ordering] = [],
         _ body: (T) throws -> Void
     ) throws {
@@ -60,7 +60,7 @@ extension ObjectStore {
     }
 
     /// The number of values of `type` matching `predicate`.
-    public func count<T>(_ type: T.Type, where predicate: Predicate? = nil) throws -> Int {
+    public func count<T>(_ type: T.Type, where predicate: StoragePredicate? = nil) throws -> Int {
         try withReadSession { try $0.count(type, where: predicate) }
     }
 
@@ -74,7 +74,7 @@ extension ObjectStore {
     /// Deletes every value of `type` matching `predicate` (all of them when it is nil).
     /// - Returns: the number of values deleted.
     @discardableResult
-    public func deleteAll<T>(_ type: T.Type, where predicate: Predicate? = nil) throws -> Int {
+    public func deleteAll<T>(_ type: T.Type, where predicate: StoragePredicate? = nil) throws -> Int {
         try withWriteSession { try $0.deleteAll(type, where: predicate).count }
     }
 }

@@ -143,7 +143,7 @@ extension Session {
 
     func fetchDictionaries(
         from collection: String,
-        where predicate: Predicate?,
+        where predicate: StoragePredicate?,
         orderBy ordering: [Ordering],
         limit: Int?
     ) throws -> [[String: StorageValue]] {

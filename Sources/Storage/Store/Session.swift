@@ -132,7 +132,7 @@ final class Session {
     func makeRequest(
         _ stored: CollectionSchema,
         columns: [String],
-        where predicate: Predicate?,
+        where predicate: StoragePredicate?,
         orderBy ordering: [Ordering],
         limit: Int?
     ) throws -> ScanRequest {
@@ -162,7 +162,7 @@ final class Session {
 
     func scan<T: Decodable>(
         _ type: T.Type,
-        where predicate: Predicate?,
+        where predicate: StoragePredicate?,
         orderBy ordering: [Ordering],
         limit: Int?,
         _ body: (T) throws -> Bool
@@ -177,7 +177,7 @@ final class Session {
 
     func fetchAll<T: Decodable>(
         _ type: T.Type,
-        where predicate: Predicate?,
+        where predicate: StoragePredicate?,
         orderBy ordering: [Ordering],
         limit: Int?
     ) throws -> [T] {
@@ -200,18 +200,18 @@ final class Session {
         return result
     }
 
-    private func keyPredicate(_ stored: CollectionSchema, _ key: StorageValue) throws -> Predicate {
+    private func keyPredicate(_ stored: CollectionSchema, _ key: StorageValue) throws -> StoragePredicate {
         guard !key.isNull else {
             throw StorageError(.invalidKey, "a primary key may not be null", collection: stored.name)
         }
         return .compare(stored.primaryKey, .equal, key)
     }
 
-    func count<T>(_ type: T.Type, where predicate: Predicate?) throws -> Int {
+    func count<T>(_ type: T.Type, where predicate: StoragePredicate?) throws -> Int {
         try count(in: try store.info(for: type).collection, where: predicate)
     }
 
-    func count(in collection: String, where predicate: Predicate?) throws -> Int {
+    func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
         guard let stored = try storedSchema(collection) else { return 0 }
         let request = try makeRequest(stored, columns: [], where: predicate, orderBy: [], limit: nil)
         return try reader.count(in: collection, where: request.predicate)
@@ -233,7 +233,7 @@ final class Session {
         return try requireWriter().delete(from: info.collection, key: key)
     }
 
-    func deleteAll<T>(_ type: T.Type, where predicate: Predicate?) throws -> [StorageValue] {
+    func deleteAll<T>(_ type: T.Type, where predicate: StoragePredicate?) throws -> [StorageValue] {
         let info = try store.info(for: type)
         guard let stored = try storedSchema(info.collection) else { return [] }
         let request = try makeRequest(stored, columns: [], where: predicate, orderBy: [], limit: nil)

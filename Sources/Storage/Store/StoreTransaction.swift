@@ -44,7 +44,7 @@ public final class StoreTransaction {
     /// The matching values; see `ObjectStore.fetchAll(_:where:orderBy:limit:)`.
     public func fetchAll<T: Decodable>(
         _ type: T.Type,
-        where predicate: Predicate? = nil,
+        where predicate: StoragePredicate? = nil,
         orderBy ordering: [Ordering] = [],
         limit: Int? = nil
     ) throws -> [T] {
@@ -52,14 +52,14 @@ public final class StoreTransaction {
     }
 
     /// The number of matching values.
-    public func count<T>(_ type: T.Type, where predicate: Predicate? = nil) throws -> Int {
+    public func count<T>(_ type: T.Type, where predicate: StoragePredicate? = nil) throws -> Int {
         try open().count(type, where: predicate)
     }
 
     /// Calls `body` with each matching value; see `ObjectStore.forEach(_:where:orderBy:_:)`.
     public func forEach<T: Decodable>(
         _ type: T.Type,
-        where predicate: Predicate? = nil,
+        where predicate: StoragePredicate? = nil,
         orderBy ordering: [Ordering] = [],
         _ body: (T) throws -> Void
     ) throws {
@@ -78,7 +78,7 @@ public final class StoreTransaction {
     /// The records of `collection` as dictionaries; see `ObjectStore.fetchDictionaries(from:where:orderBy:limit:)`.
     public func fetchDictionaries(
         from collection: String,
-        where predicate: Predicate? = nil,
+        where predicate: StoragePredicate? = nil,
         orderBy ordering: [Ordering] = [],
         limit: Int? = nil
     ) throws -> [[String: StorageValue]] {
@@ -95,7 +95,7 @@ public final class StoreTransaction {
     /// Deletes the matching values.
     /// - Returns: the number deleted.
     @discardableResult
-    public func deleteAll<T>(_ type: T.Type, where predicate: Predicate? = nil) throws -> Int {
+    public func deleteAll<T>(_ type: T.Type, where predicate: StoragePredicate? = nil) throws -> Int {
         try open().deleteAll(type, where: predicate).count
     }
 }

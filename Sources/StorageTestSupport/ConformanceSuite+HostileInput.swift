@@ -1,0 +1,56 @@
+import Foundation
+import Storage
+import Testing
+
+extension ConformanceSuite {
+    static let hostileNames: [String] = [
+        "", "a\"b", "a'b", "a;b", "x; DROP TABLE members; --", "a\0b", String(repeating: "n", count: 10_000),
+        "sqlite_master", "SQLITE_x", "../../etc/passwd", "/abs", "a b", "_hidden", "a\nb", "tab\tname",
+    ]
+
+    static let hostileInputChecks: [ConformanceCheck] = [
+        check("hostile collection and column names are refused and change nothing") { fixture, directory in
+            let store = try fixture.openStore(in: directory)
+            try store.save(contentsOf: Member.all.prefix(3))
+            for name in hostileNames {
+                expectError(.invalidIdentifier) { try store.insert(dictionaries: [["id": 1]], into: name) }
+                expectError(.invalidIdentifier) { _ = try store.fetchDictionaries(from: name) }
+                if !name.isEmpty && name != "_hidden" {
+                    expectError(.invalidIdentifier) { try store.insert(dictionaries: [["id": 1, name: 2]], into: "ok") }
+                }
+            }
+            expectError(.invalidIdentifier) { try store.save(HostileName(id: 1)) }
+            #expect(try store.count(Member.self) == 3)
+            #expect(try store.fetchDictionaries(from: "ok").isEmpty)
+        },
+        check("malformed JSON and JSON of the wrong shape are refused") { fixture, directory in
+            let store = try fixture.openStore(in: directory)
+            let inputs = [
+                "[{\"id\": 1,", "{\"id\": 1}", "[1, 2]", "[{\"id\": 1}, \"x\"]", "\"text\"", "", "[[{\"id\": 1}]]",
+                "nul", "[{\"id\": 1}] trailing",
+            ]
+            for input in inputs {
+                expectError(.invalidJSON) { try store.insert(jsonArray: Data(input.utf8), into: "raw") }
+            }
+            #expect(try store.fetchDictionaries(from: "raw").isEmpty)
+            expectError(.unsupportedType) { try store.insert(dictionaries: [["id": 1, "v": NSObject()]], into: "raw") }
+            expectError(.invalidKey) {
+                try store.insert(dictionaries: [["id": 1], ["v": 2]], into: "keyed")
+                try store.insert(dictionaries: [["v": 3]], into: "keyed")
+            }
+            #expect(try store.fetchDictionaries(from: "keyed").count == 2)
+        },
+        check("integers that do not fit are refused, never truncated") { fixture, directory in
+            struct Big: Codable { var id: Int64; var big: UInt64 }
+            let store = try fixture.openStore(in: directory)
+            let error = expectError(.valueOutOfRange) { try store.save(Big(id: 1, big: UInt64.max)) }
+            #expect(error?.column == "big")
+            #expect(try store.count(Big.self) == 0)
+        },
+        check("values that are not keyed types are refused") { fixture, directory in
+            let store = try fixture.openStore(in: directory)
+            expectError(.unsupportedType) { try store.save(42) }
+            expectError(.unsupportedType) { try store.save(["a", "b"]) }
+        },
+    ]
+}

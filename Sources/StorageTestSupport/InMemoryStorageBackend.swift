@@ -1,0 +1,237 @@
+import Foundation
+public import Storage
+import Synchronization
+
+/// A pure-Swift backend that keeps everything in memory. It proves the `StorageBackend`
+/// protocol is engine-neutral (it answers every query with `PredicateEvaluator`), and gives
+/// `Storage` tests that need no engine.
+///
+/// Write transactions work on a copy of the data and publish it on commit, so readers always see
+/// a committed snapshot and never wait for the writer.
+public final class InMemoryStorageBackend: StorageBackend {
+    private let committed = Mutex(Database())
+    private let writerLock = NSLock()
+
+    /// An empty store.
+    public init() {}
+
+    private static let registry = Mutex<[String: InMemoryStorageBackend]>([:])
+
+    /// The in-memory store named `name`, created on first use: opening the same name again gives
+    /// the same data, as reopening a file would.
+    public static func named(_ name: String) -> InMemoryStorageBackend {
+        registry.withLock { stores in
+            if let store = stores[name] { return store }
+            let store = InMemoryStorageBackend()
+            stores[name] = store
+            return store
+        }
+    }
+
+    /// Forgets the store named `name`.
+    public static func remove(named name: String) {
+        _ = registry.withLock { $0.removeValue(forKey: name) }
+    }
+
+    public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+        let transaction = MemoryTransaction(database: committed.withLock { $0 })
+        defer { transaction.isOpen = false }
+        return try body(transaction)
+    }
+
+    public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        let transaction = MemoryTransaction(database: committed.withLock { $0 })
+        defer { transaction.isOpen = false }
+        let result = try body(transaction)
+        let database = transaction.database
+        committed.withLock { $0 = database }
+        return result
+    }
+}
+
+/// The whole store: a value, so a snapshot is a copy.
+struct Database: Sendable {
+    var tables: [String: Table] = [:]
+}
+
+struct Table: Sendable {
+    var schema: CollectionSchema
+    /// Records by primary key; each record has one value per schema column, in schema order.
+    var records: [StorageValue: [StorageValue]] = [:]
+    var lastAssignedKey: Int64 = 0
+}
+
+final class MemoryTransaction: StorageWriteTransaction {
+    var database: Database
+    var isOpen = true
+
+    init(database: Database) {
+        self.database = database
+    }
+
+    private func check() throws {
+        guard isOpen else { throw StorageError(.misuse, "the transaction has ended") }
+    }
+
+    func schema(of collection: String) throws -> CollectionSchema? {
+        try check()
+        return database.tables[collection]?.schema
+    }
+
+    func scan(_ request: ScanRequest, _ body: (any StorageRow) throws -> Bool) throws {
+        try check()
+        guard let table = database.tables[request.collection] else { return }
+        let positions = request.columns.map { table.schema.columnIndex(named: $0) }
+        var matching = Self.matching(table, request.predicate)
+        matching.sort { lhs, rhs in
+            PredicateEvaluator.precedes(
+                request.ordering,
+                { Self.value(lhs, table.schema, $0) },
+                { Self.value(rhs, table.schema, $0) }
+            )
+        }
+        if let limit = request.limit { matching = Array(matching.prefix(limit)) }
+        for record in matching where try !body(MemoryRow(values: record, positions: positions)) { return }
+    }
+
+    func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
+        try check()
+        guard let table = database.tables[collection] else { return 0 }
+        return Self.matching(table, predicate).count
+    }
+
+    func prepareCollection(_ schema: CollectionSchema) throws -> CollectionSchema {
+        try check()
+        guard var table = database.tables[schema.name] else {
+            database.tables[schema.name] = Table(schema: schema)
+            return schema
+        }
+        let merged = table.schema.merged(with: schema)
+        let added = merged.columns.count - table.schema.columns.count
+        for (index, column) in merged.columns.enumerated().prefix(table.schema.columns.count)
+        where column.type != table.schema.columns[index].type {
+            for key in table.records.keys {
+                table.records[key]![index] = table.records[key]![index].applyingAffinity(column.type)
+            }
+        }
+        if added > 0 {
+            for key in table.records.keys { table.records[key]! += Array(repeating: .null, count: added) }
+        }
+        table.schema = merged
+        for index in merged.indexes where index.isUnique {
+            try Self.checkUnique(table, index, ignoring: nil)
+        }
+        database.tables[schema.name] = table
+        return merged
+    }
+
+    func makeWriter(for collection: String, columns: [String]) throws -> any RecordWriter {
+        try check()
+        guard let schema = database.tables[collection]?.schema else {
+            throw StorageError(.misuse, "collection '\(collection)' was not prepared", collection: collection)
+        }
+        let positions = try columns.map { name in
+            guard let position = schema.columnIndex(named: name) else {
+                throw StorageError(.unknownColumn, "no column '\(name)'", collection: collection, column: name)
+            }
+            return position
+        }
+        guard let keyPosition = columns.firstIndex(of: schema.primaryKey) else {
+            throw StorageError(.invalidKey, "the writer's columns lack the primary key", collection: collection)
+        }
+        return MemoryWriter(transaction: self, collection: collection, positions: positions, keyPosition: keyPosition)
+    }
+
+    func put(into collection: String, positions: [Int], keyPosition: Int, values: [StorageValue]) throws
+        -> StorageValue
+    {
+        try check()
+        var table = database.tables[collection]!
+        var key = values[keyPosition]
+        if key.isNull && table.schema.hasAutoKey {
+            table.lastAssignedKey += 1
+            key = .integer(table.lastAssignedKey)
+        } else if case .integer(let number) = key, table.schema.hasAutoKey {
+            table.lastAssignedKey = max(table.lastAssignedKey, number)
+        }
+        var record = table.records[key] ?? Array(repeating: .null, count: table.schema.columns.count)
+        for (index, position) in positions.enumerated() { record[position] = values[index] }
+        record[positions[keyPosition]] = key
+        table.records[key] = record
+        for index in table.schema.indexes where index.isUnique {
+            try Self.checkUnique(table, index, ignoring: nil)
+        }
+        database.tables[collection] = table
+        return key
+    }
+
+    func delete(from collection: String, key: StorageValue) throws -> Bool {
+        try check()
+        return database.tables[collection]?.records.removeValue(forKey: key) != nil
+    }
+
+    func deleteAll(from collection: String, where predicate: StoragePredicate?) throws -> [StorageValue] {
+        try check()
+        guard let table = database.tables[collection] else { return [] }
+        let keyIndex = table.schema.columnIndex(named: table.schema.primaryKey)!
+        let keys = Self.matching(table, predicate).map { $0[keyIndex] }.sorted { StorageValue.compare($0, $1) < 0 }
+        for key in keys { database.tables[collection]!.records.removeValue(forKey: key) }
+        return keys
+    }
+
+    private static func matching(_ table: Table, _ predicate: StoragePredicate?) -> [[StorageValue]] {
+        table.records.values.filter { record in
+            PredicateEvaluator.matches(predicate) { value(record, table.schema, $0) }
+        }
+    }
+
+    private static func value(_ record: [StorageValue], _ schema: CollectionSchema, _ column: String) -> StorageValue {
+        schema.columnIndex(named: column).map { record[$0] } ?? .null
+    }
+
+    private static func checkUnique(_ table: Table, _ index: IndexDefinition, ignoring: StorageValue?) throws {
+        let positions = index.columns.compactMap { table.schema.columnIndex(named: $0) }
+        var seen = Set<[StorageValue]>()
+        for record in table.records.values {
+            let values = positions.map { record[$0] }
+            if values.contains(where: \.isNull) { continue }
+            if !seen.insert(values).inserted {
+                throw StorageError(
+                    .constraintViolation,
+                    "unique index on \(index.columns.joined(separator: ", ")) would be violated by \(values)",
+                    collection: table.schema.name,
+                    column: index.columns.first
+                )
+            }
+        }
+    }
+}
+
+private final class MemoryWriter: RecordWriter {
+    let transaction: MemoryTransaction
+    let collection: String
+    let positions: [Int]
+    let keyPosition: Int
+
+    init(transaction: MemoryTransaction, collection: String, positions: [Int], keyPosition: Int) {
+        self.transaction = transaction
+        self.collection = collection
+        self.positions = positions
+        self.keyPosition = keyPosition
+    }
+
+    func put(_ values: [StorageValue]) throws -> StorageValue {
+        try transaction.put(into: collection, positions: positions, keyPosition: keyPosition, values: values)
+    }
+}
+
+private struct MemoryRow: StorageRow {
+    let values: [StorageValue]
+    let positions: [Int?]
+
+    func value(at index: Int) -> StorageValue {
+        positions[index].map { values[$0] } ?? .null
+    }
+}

@@ -1,0 +1,18 @@
+import Foundation
+import SQLiteBackend
+import Storage
+import StorageTestSupport
+import Testing
+
+/// Every backend the package has; LMDB and the file archive join here.
+let fixtures: [BackendFixture] = [
+    .inMemory,
+    BackendFixture("sqlite") { directory in
+        try ObjectStore(backend: .sqlite(path: directory.appendingPathComponent("store.sqlite").path))
+    },
+]
+
+@Test(arguments: fixtures, ConformanceSuite.checks)
+func conformance(_ fixture: BackendFixture, _ check: ConformanceCheck) throws {
+    try check.run(fixture)
+}
