@@ -1,0 +1,94 @@
+import Foundation
+import Storage
+import StorageTestSupport
+import Testing
+
+/// Behaviour of `ObjectStore` itself that no backend influences, on the in-memory backend.
+@Suite struct ObjectStoreTests {
+    struct Plain: Codable, Equatable {
+        var id: Int64
+        var name: String
+    }
+
+    struct Explicit: Codable, StorableModel {
+        static let primaryKey = "code"
+        var id: Int64
+    }
+
+    struct Evolving: Codable, Equatable, StorableModel {
+        static let collectionName = "evolving"
+        var id: Int64
+        var extra: String?
+    }
+
+    struct Custom: Codable, StorableModel {
+        static let collectionName = "evolving"
+        var id: Int64
+        var more: Int
+
+        // Writes `extra` only for some values, so a later value meets a column the cached layout lacks.
+        enum CodingKeys: String, CodingKey { case id, more, extra }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(more, forKey: .more)
+            if more > 1 { try container.encode("late", forKey: .extra) }
+        }
+
+        init(id: Int64, more: Int) {
+            self.id = id
+            self.more = more
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(Int64.self, forKey: .id)
+            more = try container.decode(Int.self, forKey: .more)
+        }
+    }
+
+    struct NestedContainer: Encodable {
+        var id: Int64
+        enum CodingKeys: String, CodingKey { case id }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            var nested = container.nestedUnkeyedContainer(forKey: .id)
+            try nested.encode(id)
+        }
+    }
+
+    @Test func collectionNamesDefaultToTheTypeName() throws {
+        let store = ObjectStore(backend: InMemoryStorageBackend())
+        #expect(try store.collectionName(for: Plain.self) == "Plain")
+        #expect(try store.collectionName(for: Evolving.self) == "evolving")
+    }
+
+    @Test func anExplicitKeyMustExist() throws {
+        let store = ObjectStore(backend: InMemoryStorageBackend())
+        #expect(throws: StorageError.self) { try store.save(Explicit(id: 1)) }
+    }
+
+    @Test func aLateNewPropertyExtendsTheLayout() throws {
+        let store = ObjectStore(backend: InMemoryStorageBackend())
+        try store.save(contentsOf: [Custom(id: 1, more: 1), Custom(id: 2, more: 2)])
+        let rows = try store.fetchAll(Evolving.self)
+        #expect(rows == [Evolving(id: 1, extra: nil), Evolving(id: 2, extra: "late")])
+    }
+
+    @Test func nestedContainersAreRefusedWithAClearError() throws {
+        let store = ObjectStore(backend: InMemoryStorageBackend())
+        let error = try #require(throws: StorageError.self) { try store.save(NestedContainer(id: 1)) }
+        #expect(error.code == .unsupportedType)
+        #expect(error.column == "id")
+    }
+
+    @Test func errorsNameWhatWasWrong() throws {
+        let store = ObjectStore(backend: InMemoryStorageBackend())
+        let error = try #require(throws: StorageError.self) {
+            try store.insert(dictionaries: [["id": 1, "bad name": 2]], into: "things")
+        }
+        #expect(error.code == .invalidIdentifier)
+        #expect(error.description.contains("bad name"))
+        #expect(error.description.contains("row 0"))
+    }
+}
