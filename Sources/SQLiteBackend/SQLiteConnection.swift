@@ -1,0 +1,156 @@
+internal import CSQLite
+import Storage
+
+/// One SQLite connection with its prepared-statement cache.
+///
+/// `@unchecked Sendable` because the backend moves connections between threads, and the invariant
+/// that makes this safe is that a connection is only ever used by one thread at a time: the writer
+/// only while its mutex is held, a reader only while it is checked out of the pool (the pool hands
+/// each idle connection to one caller). Connections are opened with `SQLITE_OPEN_NOMUTEX`, which
+/// relies on exactly that.
+final class SQLiteConnection: @unchecked Sendable {
+    /// How many prepared statements a connection keeps.
+    static let statementCacheCapacity = 256
+
+    /// The `sqlite3` handle.
+    let handle: OpaquePointer
+    /// The path given to SQLite, for error messages.
+    let path: String
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens a connection and applies the settings every connection needs.
+    /// - Parameters:
+    ///   - path: the path SQLite opens (already checked and created by the backend).
+    ///   - flags: `sqlite3_open_v2` flags.
+    ///   - busyTimeout: how long to wait for another process's lock.
+    init(path: String, flags: Int32, busyTimeout: Duration) throws {
+        var database: OpaquePointer?
+        let code = sqlite3_open_v2(path, &database, flags, nil)
+        guard code == SQLITE_OK, let database else {
+            let error = StorageError.sqlite(code, database: database, "cannot open the database", path: path)
+            sqlite3_close_v2(database)
+            throw error
+        }
+        self.handle = database
+        self.path = path
+        sqlite3_extended_result_codes(database, 1)
+        try check(storage_sqlite_disable_dqs(database), "cannot disable double-quoted strings")
+        try check(storage_sqlite_enable_defensive(database), "cannot enable defensive mode")
+        let (seconds, attoseconds) = busyTimeout.components
+        let milliseconds = seconds.multipliedReportingOverflow(by: 1000)
+        let timeout =
+            milliseconds.overflow
+            ? Int32.max : Int32(clamping: milliseconds.partialValue + attoseconds / 1_000_000_000_000_000)
+        try check(sqlite3_busy_timeout(database, timeout), "cannot set the busy timeout")
+        try execute("PRAGMA foreign_keys = OFF")
+    }
+
+    deinit {
+        // Statements first, so the connection really closes instead of becoming a zombie.
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Throws for a result code other than `SQLITE_OK`.
+    func check(_ code: Int32, _ context: @autoclosure () -> String, collection: String? = nil) throws {
+        if code != SQLITE_OK {
+            throw StorageError.sqlite(code, database: handle, context(), collection: collection, path: path)
+        }
+    }
+
+    /// Prepares a statement. `sql` must be exactly one statement.
+    func prepare(_ sql: String, persistent: Bool = false, collection: String? = nil) throws -> SQLiteStatement {
+        var statement: OpaquePointer?
+        var sql = sql
+        let code = sql.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { text in
+                sqlite3_prepare_v3(
+                    handle,
+                    text.baseAddress,
+                    Int32(clamping: text.count),
+                    persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0,
+                    &statement,
+                    nil
+                )
+            }
+        }
+        guard code == SQLITE_OK, let statement else {
+            throw StorageError.sqlite(
+                code == SQLITE_OK ? SQLITE_MISUSE : code,
+                database: handle,
+                "cannot prepare a statement",
+                collection: collection
+            )
+        }
+        return SQLiteStatement(handle: statement)
+    }
+
+    /// A statement for `sql` from the cache, or a new one that is then cached. A cached statement
+    /// that is in use (stepping in an enclosing scan) is not shared: a fresh one is returned.
+    func cachedStatement(_ sql: String, collection: String? = nil) throws -> SQLiteStatement {
+        if let statement = statements[sql] {
+            if !statement.isInUse { return statement }
+            return try prepare(sql, collection: collection)
+        }
+        let statement = try prepare(sql, persistent: true, collection: collection)
+        if statements.count >= Self.statementCacheCapacity,
+            let victim = statements.first(where: { !$0.value.isInUse })?.key
+        {
+            statements[victim] = nil
+        }
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs `body` with the cached statement for `sql`, then resets it and clears its bindings.
+    func withStatement<Result>(
+        _ sql: String,
+        collection: String? = nil,
+        _ body: (SQLiteStatement) throws -> Result
+    ) throws -> Result {
+        let statement = try cachedStatement(sql, collection: collection)
+        statement.isInUse = true
+        defer {
+            statement.reset()
+            statement.isInUse = false
+        }
+        return try body(statement)
+    }
+
+    /// Runs one statement without parameters to completion (DDL, transaction control, pragmas).
+    func execute(_ sql: String, collection: String? = nil) throws {
+        let statement = try prepare(sql, collection: collection)
+        while try statement.step("cannot run '\(sql.prefix(60))'", collection: collection) {}
+    }
+
+    /// Runs a statement that returns one integer (a pragma or an aggregate).
+    func integer(_ sql: String, _ arguments: [StorageValue] = [], collection: String? = nil) throws -> Int64? {
+        try withStatement(sql, collection: collection) { statement in
+            try statement.bind(arguments)
+            guard try statement.step(collection: collection) else { return nil }
+            if case .integer(let value) = statement.row.value(at: 0) { return value }
+            return nil
+        }
+    }
+
+    /// Whether a transaction is open on this connection.
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// The rowid of the last row inserted on this connection.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// The number of rows the last statement changed.
+    var changes: Int64 { Int64(sqlite3_changes(handle)) }
+
+    /// The schema cookie, which every schema change (by any connection) increments.
+    func schemaVersion() throws -> Int64 {
+        try integer("PRAGMA schema_version") ?? 0
+    }
+
+    /// Rolls back the open transaction, if any. Used on a path that is already failing, so a
+    /// failure to roll back is not reported over the original error.
+    func rollbackIfNeeded() {
+        guard isInTransaction else { return }
+        _ = try? execute("ROLLBACK")
+    }
+}

@@ -1,0 +1,15 @@
+/// The one way an identifier reaches SQL text: double-quoted, with embedded quotes doubled.
+///
+/// `ObjectStore` validates names before they reach the backend, but the backend quotes every
+/// identifier anyway, so no name can change the meaning of a statement. Values are never put in
+/// SQL text; they are always bound.
+func quote(_ identifier: String) -> String {
+    var result = "\""
+    result.reserveCapacity(identifier.utf8.count + 2)
+    for character in identifier {
+        if character == "\"" { result.append("\"") }
+        result.append(character)
+    }
+    result.append("\"")
+    return result
+}

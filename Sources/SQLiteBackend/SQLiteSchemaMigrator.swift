@@ -1,0 +1,164 @@
+import Storage
+
+/// Creates and migrates tables inside a write transaction, so a failed migration leaves nothing.
+///
+/// Only quoted identifiers and declared types reach the DDL; nothing is ever dropped but the old
+/// copy of a table that has just been rebuilt.
+struct SQLiteSchemaMigrator {
+    /// The name of the scratch table a rebuild fills; collection names may not start with `_`.
+    static let rebuildTable = "_storage_rebuild"
+
+    let transaction: SQLiteWriteTransaction
+
+    private var connection: SQLiteConnection { transaction.connection }
+
+    /// Creates or migrates the table of `requested` and returns the stored schema afterwards.
+    func prepare(_ requested: CollectionSchema) throws -> CollectionSchema {
+        let name = requested.name
+        try checkShape(requested)
+        guard let stored = try transaction.storedSchema(of: name) else {
+            try connection.execute(createTableSQL(requested, table: name), collection: name)
+            for index in requested.indexes {
+                try createIndex(index, on: name)
+            }
+            return try transaction.refreshSchema(of: name)
+        }
+        guard stored.primaryKey == requested.primaryKey else {
+            throw StorageError(
+                .schemaMismatch,
+                "the collection's primary key is \(Identifier.quoted(stored.primaryKey)),"
+                    + " not \(Identifier.quoted(requested.primaryKey))",
+                collection: name,
+                column: requested.primaryKey
+            )
+        }
+        var target = stored.merged(with: requested)
+        // A key column keeps its type: widening it would change the identity of records.
+        if let keyIndex = target.columnIndex(named: target.primaryKey), let storedKey = stored.primaryKeyColumn {
+            target.columns[keyIndex].type = storedKey.type
+        }
+        if target == stored { return stored }
+        try checkShape(target)
+
+        let retyped = stored.columns.contains { column in target.column(named: column.name)?.type != column.type }
+        if retyped {
+            try rebuild(stored, as: target)
+        } else {
+            for column in target.columns where stored.column(named: column.name) == nil {
+                var sql = "ALTER TABLE " + quote(name) + " ADD COLUMN " + quote(column.name)
+                let type = SQLiteConnection.declaredType(column.type)
+                if !type.isEmpty { sql += " " + type }
+                try connection.execute(sql, collection: name)
+            }
+            for index in target.indexes where !stored.indexes.contains(index) {
+                try createIndex(index, on: name)
+            }
+        }
+        return try transaction.refreshSchema(of: name)
+    }
+
+    /// Refuses a schema SQLite would reject with a less helpful message.
+    private func checkShape(_ schema: CollectionSchema) throws {
+        var seen = Set<String>()
+        for column in schema.columns where !seen.insert(column.name).inserted {
+            throw StorageError(
+                .schemaMismatch,
+                "column \(Identifier.quoted(column.name)) appears twice",
+                collection: schema.name,
+                column: column.name
+            )
+        }
+        guard seen.contains(schema.primaryKey) else {
+            throw StorageError(
+                .schemaMismatch,
+                "primary key \(Identifier.quoted(schema.primaryKey)) is not a column of the collection",
+                collection: schema.name,
+                column: schema.primaryKey
+            )
+        }
+        for index in schema.indexes {
+            guard !index.columns.isEmpty else {
+                throw StorageError(.schemaMismatch, "an index must name at least one column", collection: schema.name)
+            }
+            for column in index.columns where !seen.contains(column) {
+                throw StorageError(
+                    .schemaMismatch,
+                    "an index names column \(Identifier.quoted(column)), which the collection does not have",
+                    collection: schema.name,
+                    column: column
+                )
+            }
+        }
+    }
+
+    /// `CREATE TABLE` for `schema`, named `table`. No column is NOT NULL, so a property may later
+    /// become optional without a migration.
+    private func createTableSQL(_ schema: CollectionSchema, table: String) -> String {
+        let definitions = schema.columns.map { column -> String in
+            var definition = quote(column.name)
+            if column.name == schema.primaryKey {
+                if schema.hasAutoKey {
+                    // AUTOINCREMENT: keys of deleted records are never used again.
+                    definition += " INTEGER PRIMARY KEY AUTOINCREMENT"
+                } else {
+                    let type = SQLiteConnection.declaredType(column.type)
+                    definition += (type.isEmpty ? "" : " " + type) + " PRIMARY KEY"
+                }
+            } else {
+                let type = SQLiteConnection.declaredType(column.type)
+                if !type.isEmpty { definition += " " + type }
+            }
+            return definition
+        }
+        return "CREATE TABLE IF NOT EXISTS " + quote(table) + " (" + definitions.joined(separator: ", ") + ")"
+    }
+
+    private func createIndex(_ index: IndexDefinition, on table: String) throws {
+        let sql =
+            "CREATE " + (index.isUnique ? "UNIQUE " : "") + "INDEX IF NOT EXISTS " + quote(index.name(in: table))
+            + " ON " + quote(table) + " (" + index.columns.map(quote).joined(separator: ", ") + ")"
+        try connection.execute(sql, collection: table)
+    }
+
+    /// Rebuilds the table with new column types: SQLite cannot change a column's type in place.
+    /// Values are copied through the new columns' affinity (integers in a widened column become
+    /// reals), and the auto-key sequence is carried over so keys are still never reused.
+    private func rebuild(_ stored: CollectionSchema, as target: CollectionSchema) throws {
+        let name = stored.name
+        let scratch = quote(Self.rebuildTable)
+        try connection.execute("DROP TABLE IF EXISTS " + scratch, collection: name)
+        try connection.execute(createTableSQL(target, table: Self.rebuildTable), collection: name)
+        let copied = stored.columns.map { quote($0.name) }.joined(separator: ", ")
+        try connection.execute(
+            "INSERT INTO " + scratch + " (" + copied + ") SELECT " + copied + " FROM " + quote(name),
+            collection: name
+        )
+        var sequence: Int64?
+        if stored.hasAutoKey {
+            sequence = try connection.integer(
+                "SELECT seq FROM sqlite_sequence WHERE name = ?",
+                [.text(name)],
+                collection: name
+            )
+        }
+        try connection.execute("DROP TABLE " + quote(name), collection: name)
+        try connection.execute("ALTER TABLE " + scratch + " RENAME TO " + quote(name), collection: name)
+        if let sequence {
+            // The rename moved the scratch table's sequence row (if any rows were copied).
+            try connection.withStatement("DELETE FROM sqlite_sequence WHERE name = ?", collection: name) { statement in
+                try statement.bind(.text(name), at: 1)
+                _ = try statement.step("cannot carry over the key sequence", collection: name)
+            }
+            try connection.withStatement(
+                "INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)",
+                collection: name
+            ) { statement in
+                try statement.bind([.text(name), .integer(sequence)])
+                _ = try statement.step("cannot carry over the key sequence", collection: name)
+            }
+        }
+        for index in target.indexes {
+            try createIndex(index, on: name)
+        }
+    }
+}

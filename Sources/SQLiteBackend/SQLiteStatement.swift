@@ -1,0 +1,111 @@
+internal import CSQLite
+import Foundation
+import Storage
+
+/// A prepared statement, owned by the connection that prepared it and used on its thread only.
+final class SQLiteStatement {
+    /// The `sqlite3_stmt`.
+    let handle: OpaquePointer
+    /// Whether the statement is being stepped. A cached statement in use (a scan whose callback
+    /// runs the same query again) is not handed out twice; a fresh one is prepared instead.
+    var isInUse = false
+
+    init(handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// The connection's handle, for error messages.
+    var database: OpaquePointer? { sqlite3_db_handle(handle) }
+
+    /// Binds `value` to the parameter at `index` (1-based).
+    ///
+    /// This is the hot path of bulk writes: text and blobs are bound straight from their storage
+    /// and copied once by SQLite.
+    @inline(__always)
+    func bind(_ value: StorageValue, at index: Int32) throws {
+        let code: Int32
+        switch value {
+        case .null:
+            code = sqlite3_bind_null(handle, index)
+        case .integer(let number):
+            code = sqlite3_bind_int64(handle, index, number)
+        case .real(let number):
+            code = sqlite3_bind_double(handle, index, number)
+        case .text(var text):
+            code = text.withUTF8 { bytes in
+                guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                    // A null pointer would bind NULL; bind a static empty string instead.
+                    return sqlite3_bind_text(handle, index, "", 0, nil)
+                }
+                return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { pointer in
+                    sqlite3_bind_text64(
+                        handle,
+                        index,
+                        pointer,
+                        UInt64(bytes.count),
+                        storage_sqlite_transient(),
+                        UInt8(SQLITE_UTF8)
+                    )
+                }
+            }
+        case .blob(let data):
+            if data.isEmpty {
+                // A zero-length blob, not NULL.
+                code = sqlite3_bind_zeroblob(handle, index, 0)
+            } else {
+                code = data.withUnsafeBytes { bytes in
+                    sqlite3_bind_blob64(
+                        handle,
+                        index,
+                        bytes.baseAddress,
+                        UInt64(bytes.count),
+                        storage_sqlite_transient()
+                    )
+                }
+            }
+        }
+        if code != SQLITE_OK {
+            throw StorageError.sqlite(code, database: database, "cannot bind parameter \(index)")
+        }
+    }
+
+    /// Binds `values` to the parameters 1, 2, ...
+    func bind(_ values: [StorageValue]) throws {
+        var index: Int32 = 1
+        for value in values {
+            try bind(value, at: index)
+            index += 1
+        }
+    }
+
+    /// Advances the statement.
+    /// - Returns: `true` when a row is available, `false` when the statement is done.
+    /// - Throws: `StorageError` for an engine failure.
+    @inline(__always)
+    func step(_ context: @autoclosure () -> String = "cannot run a statement", collection: String? = nil) throws -> Bool
+    {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW:
+            return true
+        case SQLITE_DONE:
+            return false
+        default:
+            throw StorageError.sqlite(code, database: database, context(), collection: collection)
+        }
+    }
+
+    /// Makes the statement ready for its next use and releases bound values.
+    @inline(__always)
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// The current row.
+    var row: SQLiteRow { SQLiteRow(statement: handle) }
+}

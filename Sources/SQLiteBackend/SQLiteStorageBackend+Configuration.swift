@@ -1,0 +1,37 @@
+extension SQLiteStorageBackend {
+    /// How the SQLite backend opens and uses its database.
+    ///
+    /// ```swift
+    /// let backend = try SQLiteStorageBackend(path: "app.sqlite", configuration: .init(synchronous: .full))
+    /// ```
+    public struct Configuration: Sendable, Hashable {
+        /// How hard a commit pushes data to the disk.
+        public enum Synchronous: Sendable, Hashable {
+            /// `PRAGMA synchronous = NORMAL`: in WAL mode a commit survives a process crash, and
+            /// the database stays consistent after a power loss, which may lose the last commits.
+            case normal
+            /// `PRAGMA synchronous = FULL`: a commit also survives a power loss.
+            case full
+        }
+
+        /// How long a transaction waits for a lock held by another process before failing with
+        /// `StorageError.Code.busy`. Default: 5 seconds.
+        public var busyTimeout: Duration
+        /// How many idle reader connections are kept open. More readers than this may run at
+        /// once; the extra connections are closed after use. Default: 4.
+        public var maximumReaders: Int
+        /// The durability of commits. Default: `.normal`.
+        public var synchronous: Synchronous
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - busyTimeout: how long to wait for another process's lock.
+        ///   - maximumReaders: how many idle reader connections to keep.
+        ///   - synchronous: the durability of commits.
+        public init(busyTimeout: Duration = .seconds(5), maximumReaders: Int = 4, synchronous: Synchronous = .normal) {
+            self.busyTimeout = busyTimeout
+            self.maximumReaders = maximumReaders
+            self.synchronous = synchronous
+        }
+    }
+}

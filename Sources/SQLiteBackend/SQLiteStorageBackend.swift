@@ -1,0 +1,193 @@
+internal import CSQLite
+public import Storage
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A `StorageBackend` over an SQLite database in WAL mode: one writer connection, and a pool of
+/// reader connections that read committed snapshots without waiting for the writer.
+///
+/// ```swift
+/// let store = try ObjectStore(backend: .sqlite(path: "app.sqlite"))
+/// ```
+///
+/// Write transactions of the process run one at a time (`BEGIN IMMEDIATE` on the writer
+/// connection). Each read transaction runs on a reader connection of its own, so reads run in
+/// parallel with each other and with the writer. Collections are tables; predicates are compiled
+/// to `WHERE` clauses with bound parameters; every identifier is quoted.
+public final class SQLiteStorageBackend: StorageBackend {
+    /// The database file, or `nil` for an in-memory database.
+    public let path: String?
+    /// The configuration the backend was opened with.
+    public let configuration: Configuration
+
+    /// The one writer connection; holding the mutex is holding the right to write.
+    private let writer: Mutex<SQLiteConnection>
+    /// Idle reader connections, at most `configuration.maximumReaders`.
+    private let idleReaders = Mutex<[SQLiteConnection]>([])
+    /// The path SQLite opens, `nil` in memory (where reads go through the writer).
+    private let databasePath: String?
+    let schemaCache = SQLiteSchemaCache()
+
+    /// Opens (creating if needed) the database file at `path`.
+    ///
+    /// The file is created with mode 0600 before SQLite opens it, and SQLite gives its `-wal`
+    /// and `-shm` files the same mode. A path that is a symbolic link is refused.
+    /// - Parameters:
+    ///   - path: the database file's path.
+    ///   - configuration: how the database is opened and used.
+    /// - Throws: `StorageError` with code `.cannotOpen` when the file cannot be created or opened,
+    ///   `.corrupt` when it is not a database.
+    public init(path: String, configuration: Configuration = .init()) throws {
+        try Self.createFile(at: path)
+        // A path SQLite cannot mistake for ":memory:" or a "file:" URI.
+        let databasePath = path.hasPrefix("/") ? path : "./" + path
+        let connection = try SQLiteConnection(
+            path: databasePath,
+            flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
+            busyTimeout: configuration.busyTimeout
+        )
+        let mode = try connection.withStatement("PRAGMA journal_mode = WAL") { statement -> StorageValue in
+            guard try statement.step("cannot switch to WAL mode") else { return .null }
+            return statement.row.value(at: 0)
+        }
+        guard case .text(let journalMode) = mode, journalMode.lowercased() == "wal" else {
+            throw StorageError(
+                .cannotOpen,
+                "the database cannot use write-ahead logging (journal mode is \(mode))",
+                path: path
+            )
+        }
+        switch configuration.synchronous {
+        case .normal: try connection.execute("PRAGMA synchronous = NORMAL")
+        case .full: try connection.execute("PRAGMA synchronous = FULL")
+        }
+        self.path = path
+        self.configuration = configuration
+        self.databasePath = databasePath
+        self.writer = Mutex(connection)
+    }
+
+    private init(inMemoryWith connection: SQLiteConnection) {
+        self.path = nil
+        self.configuration = Configuration()
+        self.databasePath = nil
+        self.writer = Mutex(connection)
+    }
+
+    /// Opens a private in-memory database. Reads and writes share its one connection.
+    /// - Returns: the backend.
+    /// - Throws: `StorageError` when SQLite cannot open it.
+    public static func inMemory() throws -> SQLiteStorageBackend {
+        let connection = try SQLiteConnection(
+            path: ":memory:",
+            flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+            busyTimeout: .zero
+        )
+        return SQLiteStorageBackend(inMemoryWith: connection)
+    }
+
+    /// Creates the file with mode 0600 unless it exists, refusing symbolic links and anything
+    /// that is not a regular file.
+    private static func createFile(at path: String) throws {
+        guard !path.isEmpty else {
+            throw StorageError(.cannotOpen, "the database path is empty", path: path)
+        }
+        let descriptor = open(path, O_CREAT | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let code = errno
+            let reason = code == ELOOP ? "the path is a symbolic link" : String(cString: strerror(code))
+            throw StorageError(.cannotOpen, "cannot open the database file: \(reason)", path: path)
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw StorageError(.cannotOpen, "the database path is not a regular file", path: path)
+        }
+    }
+
+    public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+        guard let databasePath else {
+            // In memory there is one connection, so reads wait for the writer.
+            var result: Result?
+            try writer.withLock { connection in
+                result = try Self.runRead(on: connection, schemaCache: schemaCache, body)
+            }
+            return result!
+        }
+        let connection: SQLiteConnection
+        if let idle = idleReaders.withLock({ $0.popLast() }) {
+            connection = idle
+        } else {
+            connection = try SQLiteConnection(
+                path: databasePath,
+                flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
+                busyTimeout: configuration.busyTimeout
+            )
+        }
+        defer { checkIn(connection) }
+        return try Self.runRead(on: connection, schemaCache: schemaCache, body)
+    }
+
+    /// Returns a reader to the pool, or lets it close when the pool is full or it is unusable.
+    private func checkIn(_ connection: SQLiteConnection) {
+        guard !connection.isInTransaction else { return }
+        let maximum = configuration.maximumReaders
+        let surplus = idleReaders.withLock { idle -> SQLiteConnection? in
+            guard idle.count < maximum else { return connection }
+            idle.append(connection)
+            return nil
+        }
+        // Closed here, outside the lock.
+        _ = surplus
+    }
+
+    private static func runRead<Result>(
+        on connection: SQLiteConnection,
+        schemaCache: SQLiteSchemaCache,
+        _ body: (any StorageReadTransaction) throws -> Result
+    ) throws -> Result {
+        try connection.execute("BEGIN")
+        let transaction = SQLiteReadTransaction(connection: connection, schemaCache: schemaCache)
+        defer { transaction.invalidate() }
+        do {
+            let result = try body(transaction)
+            try connection.execute("COMMIT")
+            return result
+        } catch {
+            connection.rollbackIfNeeded()
+            throw error
+        }
+    }
+
+    public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
+        var result: Result?
+        try writer.withLock { connection in
+            try connection.execute("BEGIN IMMEDIATE")
+            let transaction = SQLiteWriteTransaction(connection: connection, schemaCache: schemaCache)
+            defer { transaction.invalidate() }
+            do {
+                let value = try body(transaction)
+                guard connection.isInTransaction else {
+                    // SQLite rolls back by itself after some failures (a full disk, for one).
+                    throw StorageError(.engine, "the transaction was rolled back by the engine after an error")
+                }
+                let changed = transaction.changedSchemas
+                let newVersion = changed.isEmpty ? nil : try connection.schemaVersion()
+                try connection.execute("COMMIT")
+                if let newVersion, let baseVersion = transaction.baseSchemaVersion {
+                    schemaCache.publish(changed, from: baseVersion, to: newVersion)
+                }
+                result = value
+            } catch {
+                connection.rollbackIfNeeded()
+                throw error
+            }
+        }
+        return result!
+    }
+}

@@ -1,0 +1,237 @@
+import Storage
+
+/// A read transaction on one connection: `BEGIN` ... `COMMIT`, so every statement of the closure
+/// sees one snapshot. Valid only inside the closure it was passed to.
+class SQLiteReadTransaction: StorageReadTransaction {
+    let connection: SQLiteConnection
+    let schemaCache: SQLiteSchemaCache
+    /// Cleared when the closure returns; a transaction used after that throws `.misuse`.
+    private(set) var isActive = true
+    /// The schema version of this transaction's snapshot, read on first need.
+    private(set) var baseSchemaVersion: Int64?
+
+    init(connection: SQLiteConnection, schemaCache: SQLiteSchemaCache) {
+        self.connection = connection
+        self.schemaCache = schemaCache
+    }
+
+    /// Ends the transaction's validity.
+    func invalidate() {
+        isActive = false
+    }
+
+    func checkActive() throws {
+        guard isActive else {
+            throw StorageError(.misuse, "a transaction was used outside the closure it was passed to")
+        }
+    }
+
+    /// The stored schema of `name` as this transaction sees it, from the cache when it is current.
+    func storedSchema(of name: String) throws -> CollectionSchema? {
+        let version: Int64
+        if let baseSchemaVersion {
+            version = baseSchemaVersion
+        } else {
+            version = try connection.schemaVersion()
+            baseSchemaVersion = version
+        }
+        if let cached = schemaCache.lookup(name, version: version) { return cached }
+        let schema = try connection.readSchema(of: name)
+        schemaCache.store(schema, for: name, version: version)
+        return schema
+    }
+
+    func schema(of collection: String) throws -> CollectionSchema? {
+        try checkActive()
+        return try storedSchema(of: collection)
+    }
+
+    func scan(_ request: ScanRequest, _ body: (any StorageRow) throws -> Bool) throws {
+        try checkActive()
+        guard let schema = try storedSchema(of: request.collection) else { return }
+        var compiler = SQLiteQueryCompiler(schema: schema)
+        var sql = "SELECT "
+        sql += request.columns.isEmpty ? "NULL" : request.columns.map { compiler.column($0) }.joined(separator: ", ")
+        sql += " FROM " + quote(request.collection)
+        sql += compiler.whereClause(request.predicate)
+        sql += compiler.orderByClause(request.ordering)
+        var arguments = compiler.arguments
+        if let limit = request.limit {
+            sql += " LIMIT ?"
+            arguments.append(.integer(Int64(max(0, limit))))
+        }
+        try connection.withStatement(sql, collection: request.collection) { statement in
+            try statement.bind(arguments)
+            let row = statement.row
+            while try statement.step("cannot read records", collection: request.collection) {
+                guard try body(row) else { break }
+            }
+        }
+    }
+
+    func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
+        try checkActive()
+        guard let schema = try storedSchema(of: collection) else { return 0 }
+        var compiler = SQLiteQueryCompiler(schema: schema)
+        let sql = "SELECT count(*) FROM " + quote(collection) + compiler.whereClause(predicate)
+        return Int(try connection.integer(sql, compiler.arguments, collection: collection) ?? 0)
+    }
+}
+
+/// A write transaction on the writer connection: `BEGIN IMMEDIATE` ... `COMMIT`.
+final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransaction {
+    /// The schemas this transaction changed, published to the cache only when it commits.
+    private(set) var changedSchemas: [String: CollectionSchema] = [:]
+
+    override func storedSchema(of name: String) throws -> CollectionSchema? {
+        if let changed = changedSchemas[name] { return changed }
+        return try super.storedSchema(of: name)
+    }
+
+    /// Records `name`'s schema after a change, read back from the catalog.
+    func refreshSchema(of name: String) throws -> CollectionSchema {
+        guard let schema = try connection.readSchema(of: name) else {
+            throw StorageError(.engine, "the collection vanished while it was being prepared", collection: name)
+        }
+        changedSchemas[name] = schema
+        return schema
+    }
+
+    func prepareCollection(_ schema: CollectionSchema) throws -> CollectionSchema {
+        try checkActive()
+        return try SQLiteSchemaMigrator(transaction: self).prepare(schema)
+    }
+
+    func makeWriter(for collection: String, columns: [String]) throws -> any RecordWriter {
+        try checkActive()
+        guard let schema = try storedSchema(of: collection) else {
+            throw StorageError(.schemaMismatch, "the collection has not been prepared", collection: collection)
+        }
+        for column in columns where schema.column(named: column) == nil {
+            throw StorageError(
+                .unknownColumn,
+                "the collection has no column \(Identifier.quoted(column))",
+                collection: collection,
+                column: column
+            )
+        }
+        guard let keyIndex = columns.firstIndex(of: schema.primaryKey) else {
+            throw StorageError(
+                .invalidKey,
+                "a writer's columns must include the primary key \(Identifier.quoted(schema.primaryKey))",
+                collection: collection,
+                column: schema.primaryKey
+            )
+        }
+        let quotedColumns = columns.map(quote)
+        var sql = "INSERT INTO " + quote(collection) + " (" + quotedColumns.joined(separator: ", ") + ") VALUES ("
+        sql += Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        sql += ") ON CONFLICT (" + quote(schema.primaryKey) + ") "
+        // A replaced record keeps nothing of the old one: columns the writer does not name are
+        // nulled, as if the record had been deleted and inserted (without deleting rows that
+        // conflict on a unique index, as INSERT OR REPLACE would).
+        var updates = quotedColumns.enumerated().compactMap { offset, column in
+            offset == keyIndex ? nil : column + " = excluded." + column
+        }
+        for column in schema.columns where column.name != schema.primaryKey && !columns.contains(column.name) {
+            updates.append(quote(column.name) + " = NULL")
+        }
+        sql += updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.joined(separator: ", ")
+        let statement = try connection.cachedStatement(sql, collection: collection)
+        return SQLiteRecordWriter(
+            transaction: self,
+            statement: statement,
+            collection: collection,
+            columnCount: columns.count,
+            keyIndex: keyIndex,
+            hasAutoKey: schema.hasAutoKey
+        )
+    }
+
+    func delete(from collection: String, key: StorageValue) throws -> Bool {
+        try checkActive()
+        guard let schema = try storedSchema(of: collection) else { return false }
+        let sql = "DELETE FROM " + quote(collection) + " WHERE " + quote(schema.primaryKey) + " = ?"
+        return try connection.withStatement(sql, collection: collection) { statement in
+            try statement.bind(key, at: 1)
+            _ = try statement.step("cannot delete a record", collection: collection)
+            return connection.changes > 0
+        }
+    }
+
+    func deleteAll(from collection: String, where predicate: StoragePredicate?) throws -> [StorageValue] {
+        try checkActive()
+        guard let schema = try storedSchema(of: collection) else { return [] }
+        var compiler = SQLiteQueryCompiler(schema: schema)
+        let sql =
+            "DELETE FROM " + quote(collection) + compiler.whereClause(predicate) + " RETURNING "
+            + quote(schema.primaryKey)
+        return try connection.withStatement(sql, collection: collection) { statement in
+            try statement.bind(compiler.arguments)
+            var keys: [StorageValue] = []
+            let row = statement.row
+            while try statement.step("cannot delete records", collection: collection) {
+                keys.append(row.value(at: 0))
+            }
+            return keys
+        }
+    }
+}
+
+/// Inserts or replaces records of one layout with one cached upsert statement.
+final class SQLiteRecordWriter: RecordWriter {
+    private let transaction: SQLiteWriteTransaction
+    private let statement: SQLiteStatement
+    private let collection: String
+    private let columnCount: Int
+    private let keyIndex: Int
+    private let hasAutoKey: Bool
+
+    init(
+        transaction: SQLiteWriteTransaction,
+        statement: SQLiteStatement,
+        collection: String,
+        columnCount: Int,
+        keyIndex: Int,
+        hasAutoKey: Bool
+    ) {
+        self.transaction = transaction
+        self.statement = statement
+        self.collection = collection
+        self.columnCount = columnCount
+        self.keyIndex = keyIndex
+        self.hasAutoKey = hasAutoKey
+    }
+
+    @discardableResult
+    func put(_ values: [StorageValue]) throws -> StorageValue {
+        try transaction.checkActive()
+        guard values.count == columnCount else {
+            throw StorageError(
+                .schemaMismatch,
+                "a record has \(values.count) values for \(columnCount) columns",
+                collection: collection
+            )
+        }
+        let key = values[keyIndex]
+        if key.isNull && !hasAutoKey {
+            throw StorageError(.invalidKey, "a record's primary key is null", collection: collection, key: key)
+        }
+        defer { statement.reset() }
+        var index: Int32 = 1
+        for value in values {
+            try statement.bind(value, at: index)
+            index += 1
+        }
+        do {
+            _ = try statement.step("cannot write a record", collection: collection)
+        } catch var error as StorageError {
+            if !key.isNull { error.key = key }
+            throw error
+        }
+        if hasAutoKey && key.isNull {
+            return .integer(transaction.connection.lastInsertRowID)
+        }
+        return key
+    }
+}
