@@ -37,22 +37,22 @@ extension ConformanceSuite {
                 #expect(try store.count(Counter.self, where: Column("thread") == thread) == steps)
             }
         },
-        check("tasks share one store without losing a write") { fixture, directory in
+        check("batches from separate threads all land") { fixture, directory in
             let store = try fixture.openStore(in: directory)
-            let group = DispatchGroup()
+            let done = DispatchSemaphore(value: 0)
             let failures = FailureCount()
-            for task in 0..<6 {
-                group.enter()
-                Task.detached {
-                    defer { group.leave() }
+            for worker in 0..<6 {
+                Thread {
+                    defer { done.signal() }
                     do {
-                        try store.save(contentsOf: (0..<50).map { Counter(id: Int64(task * 100 + $0), thread: task, step: $0) })
+                        let batch = (0..<50).map { Counter(id: Int64(worker * 100 + $0), thread: worker, step: $0) }
+                        try store.save(contentsOf: batch)
                     } catch {
                         failures.count.withLock { $0 += 1 }
                     }
-                }
+                }.start()
             }
-            group.wait()
+            for _ in 0..<6 { done.wait() }
             #expect(failures.count.withLock { $0 } == 0)
             #expect(try store.count(Counter.self) == 300)
         },

@@ -52,6 +52,8 @@ enum ValueMapping {
         } catch is NeedsContainer {
             return (try encodeJSON(value, column: column, json: json), .text)
         }
+        // An empty array or struct asks for a container but never writes to it.
+        if probe.needsContainer { return (try encodeJSON(value, column: column, json: json), .text) }
         return (probe.result ?? .null, probe.resultType ?? .untyped)
     }
 

@@ -24,7 +24,12 @@ struct ModelInfo: Sendable {
             keyIsExplicit = false
             indexes = []
         }
-        try Identifier.validateCollection(collection)
+        do {
+            try Identifier.validateCollection(collection)
+        } catch var error as StorageError where !(type is any StorableModel.Type) {
+            error.message += "; the name comes from the type \(typeName): conform it to StorableModel and set collectionName"
+            throw error
+        }
     }
 
     /// The schema for a discovered layout: the declared key when the type has it, else a
