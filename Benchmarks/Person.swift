@@ -1,0 +1,50 @@
+import Foundation
+
+/// The record every measurement uses, with deterministic values.
+struct Person: Codable, Equatable {
+    var id: Int64
+    var firstName: String
+    var lastName: String
+    var email: String
+    var age: Int
+    var height: Double
+    var score: Double
+    var isActive: Bool
+    var createdAt: Date
+    var avatar: Data
+
+    /// `count` people with ids 1...count, strings of 8 to 24 characters, a 16-byte avatar, ages 18 to 80.
+    static func make(_ count: Int) -> [Person] {
+        var generator = SplitMix64(seed: 42)
+        func word(_ length: Int) -> String {
+            String((0..<length).map { _ in Character(Unicode.Scalar(UInt8(97 + generator.next() % 26))) })
+        }
+        return (1...max(count, 1)).prefix(count).map { index in
+            Person(
+                id: Int64(index),
+                firstName: word(8 + Int(generator.next() % 9)),
+                lastName: word(8 + Int(generator.next() % 17)),
+                email: word(8) + "@" + word(7) + ".com",
+                age: 18 + Int(generator.next() % 63),
+                height: 1.5 + Double(generator.next() % 500) / 1_000,
+                score: Double(generator.next() % 1_000_000) / 100,
+                isActive: generator.next() % 2 == 0,
+                createdAt: Date(timeIntervalSince1970: 1_600_000_000 + Double(generator.next() % 100_000_000)),
+                avatar: Data((0..<16).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
+            )
+        }
+    }
+}
+
+/// A small deterministic generator, so every run stores the same data.
+struct SplitMix64 {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
