@@ -118,9 +118,16 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// Runs one statement without parameters to completion (DDL, transaction control, pragmas).
-    func execute(_ sql: String, collection: String? = nil) throws {
-        let statement = try prepare(sql, collection: collection)
-        while try statement.step("cannot run '\(sql.prefix(60))'", collection: collection) {}
+    /// - Parameter cached: keep the prepared statement, for statements run in every transaction.
+    func execute(_ sql: String, cached: Bool = false, collection: String? = nil) throws {
+        guard cached else {
+            let statement = try prepare(sql, collection: collection)
+            while try statement.step("cannot run '\(sql.prefix(60))'", collection: collection) {}
+            return
+        }
+        try withStatement(sql, collection: collection) { statement in
+            while try statement.step("cannot run '\(sql)'", collection: collection) {}
+        }
     }
 
     /// Runs a statement that returns one integer (a pragma or an aggregate).
@@ -151,6 +158,6 @@ final class SQLiteConnection: @unchecked Sendable {
     /// failure to roll back is not reported over the original error.
     func rollbackIfNeeded() {
         guard isInTransaction else { return }
-        _ = try? execute("ROLLBACK")
+        _ = try? execute("ROLLBACK", cached: true)
     }
 }

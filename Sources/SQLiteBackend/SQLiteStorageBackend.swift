@@ -110,6 +110,11 @@ public final class SQLiteStorageBackend: StorageBackend {
         }
     }
 
+    /// Runs `body` in a read transaction over one committed snapshot, on a reader connection of
+    /// its own (in memory: on the one connection, after any running write).
+    /// - Parameter body: the reads; the transaction is valid only during the call.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, or a `StorageError` for an engine failure.
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
         guard let databasePath else {
             // In memory there is one connection, so reads wait for the writer.
@@ -151,12 +156,12 @@ public final class SQLiteStorageBackend: StorageBackend {
         schemaCache: SQLiteSchemaCache,
         _ body: (any StorageReadTransaction) throws -> Result
     ) throws -> Result {
-        try connection.execute("BEGIN")
+        try connection.execute("BEGIN", cached: true)
         let transaction = SQLiteReadTransaction(connection: connection, schemaCache: schemaCache)
         defer { transaction.invalidate() }
         do {
             let result = try body(transaction)
-            try connection.execute("COMMIT")
+            try connection.execute("COMMIT", cached: true)
             return result
         } catch {
             connection.rollbackIfNeeded()
@@ -164,10 +169,20 @@ public final class SQLiteStorageBackend: StorageBackend {
         }
     }
 
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`) that commits when it returns and
+    /// rolls back when it throws. Write transactions of the process run one at a time; one from
+    /// another process is waited for up to `configuration.busyTimeout`.
+    ///
+    /// Do not start a transaction of this backend inside `body` on the same thread: the writer
+    /// is not reentrant.
+    /// - Parameter body: the reads and writes; the transaction is valid only during the call.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws (unchanged), or a `StorageError` for an engine failure,
+    ///   including a failed commit.
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
         var result: Result?
         try writer.withLock { connection in
-            try connection.execute("BEGIN IMMEDIATE")
+            try connection.execute("BEGIN IMMEDIATE", cached: true)
             let transaction = SQLiteWriteTransaction(connection: connection, schemaCache: schemaCache)
             defer { transaction.invalidate() }
             do {
@@ -178,7 +193,7 @@ public final class SQLiteStorageBackend: StorageBackend {
                 }
                 let changed = transaction.changedSchemas
                 let newVersion = changed.isEmpty ? nil : try connection.schemaVersion()
-                try connection.execute("COMMIT")
+                try connection.execute("COMMIT", cached: true)
                 if let newVersion, let baseVersion = transaction.baseSchemaVersion {
                     schemaCache.publish(changed, from: baseVersion, to: newVersion)
                 }

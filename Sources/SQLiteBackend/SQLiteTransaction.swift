@@ -127,14 +127,10 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
         var sql = "INSERT INTO " + quote(collection) + " (" + quotedColumns.joined(separator: ", ") + ") VALUES ("
         sql += Array(repeating: "?", count: columns.count).joined(separator: ", ")
         sql += ") ON CONFLICT (" + quote(schema.primaryKey) + ") "
-        // A replaced record keeps nothing of the old one: columns the writer does not name are
-        // nulled, as if the record had been deleted and inserted (without deleting rows that
-        // conflict on a unique index, as INSERT OR REPLACE would).
-        var updates = quotedColumns.enumerated().compactMap { offset, column in
+        // An upsert, not INSERT OR REPLACE: that would silently delete rows conflicting on a
+        // unique index. Columns the writer does not name keep their values, as in every backend.
+        let updates = quotedColumns.enumerated().compactMap { offset, column in
             offset == keyIndex ? nil : column + " = excluded." + column
-        }
-        for column in schema.columns where column.name != schema.primaryKey && !columns.contains(column.name) {
-            updates.append(quote(column.name) + " = NULL")
         }
         sql += updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.joined(separator: ", ")
         let statement = try connection.cachedStatement(sql, collection: collection)

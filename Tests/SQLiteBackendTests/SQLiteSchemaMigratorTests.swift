@@ -121,6 +121,22 @@ struct SQLiteSchemaMigratorTests {
         }
     }
 
+    @Test func schemaChangedByAnotherConnectionIsNoticed() throws {
+        try withBackend { first, path in
+            _ = try first.write { try $0.prepareCollection(peopleSchema) }
+            #expect(try first.read { try $0.schema(of: "people")?.column(named: "age") } == nil)
+            // Another backend on the same file (as another process would) adds a column.
+            var evolved = peopleSchema
+            evolved.columns.append(ColumnDefinition(name: "age", type: .integer))
+            let second = try SQLiteStorageBackend(path: path)
+            _ = try second.write { try $0.prepareCollection(evolved) }
+            // The first backend's cached schema is stale; it must not add the column again.
+            let stored = try first.write { try $0.prepareCollection(evolved) }
+            #expect(stored.column(named: "age")?.type == .integer)
+            #expect(try first.read { try $0.schema(of: "people") } == stored)
+        }
+    }
+
     @Test func reopenedDatabaseKeepsDataAndSchema() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/reopen.sqlite"

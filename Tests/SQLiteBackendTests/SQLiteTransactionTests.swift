@@ -110,7 +110,7 @@ struct SQLiteTransactionTests {
                     columns: ["id", "name", "score", "photo", "extra"]
                 )
                 try tx.put([[1, "b"]], into: "people", columns: ["id", "name"])
-                // A writer of the key alone keeps the record's key and nothing else.
+                // A writer of the key alone inserts a record with nothing but its key.
                 try tx.put([[2]], into: "people", columns: ["id"])
             }
             let rows = try backend.read { tx in
@@ -122,7 +122,8 @@ struct SQLiteTransactionTests {
                     )
                 )
             }
-            #expect(rows == [[1, "b", .null, .null], [2, .null, .null, .null]])
+            // Columns a writer does not name keep their values.
+            #expect(rows == [[1, "b", 1.0, "x"], [2, .null, .null, .null]])
         }
     }
 
