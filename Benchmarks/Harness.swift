@@ -17,7 +17,7 @@ struct Harness {
     }
 
     /// The median duration of `repetitions` runs of `body`; `setUp` runs before each, untimed.
-    func measure(setUp: () throws -> Void = {}, _ body: () throws -> Void) rethrows -> Duration {
+    func measure(setUp: () throws -> Void = {}, run body: () throws -> Void) rethrows -> Duration {
         var durations: [Duration] = []
         for _ in 0..<repetitions {
             try setUp()
@@ -50,7 +50,9 @@ struct Harness {
             baselineRowsPerSecond: rate(rows, baselineTime)
         )
         results.append(result)
-        progress("  \(operation): \(Self.format(result.rowsPerSecond)) rows/s vs \(Self.format(result.baselineRowsPerSecond))")
+        progress(
+            "  \(operation): \(Self.format(result.rowsPerSecond)) rows/s vs \(Self.format(result.baselineRowsPerSecond))"
+        )
     }
 
     func printTable() {
@@ -64,8 +66,10 @@ struct Harness {
         }
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         for (index, row) in rows.enumerated() {
-            print(row.indices.map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
-                .joined(separator: "  "))
+            print(
+                row.indices.map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+                    .joined(separator: "  ")
+            )
             if index == 0 { print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
         }
     }

@@ -13,13 +13,17 @@ struct SQLiteBenchmarks {
         let oursPath = directory.appendingPathComponent("ours.sqlite").path
         let rawPath = directory.appendingPathComponent("raw.sqlite").path
 
-        let oursInsert = try harness.measure(setUp: { removeDatabase(oursPath) }) {
-            let store = try ObjectStore(backend: .sqlite(path: oursPath))
-            try store.save(contentsOf: people)
-        }
-        let rawInsert = try harness.measure(setUp: { removeDatabase(rawPath) }) {
-            try RawSQLite(path: rawPath).insert(people)
-        }
+        let oursInsert = try harness.measure(
+            setUp: { removeDatabase(oursPath) },
+            run: {
+                let store = try ObjectStore(backend: .sqlite(path: oursPath))
+                try store.save(contentsOf: people)
+            }
+        )
+        let rawInsert = try harness.measure(
+            setUp: { removeDatabase(rawPath) },
+            run: { try RawSQLite(path: rawPath).insert(people) }
+        )
         harness.record(
             backend: "sqlite",
             operation: "insert",
@@ -32,9 +36,9 @@ struct SQLiteBenchmarks {
         let store = try ObjectStore(backend: .sqlite(path: oursPath))
         let raw = try RawSQLite(path: rawPath)
         var fetched = 0
-        let oursFetch = try harness.measure { fetched = try store.fetchAll(Person.self).count }
+        let oursFetch = try harness.measure(run: { fetched = try store.fetchAll(Person.self).count })
         precondition(fetched == people.count, "fetchAll returned \(fetched) records")
-        let rawFetch = try harness.measure { fetched = try raw.fetchAll().count }
+        let rawFetch = try harness.measure(run: { fetched = try raw.fetchAll().count })
         precondition(fetched == people.count, "the raw loop returned \(fetched) records")
         harness.record(
             backend: "sqlite",

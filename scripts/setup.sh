@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages this package builds and tests against, when they are missing.
+# Usage: scripts/setup.sh && swift test      (or: scripts/setup.sh && swift run -c release Benchmarks)
+set -euo pipefail
+
+packages=(
+    libsqlite3-dev # CSQLite: SQLite's headers and library
+    sqlite3        # tests read our databases back with the sqlite3 shell
+    pkg-config     # SwiftPM finds system libraries through their .pc files
+)
+
+missing=()
+for package in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+
+if ((${#missing[@]} > 0)); then
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    echo "setup: installing ${missing[*]}" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
