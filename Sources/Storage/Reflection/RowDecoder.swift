@@ -142,7 +142,7 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let value = try required(key)
-        if value.isNull && !(T.self is any OptionalProtocol.Type) {
+        if value.isNull, !(T.self is any OptionalProtocol.Type) {
             throw StorageError(
                 .missingValue,
                 "column '\(key.stringValue)' is null, but a \(T.self) is required",

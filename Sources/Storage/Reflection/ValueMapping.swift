@@ -35,12 +35,14 @@ enum ValueMapping {
         column: String,
         json: JSONEncoder
     ) throws -> (StorageValue, ColumnType) {
+        // The common Foundation types first, by metatype identity: far cheaper than the
+        // conformance look-up below, and this runs once per such property per record.
+        if T.self == Date.self { return (.real(unsafeBitCast(value, to: Date.self).timeIntervalSince1970), .real) }
+        if T.self == Data.self { return (.blob(unsafeBitCast(value, to: Data.self)), .blob) }
         if let codable = value as? any ColumnCodable {
             return (codable.storageValue, type(of: codable).columnType)
         }
         switch value {
-        case let date as Date: return (.real(date.timeIntervalSince1970), .real)
-        case let data as Data: return (.blob(data), .blob)
         case let uuid as UUID: return (.text(uuid.uuidString), .text)
         case let url as URL: return (.text(url.absoluteString), .text)
         case let decimal as Decimal: return (.text(decimal.description), .text)
@@ -77,6 +79,19 @@ enum ValueMapping {
         column: String,
         json: JSONDecoder
     ) throws -> T {
+        if T.self == Date.self {
+            switch value {
+            case .real(let seconds): return unsafeBitCast(Date(timeIntervalSince1970: seconds), to: T.self)
+            case .integer(let seconds): return unsafeBitCast(Date(timeIntervalSince1970: Double(seconds)), to: T.self)
+            default: throw mismatch(column, "expected seconds since 1970 for a Date, found \(kind(value))")
+            }
+        }
+        if T.self == Data.self {
+            guard case .blob(let data) = value else {
+                throw mismatch(column, "expected a blob for Data, found \(kind(value))")
+            }
+            return unsafeBitCast(data, to: T.self)
+        }
         if let codable = type as? any ColumnCodable.Type {
             do {
                 return try codable.init(storageValue: value) as! T
@@ -87,17 +102,6 @@ enum ValueMapping {
             }
         }
         switch type {
-        case is Date.Type:
-            switch value {
-            case .real(let seconds): return Date(timeIntervalSince1970: seconds) as! T
-            case .integer(let seconds): return Date(timeIntervalSince1970: Double(seconds)) as! T
-            default: throw mismatch(column, "expected seconds since 1970 for a Date, found \(kind(value))")
-            }
-        case is Data.Type:
-            guard case .blob(let data) = value else {
-                throw mismatch(column, "expected a blob for Data, found \(kind(value))")
-            }
-            return data as! T
         case is UUID.Type:
             guard case .text(let text) = value, let uuid = UUID(uuidString: text) else {
                 throw mismatch(column, "expected UUID text, found \(kind(value))")
@@ -129,7 +133,12 @@ enum ValueMapping {
             switch value {
             case .text(let text): bytes = Data(text.utf8)
             case .blob(let data): bytes = data
-            case .null: throw StorageError(.missingValue, "column '\(column)' is null, but \(T.self) is required", column: column)
+            case .null:
+                throw StorageError(
+                    .missingValue,
+                    "column '\(column)' is null, but \(T.self) is required",
+                    column: column
+                )
             default: throw mismatch(column, "expected JSON text for \(T.self), found \(kind(value))")
             }
             do {
@@ -137,7 +146,7 @@ enum ValueMapping {
             } catch {
                 throw mismatch(column, "stored JSON does not decode as \(T.self): \(error)", underlying: error)
             }
-         } catch let error as StorageError {
+        } catch let error as StorageError {
             throw error
         } catch {
             throw mismatch(column, "\(kind(value)) is not a valid \(T.self): \(error)", underlying: error)

@@ -27,7 +27,8 @@ struct ModelInfo: Sendable {
         do {
             try Identifier.validateCollection(collection)
         } catch var error as StorageError where !(type is any StorableModel.Type) {
-            error.message += "; the name comes from the type \(typeName): conform it to StorableModel and set collectionName"
+            error.message +=
+                "; the name comes from the type \(typeName): conform it to StorableModel and set collectionName"
             throw error
         }
     }

@@ -222,13 +222,14 @@ final class Session {
     func delete<T>(_ type: T.Type, id: StorageValue) throws -> Bool {
         let info = try store.info(for: type)
         guard let stored = try storedSchema(info.collection) else { return false }
-        guard case .compare(_, _, let key) = try makeRequest(
-            stored,
-            columns: [],
-            where: keyPredicate(stored, id),
-            orderBy: [],
-            limit: nil
-        ).predicate
+        guard
+            case .compare(_, _, let key) = try makeRequest(
+                stored,
+                columns: [],
+                where: keyPredicate(stored, id),
+                orderBy: [],
+                limit: nil
+            ).predicate
         else { return false }
         return try requireWriter().delete(from: info.collection, key: key)
     }
