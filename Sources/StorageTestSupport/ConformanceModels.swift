@@ -4,7 +4,10 @@ import Storage
 // The model types the conformance suite stores. They cover every mapping in DESIGN.md.
 
 enum Mood: String, Codable, Equatable, CaseIterable { case calm, busy }
-enum Priority: Int, Codable, Equatable { case low = 1, high = 9 }
+enum Priority: Int, Codable, Equatable {
+    case low = 1
+    case high = 9
+}
 
 struct Address: Codable, Equatable {
     var street: String

@@ -16,7 +16,9 @@ extension ConformanceSuite {
                 expectError(.invalidIdentifier) { try store.insert(dictionaries: [["id": 1]], into: name) }
                 expectError(.invalidIdentifier) { _ = try store.fetchDictionaries(from: name) }
                 if !name.isEmpty && name != "_hidden" {
-                    expectError(.invalidIdentifier) { try store.insert(dictionaries: [["id": 1, name: 2]], into: "ok") }
+                    expectError(.invalidIdentifier) {
+                        try store.insert(dictionaries: [["id": 1, name: 2]], into: "ok")
+                    }
                 }
             }
             expectError(.invalidIdentifier) { try store.save(HostileName(id: 1)) }
@@ -39,7 +41,10 @@ extension ConformanceSuite {
             #expect(try store.fetchDictionaries(from: "keyed").count == 2)
         },
         check("integers that do not fit are refused, never truncated") { fixture, directory in
-            struct Big: Codable { var id: Int64; var big: UInt64 }
+            struct Big: Codable {
+                var id: Int64
+                var big: UInt64
+            }
             let store = try fixture.openStore(in: directory)
             let error = expectError(.valueOutOfRange) { try store.save(Big(id: 1, big: UInt64.max)) }
             #expect(error?.column == "big")

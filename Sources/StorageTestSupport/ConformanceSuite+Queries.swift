@@ -7,27 +7,39 @@ extension ConformanceSuite {
     /// every backend is checked against the same independent answer.
     static let queryCases: [(String, StoragePredicate, @Sendable (Member) -> Bool)] = [
         ("age >= 30", Column("age") >= 30, { $0.age >= 30 }),
-        ("age < 30 && name like a%", Column("age") < 30 && Column("name").like("a%"), {
-            $0.age < 30 && $0.name.lowercased().hasPrefix("a")
-        }),
+        (
+            "age < 30 && name like a%", Column("age") < 30 && Column("name").like("a%"),
+            {
+                $0.age < 30 && $0.name.lowercased().hasPrefix("a")
+            }
+        ),
         ("email == nil", Column("email") == nil, { $0.email == nil }),
         ("email != nil", Column("email") != nil, { $0.email != nil }),
-        ("!(email == m1@…) skips nulls", !(Column("email") == "m1@example.com"), {
-            $0.email != nil && $0.email != "m1@example.com"
-        }),
-        ("score > 2.5 || age <= 20", Column("score") > 2.5 || Column("age") <= 20, {
-            ($0.score ?? -1) > 2.5 || $0.age <= 20
-        }),
+        (
+            "!(email == m1@…) skips nulls", !(Column("email") == "m1@example.com"),
+            {
+                $0.email != nil && $0.email != "m1@example.com"
+            }
+        ),
+        (
+            "score > 2.5 || age <= 20", Column("score") > 2.5 || Column("age") <= 20,
+            {
+                ($0.score ?? -1) > 2.5 || $0.age <= 20
+            }
+        ),
         ("!(score > 5) skips nulls", !(Column("score") > 5), { $0.score.map { $0 <= 5 } ?? false }),
         ("score == 2 (integer against real)", Column("score") == 2, { $0.score == 2 }),
         ("age > 40.5 (real against integer)", Column("age") > 40.5, { Double($0.age) > 40.5 }),
         ("age == \"33\" (numeric text against integer)", Column("age") == "33", { $0.age == 33 }),
         ("name like _o%", Column("name").like("_o%"), { Array($0.name.unicodeScalars).dropFirst().first == "o" }),
         ("name like %\\%%", Column("name").like("%\\%%"), { _ in false }),
-        ("name like A%b%", Column("name").like("A%b%"), {
-            let lower = $0.name.lowercased()
-            return lower.hasPrefix("a") && lower.dropFirst().contains("b")
-        }),
+        (
+            "name like A%b%", Column("name").like("A%b%"),
+            {
+                let lower = $0.name.lowercased()
+                return lower.hasPrefix("a") && lower.dropFirst().contains("b")
+            }
+        ),
         ("name like é% is case-sensitive beyond ASCII", Column("name").like("é%"), { $0.name.hasPrefix("é") }),
         ("age in [22, 29, 99]", Column("age").in([22, 29, 99]), { [22, 29, 99].contains($0.age) }),
         ("id != 3 && id <= 10", Column("id") != 3 && Column("id") <= 10, { $0.id != 3 && $0.id <= 10 }),
@@ -46,11 +58,14 @@ extension ConformanceSuite {
         check("ordering sorts nulls first, text byte-wise, ties by key, and limit cuts") { fixture, directory in
             let store = try fixture.openStore(in: directory)
             try store.save(contentsOf: Member.all)
-            func key(_ member: Member) -> (Int, Double, Int64) { (member.score == nil ? 0 : 1, member.score ?? 0, member.id) }
+            func key(_ member: Member) -> (Int, Double, Int64) {
+                (member.score == nil ? 0 : 1, member.score ?? 0, member.id)
+            }
             let byScore = Member.all.sorted { key($0) < key($1) }.map(\.id)
             #expect(try store.fetchAll(Member.self, orderBy: [.ascending("score")]).map(\.id) == byScore)
             let byNameDescending = Member.all.sorted { lhs, rhs in
-                lhs.name == rhs.name ? lhs.id < rhs.id : Array(lhs.name.utf8).lexicographicallyPrecedes(Array(rhs.name.utf8)) == false
+                lhs.name == rhs.name
+                    ? lhs.id < rhs.id : Array(lhs.name.utf8).lexicographicallyPrecedes(Array(rhs.name.utf8)) == false
             }.map(\.id)
             #expect(try store.fetchAll(Member.self, orderBy: [.descending("name")]).map(\.id) == byNameDescending)
             let oldestFive = Member.all.sorted { ($0.age, $1.id) > ($1.age, $0.id) }.prefix(5).map(\.id)
@@ -64,7 +79,9 @@ extension ConformanceSuite {
             let store = try fixture.openStore(in: directory)
             try store.save(contentsOf: Member.all)
             var seen: [Int64] = []
-            try store.forEach(Member.self, where: Column("age") > 40, orderBy: [.ascending("age")]) { seen.append($0.id) }
+            try store.forEach(Member.self, where: Column("age") > 40, orderBy: [.ascending("age")]) {
+                seen.append($0.id)
+            }
             let expected = Member.all.filter { $0.age > 40 }.sorted { ($0.age, $0.id) < ($1.age, $1.id) }.map(\.id)
             #expect(seen == expected)
         },

@@ -144,7 +144,12 @@ final class MemoryTransaction: StorageWriteTransaction {
         return MemoryWriter(transaction: self, collection: collection, positions: positions, keyPosition: keyPosition)
     }
 
-    func put(into collection: String, positions: [Int], keyPosition: Int, values: [StorageValue]) throws
+    func put(
+        into collection: String,
+        positions: [Int],
+        keyPosition: Int,
+        values: [StorageValue]
+    ) throws
         -> StorageValue
     {
         try check()
