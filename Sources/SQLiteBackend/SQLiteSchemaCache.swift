@@ -1,5 +1,4 @@
 import Storage
-import Synchronization
 
 /// The committed schemas of collections, shared by all connections of a backend.
 ///
@@ -14,7 +13,7 @@ final class SQLiteSchemaCache: Sendable {
         var schemas: [String: CollectionSchema?] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The cached schema of `name` at `version`: `.some(nil)` when known not to exist, `nil`
     /// when not cached.

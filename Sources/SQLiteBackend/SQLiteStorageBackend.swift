@@ -1,6 +1,5 @@
 internal import CSQLite
 public import Storage
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -26,9 +25,9 @@ public final class SQLiteStorageBackend: StorageBackend {
     public let configuration: Configuration
 
     /// The one writer connection; holding the mutex is holding the right to write.
-    private let writer: Mutex<SQLiteConnection>
+    private let writer: Locked<SQLiteConnection>
     /// Idle reader connections, at most `configuration.maximumReaders`.
-    private let idleReaders = Mutex<[SQLiteConnection]>([])
+    private let idleReaders = Locked<[SQLiteConnection]>([])
     /// The path SQLite opens, `nil` in memory (where reads go through the writer).
     private let databasePath: String?
     let schemaCache = SQLiteSchemaCache()
@@ -69,14 +68,14 @@ public final class SQLiteStorageBackend: StorageBackend {
         self.path = path
         self.configuration = configuration
         self.databasePath = databasePath
-        self.writer = Mutex(connection)
+        self.writer = Locked(connection)
     }
 
     private init(inMemoryWith connection: SQLiteConnection) {
         self.path = nil
         self.configuration = Configuration()
         self.databasePath = nil
-        self.writer = Mutex(connection)
+        self.writer = Locked(connection)
     }
 
     /// Opens a private in-memory database. Reads and writes share its one connection.

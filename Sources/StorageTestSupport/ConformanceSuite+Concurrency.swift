@@ -1,6 +1,5 @@
 import Foundation
 import Storage
-import Synchronization
 import Testing
 
 extension ConformanceSuite {
@@ -9,7 +8,7 @@ extension ConformanceSuite {
             let store = try fixture.openStore(in: directory)
             let threads = 8
             let steps = 60
-            let failures = Mutex<[String]>([])
+            let failures = Locked<[String]>([])
             DispatchQueue.concurrentPerform(iterations: threads) { thread in
                 do {
                     for step in 0..<steps {
@@ -60,5 +59,5 @@ extension ConformanceSuite {
 }
 
 private final class FailureCount: Sendable {
-    let count = Mutex(0)
+    let count = Locked(0)
 }

@@ -1,5 +1,5 @@
-public import Foundation
-public import Storage
+import Foundation
+import Storage
 import Testing
 
 /// One behaviour every backend must show, checked through `ObjectStore`.

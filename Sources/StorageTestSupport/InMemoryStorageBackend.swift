@@ -1,6 +1,5 @@
 import Foundation
 public import Storage
-import Synchronization
 
 /// A pure-Swift backend that keeps everything in memory. It proves the `StorageBackend`
 /// protocol is engine-neutral (it answers every query with `PredicateEvaluator`), and gives
@@ -9,13 +8,13 @@ import Synchronization
 /// Write transactions work on a copy of the data and publish it on commit, so readers always see
 /// a committed snapshot and never wait for the writer.
 public final class InMemoryStorageBackend: StorageBackend {
-    private let committed = Mutex(Database())
+    private let committed = Locked(Database())
     private let writerLock = NSLock()
 
     /// An empty store.
     public init() {}
 
-    private static let registry = Mutex<[String: InMemoryStorageBackend]>([:])
+    private static let registry = Locked<[String: InMemoryStorageBackend]>([:])
 
     /// The in-memory store named `name`, created on first use: opening the same name again gives
     /// the same data, as reopening a file would.

@@ -6,7 +6,10 @@ import Testing
 
 /// What we write is ordinary SQLite: the `sqlite3` shell reads it with the right types.
 @Suite struct SQLiteShellTests {
-    struct Place: Codable, Equatable { var city: String; var zip: Int }
+    struct Place: Codable, Equatable {
+        var city: String
+        var zip: Int
+    }
 
     struct Visitor: Codable, Equatable, StorableModel {
         static let collectionName = "visitors"
@@ -40,8 +43,15 @@ import Testing
             let path = directory.appendingPathComponent("shell.sqlite").path
             let store = try ObjectStore(backend: .sqlite(path: path))
             let visitor = Visitor(
-                id: 7, name: "Ann", age: 41, height: 1.72, member: true, photo: Data([1, 2, 3]),
-                seen: Date(timeIntervalSince1970: 1_000), place: Place(city: "Oslo", zip: 150), tags: ["a", "b"],
+                id: 7,
+                name: "Ann",
+                age: 41,
+                height: 1.72,
+                member: true,
+                photo: Data([1, 2, 3]),
+                seen: Date(timeIntervalSince1970: 1_000),
+                place: Place(city: "Oslo", zip: 150),
+                tags: ["a", "b"],
                 nickname: nil
             )
             try store.save(visitor)
@@ -51,7 +61,10 @@ import Testing
                     + " typeof(seen), typeof(place), typeof(nickname) FROM visitors"
             )
             #expect(types == "integer|text|integer|real|integer|blob|real|text|null")
-            let nested = try shell(path, "SELECT json_extract(place, '$.city'), json_extract(tags, '$[1]') FROM visitors")
+            let nested = try shell(
+                path,
+                "SELECT json_extract(place, '$.city'), json_extract(tags, '$[1]') FROM visitors"
+            )
             #expect(nested == "Oslo|b")
             let declared = try shell(path, "SELECT group_concat(type, ',') FROM pragma_table_info('visitors')")
             #expect(declared == "INTEGER,TEXT,INTEGER,REAL,INTEGER,BLOB,REAL,TEXT,TEXT,TEXT")

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The typed facade over any `StorageBackend`: stores Swift values with no per-type code.
 ///
@@ -17,8 +16,8 @@ import Synchronization
 public final class ObjectStore: Sendable {
     /// The engine behind this store.
     public let backend: any StorageBackend
-    private let models = Mutex<[ObjectIdentifier: ModelInfo]>([:])
-    private let activeWrite = Mutex<ActiveWrite?>(nil)
+    private let models = Locked<[ObjectIdentifier: ModelInfo]>([:])
+    private let activeWrite = Locked<ActiveWrite?>(nil)
 
     /// Opens a store over `backend`.
     ///

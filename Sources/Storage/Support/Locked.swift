@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A value guarded by a `pthread_mutex_t`, shared by every module of the package.
+///
+/// Why not `Synchronization.Mutex`: on Linux it waits on a futex directly, which
+/// ThreadSanitizer cannot see, so every value it guards shows up as a data race under
+/// `swift test --sanitize=thread`. A pthread mutex is intercepted by the sanitizer, so our
+/// race checks stay meaningful.
+///
+/// `@unchecked Sendable`: `value` is only read or written inside `withLock`, with the mutex held.
+package final class Locked<Value>: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private var value: Value
+
+    package init(_ value: Value) {
+        self.value = value
+        mutex = UnsafeMutablePointer.allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with exclusive access to the value.
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}
