@@ -10,7 +10,7 @@ extension SQLiteConnection {
         // SQLite's internal tables (sqlite_sequence, ...) are never collections.
         if name.lowercased().hasPrefix("sqlite_") { return nil }
         let isTable = try integer(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
             [.text(name)],
             collection: name
         )
@@ -39,7 +39,7 @@ extension SQLiteConnection {
 
         var indexNames: [String] = []
         try withStatement(
-            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? ORDER BY rowid",
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? COLLATE NOCASE ORDER BY rowid",
             collection: name
         ) { statement in
             try statement.bind(.text(name), at: 1)

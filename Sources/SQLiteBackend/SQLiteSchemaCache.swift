@@ -2,6 +2,8 @@ import Storage
 
 /// The committed schemas of collections, shared by all connections of a backend.
 ///
+/// Names are keyed ASCII-case-folded, as SQLite compares them.
+///
 /// Entries are tagged with the database's schema version (`PRAGMA schema_version`), which every
 /// schema change by any connection or process increments, so a transaction only trusts entries
 /// read at the version its own snapshot sees. A write transaction keeps its own changes apart
@@ -20,7 +22,7 @@ final class SQLiteSchemaCache: Sendable {
     func lookup(_ name: String, version: Int64) -> CollectionSchema?? {
         state.withLock { state in
             guard state.version == version else { return nil }
-            return state.schemas[name]
+            return state.schemas[Identifier.folded(name)]
         }
     }
 
@@ -32,7 +34,7 @@ final class SQLiteSchemaCache: Sendable {
                 state = State(version: version, schemas: [:])
             }
             if version == state.version {
-                state.schemas[name] = .some(schema)
+                state.schemas[Identifier.folded(name)] = .some(schema)
             }
         }
     }
@@ -49,7 +51,7 @@ final class SQLiteSchemaCache: Sendable {
             }
             state.version = newVersion
             for (name, schema) in changes {
-                state.schemas[name] = .some(schema)
+                state.schemas[Identifier.folded(name)] = .some(schema)
             }
         }
     }

@@ -136,7 +136,7 @@ struct SQLiteSchemaMigrator {
         var sequence: Int64?
         if stored.hasAutoKey {
             sequence = try connection.integer(
-                "SELECT seq FROM sqlite_sequence WHERE name = ?",
+                "SELECT seq FROM sqlite_sequence WHERE name = ? COLLATE NOCASE",
                 [.text(name)],
                 collection: name
             )
@@ -145,7 +145,8 @@ struct SQLiteSchemaMigrator {
         try connection.execute("ALTER TABLE " + scratch + " RENAME TO " + quote(name), collection: name)
         if let sequence {
             // The rename moved the scratch table's sequence row (if any rows were copied).
-            try connection.withStatement("DELETE FROM sqlite_sequence WHERE name = ?", collection: name) { statement in
+            try connection.withStatement("DELETE FROM sqlite_sequence WHERE name = ? COLLATE NOCASE", collection: name)
+            { statement in
                 try statement.bind(.text(name), at: 1)
                 _ = try statement.step("cannot carry over the key sequence", collection: name)
             }

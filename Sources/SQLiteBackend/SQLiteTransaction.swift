@@ -84,7 +84,7 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
     private(set) var changedSchemas: [String: CollectionSchema] = [:]
 
     override func storedSchema(of name: String) throws -> CollectionSchema? {
-        if let changed = changedSchemas[name] { return changed }
+        if let changed = changedSchemas[Identifier.folded(name)] { return changed }
         return try super.storedSchema(of: name)
     }
 
@@ -93,7 +93,7 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
         guard let schema = try connection.readSchema(of: name) else {
             throw StorageError(.engine, "the collection vanished while it was being prepared", collection: name)
         }
-        changedSchemas[name] = schema
+        changedSchemas[Identifier.folded(name)] = schema
         return schema
     }
 

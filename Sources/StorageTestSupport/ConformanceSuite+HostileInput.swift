@@ -25,6 +25,19 @@ extension ConformanceSuite {
             #expect(try store.count(Member.self) == 3)
             #expect(try store.fetchDictionaries(from: "ok").isEmpty)
         },
+        check("names that differ only in ASCII case are the same name") { fixture, directory in
+            let store = try fixture.openStore(in: directory)
+            try store.insert(dictionaries: [["id": 1, "Name": "x"]], into: "Cased")
+            try store.insert(dictionaries: [["id": 2, "Name": "y"]], into: "cased")
+            #expect(try store.fetchDictionaries(from: "CASED").count == 2)
+            let clash = expectError(.schemaMismatch) {
+                try store.insert(dictionaries: [["id": 3, "name": "z"]], into: "cased")
+            }
+            #expect(clash?.column == "name")
+            expectError(.schemaMismatch) { try store.insert(dictionaries: [["id": 4, "a": 1, "A": 2]], into: "other") }
+            #expect(try store.fetchDictionaries(from: "cased").count == 2)
+            #expect(try store.fetchDictionaries(from: "other").isEmpty)
+        },
         check("malformed JSON and JSON of the wrong shape are refused") { fixture, directory in
             let store = try fixture.openStore(in: directory)
             let inputs = [

@@ -52,7 +52,13 @@ public final class InMemoryStorageBackend: StorageBackend {
 
 /// The whole store: a value, so a snapshot is a copy.
 struct Database: Sendable {
-    var tables: [String: Table] = [:]
+    private var tables: [String: Table] = [:]
+
+    /// The table of a collection; names match ASCII-case-insensitively, as in SQLite.
+    subscript(table name: String) -> Table? {
+        get { tables[Identifier.folded(name)] }
+        set { tables[Identifier.folded(name)] = newValue }
+    }
 }
 
 struct Table: Sendable {
@@ -76,12 +82,12 @@ final class MemoryTransaction: StorageWriteTransaction {
 
     func schema(of collection: String) throws -> CollectionSchema? {
         try check()
-        return database.tables[collection]?.schema
+        return database[table: collection]?.schema
     }
 
     func scan(_ request: ScanRequest, _ body: (any StorageRow) throws -> Bool) throws {
         try check()
-        guard let table = database.tables[request.collection] else { return }
+        guard let table = database[table: request.collection] else { return }
         let positions = request.columns.map { table.schema.columnIndex(named: $0) }
         var matching = Self.matching(table, request.predicate)
         matching.sort { lhs, rhs in
@@ -97,14 +103,14 @@ final class MemoryTransaction: StorageWriteTransaction {
 
     func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
         try check()
-        guard let table = database.tables[collection] else { return 0 }
+        guard let table = database[table: collection] else { return 0 }
         return Self.matching(table, predicate).count
     }
 
     func prepareCollection(_ schema: CollectionSchema) throws -> CollectionSchema {
         try check()
-        guard var table = database.tables[schema.name] else {
-            database.tables[schema.name] = Table(schema: schema)
+        guard var table = database[table: schema.name] else {
+            database[table: schema.name] = Table(schema: schema)
             return schema
         }
         let merged = table.schema.merged(with: schema)
@@ -122,13 +128,13 @@ final class MemoryTransaction: StorageWriteTransaction {
         for index in merged.indexes where index.isUnique {
             try Self.checkUnique(table, index, ignoring: nil)
         }
-        database.tables[schema.name] = table
+        database[table: schema.name] = table
         return merged
     }
 
     func makeWriter(for collection: String, columns: [String]) throws -> any RecordWriter {
         try check()
-        guard let schema = database.tables[collection]?.schema else {
+        guard let schema = database[table: collection]?.schema else {
             throw StorageError(.misuse, "collection '\(collection)' was not prepared", collection: collection)
         }
         let positions = try columns.map { name in
@@ -152,7 +158,7 @@ final class MemoryTransaction: StorageWriteTransaction {
         -> StorageValue
     {
         try check()
-        var table = database.tables[collection]!
+        var table = database[table: collection]!
         var key = values[keyPosition]
         if key.isNull && table.schema.hasAutoKey {
             table.lastAssignedKey += 1
@@ -167,21 +173,21 @@ final class MemoryTransaction: StorageWriteTransaction {
         for index in table.schema.indexes where index.isUnique {
             try Self.checkUnique(table, index, ignoring: nil)
         }
-        database.tables[collection] = table
+        database[table: collection] = table
         return key
     }
 
     func delete(from collection: String, key: StorageValue) throws -> Bool {
         try check()
-        return database.tables[collection]?.records.removeValue(forKey: key) != nil
+        return database[table: collection]?.records.removeValue(forKey: key) != nil
     }
 
     func deleteAll(from collection: String, where predicate: StoragePredicate?) throws -> [StorageValue] {
         try check()
-        guard let table = database.tables[collection] else { return [] }
+        guard let table = database[table: collection] else { return [] }
         let keyIndex = table.schema.columnIndex(named: table.schema.primaryKey)!
         let keys = Self.matching(table, predicate).map { $0[keyIndex] }.sorted { StorageValue.compare($0, $1) < 0 }
-        for key in keys { database.tables[collection]!.records.removeValue(forKey: key) }
+        for key in keys { database[table: collection]!.records.removeValue(forKey: key) }
         return keys
     }
 

@@ -28,6 +28,8 @@
 /// - `scan` returns records in `ordering` (ties broken by primary key ascending, which
 ///   `ObjectStore` always appends), filtered by `predicate` with SQLite's semantics; a backend
 ///   that cannot compile a predicate uses `PredicateEvaluator`.
+/// - Collection and column names are compared ignoring ASCII case, as SQLite compares them:
+///   `Person` and `person` name the same collection.
 /// - Names reaching a backend are valid identifiers (`ObjectStore` checks them), but a backend
 ///   must still quote them (SQL) or encode them (paths), and never build SQL from values.
 public protocol StorageBackend: Sendable {

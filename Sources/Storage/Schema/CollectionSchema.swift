@@ -36,6 +36,19 @@ public struct CollectionSchema: Sendable, Hashable {
     /// The definition of the primary-key column.
     public var primaryKeyColumn: ColumnDefinition? { column(named: primaryKey) }
 
+    /// The first column of `requested` that this schema has under a name differing only in
+    /// ASCII case; such a column cannot be added, since names are compared ignoring case.
+    package func caseConflict(with requested: CollectionSchema) -> (stored: String, requested: String)? {
+        var stored: [String: String] = [:]
+        for column in columns { stored[Identifier.folded(column.name)] = column.name }
+        for column in requested.columns {
+            if let existing = stored[Identifier.folded(column.name)], existing != column.name {
+                return (existing, column.name)
+            }
+        }
+        return nil
+    }
+
     /// This schema merged with `requested`: columns that `requested` adds are appended, integer
     /// columns that `requested` declares real are widened, missing indexes are added. Nothing is
     /// ever removed, so records written by other versions of a type keep their data.
@@ -66,11 +79,16 @@ public struct CollectionSchema: Sendable, Hashable {
         var seen = Set<String>()
         for column in columns {
             try Identifier.validateColumn(column.name, in: name, allowingReserved: column.name == Self.autoKeyColumn)
-            if !seen.insert(column.name).inserted {
-                throw StorageError(.schemaMismatch, "column '\(column.name)' appears twice", collection: name)
+            if !seen.insert(Identifier.folded(column.name)).inserted {
+                throw StorageError(
+                    .schemaMismatch,
+                    "column '\(column.name)' appears twice (names are compared ignoring ASCII case)",
+                    collection: name,
+                    column: column.name
+                )
             }
         }
-        guard seen.contains(primaryKey) else {
+        guard column(named: primaryKey) != nil else {
             throw StorageError(
                 .schemaMismatch,
                 "primary key '\(primaryKey)' is not a column of the collection",
@@ -82,7 +100,7 @@ public struct CollectionSchema: Sendable, Hashable {
             guard !index.columns.isEmpty else {
                 throw StorageError(.schemaMismatch, "an index must name at least one column", collection: name)
             }
-            for column in index.columns where !seen.contains(column) {
+            for column in index.columns where self.column(named: column) == nil {
                 throw StorageError(
                     .schemaMismatch,
                     "index names column '\(column)', which the collection does not have",

@@ -52,6 +52,13 @@ package enum Identifier {
         return nil
     }
 
+    /// The name with ASCII letters lower-cased: two names are the same identifier when their
+    /// folded forms are equal, as in SQLite (which folds ASCII letters only).
+    package static func folded(_ name: String) -> String {
+        guard name.utf8.contains(where: { $0 >= 65 && $0 <= 90 }) else { return name }
+        return String(decoding: name.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+
     /// The name for an error message: shortened, with control characters escaped.
     package static func quoted(_ name: String) -> String {
         let prefix = name.unicodeScalars.prefix(40).map { $0.escaped(asASCII: false) }.joined()

@@ -75,6 +75,15 @@ final class Session {
     /// Creates or migrates a collection once per transaction.
     func prepare(_ schema: CollectionSchema) throws -> CollectionSchema {
         if let known = prepared[schema.name], known.merged(with: schema) == known { return known }
+        if let existing = try storedSchema(schema.name), let conflict = existing.caseConflict(with: schema) {
+            throw StorageError(
+                .schemaMismatch,
+                "column '\(conflict.requested)' clashes with the stored column '\(conflict.stored)'"
+                    + " (names are compared ignoring ASCII case)",
+                collection: schema.name,
+                column: conflict.requested
+            )
+        }
         let stored = try requireWriter().prepareCollection(schema)
         prepared[schema.name] = stored
         return stored
