@@ -12,8 +12,14 @@ final class RowDecoder: Decoder {
     let json = ValueMapping.makeJSONDecoder()
     let columns: [String]
     private let slotByName: [String: Int]
-    private var row: (any StorageRow)?
-    private var cursor = 0
+    /// The per-row state, behind a pointer: as stored properties of a class every access would
+    /// pay a dynamic exclusivity check, and this is read once per property per record.
+    private let state: UnsafeMutablePointer<RowState>
+
+    private struct RowState {
+        var row: (any StorageRow)?
+        var cursor = 0
+    }
 
     /// A decoder for rows laid out as `columns`.
     init(typeName: String, collection: String, columns: [String]) {
@@ -23,13 +29,20 @@ final class RowDecoder: Decoder {
         var slots: [String: Int] = [:]
         for (index, column) in columns.enumerated() { slots[column] = index }
         self.slotByName = slots
+        state = UnsafeMutablePointer.allocate(capacity: 1)
+        state.initialize(to: RowState())
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     /// Decodes one value of `type` from `row`.
     func decode<T: Decodable>(_ type: T.Type, from row: any StorageRow) throws -> T {
-        self.row = row
-        cursor = 0
-        defer { self.row = nil }
+        state.pointee.row = row
+        state.pointee.cursor = 0
+        defer { state.pointee.row = nil }
         do {
             return try T(from: self)
         } catch let error as StorageError {
@@ -46,6 +59,7 @@ final class RowDecoder: Decoder {
 
     /// The value of column `name` in the current row, or `nil` when the rows have no such column.
     func value(_ name: String) -> StorageValue? {
+        let cursor = state.pointee.cursor
         let index: Int
         if cursor < columns.count && columns[cursor] == name {
             index = cursor
@@ -54,8 +68,8 @@ final class RowDecoder: Decoder {
         } else {
             return nil
         }
-        cursor = index + 1
-        return row?.value(at: index)
+        state.pointee.cursor = index + 1
+        return state.pointee.row?.value(at: index)
     }
 
     func hasColumn(_ name: String) -> Bool { slotByName[name] != nil }

@@ -169,6 +169,21 @@ final class Session {
         )
     }
 
+    /// The scan request for a typed query and the decoder for its rows, or nil when nothing was
+    /// ever stored in the type's collection.
+    private func prepareScan<T: Decodable>(
+        _ type: T.Type,
+        where predicate: StoragePredicate?,
+        orderBy ordering: [Ordering],
+        limit: Int?
+    ) throws -> (ScanRequest, RowDecoder)? {
+        let info = try store.info(for: type)
+        guard let stored = try storedSchema(info.collection) else { return nil }
+        let columns = stored.columns.map(\.name)
+        let request = try makeRequest(stored, columns: columns, where: predicate, orderBy: ordering, limit: limit)
+        return (request, RowDecoder(typeName: info.typeName, collection: info.collection, columns: columns))
+    }
+
     func scan<T: Decodable>(
         _ type: T.Type,
         where predicate: StoragePredicate?,
@@ -176,11 +191,8 @@ final class Session {
         limit: Int?,
         _ body: (T) throws -> Bool
     ) throws {
-        let info = try store.info(for: type)
-        guard let stored = try storedSchema(info.collection) else { return }
-        let columns = stored.columns.map(\.name)
-        let request = try makeRequest(stored, columns: columns, where: predicate, orderBy: ordering, limit: limit)
-        let decoder = RowDecoder(typeName: info.typeName, collection: info.collection, columns: columns)
+        guard let (request, decoder) = try prepareScan(type, where: predicate, orderBy: ordering, limit: limit)
+        else { return }
         try reader.scan(request) { row in try body(try decoder.decode(T.self, from: row)) }
     }
 
@@ -190,9 +202,12 @@ final class Session {
         orderBy ordering: [Ordering],
         limit: Int?
     ) throws -> [T] {
+        guard let (request, decoder) = try prepareScan(type, where: predicate, orderBy: ordering, limit: limit)
+        else { return [] }
         var values: [T] = []
-        try scan(type, where: predicate, orderBy: ordering, limit: limit) { value in
-            values.append(value)
+        // Decoded straight into the array, without passing each value through a closure.
+        try reader.scan(request) { row in
+            values.append(try decoder.decode(T.self, from: row))
             return true
         }
         return values
