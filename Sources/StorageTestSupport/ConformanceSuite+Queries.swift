@@ -85,6 +85,22 @@ extension ConformanceSuite {
             let expected = Member.all.filter { $0.age > 40 }.sorted { ($0.age, $0.id) < ($1.age, $1.id) }.map(\.id)
             #expect(seen == expected)
         },
+        check("an error thrown from forEach's body stops the stream and is rethrown") { fixture, directory in
+            let store = try fixture.openStore(in: directory)
+            try store.save(contentsOf: Member.all)
+            var seen = 0
+            do {
+                try store.forEach(Member.self) { _ in
+                    seen += 1
+                    if seen == 3 { throw AbortTransaction(reason: "enough") }
+                }
+                Issue.record("forEach did not rethrow")
+            } catch let error as AbortTransaction {
+                #expect(error.reason == "enough")
+            }
+            #expect(seen == 3)
+            #expect(try store.count(Member.self) == Member.all.count)
+        },
         check("delete and deleteAll remove exactly the matching records") { fixture, directory in
             let store = try fixture.openStore(in: directory)
             try store.save(contentsOf: Member.all)
