@@ -106,6 +106,14 @@ final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Makes the statement ready for its next use, keeping the bound values: for a statement
+    /// whose every parameter is bound again before each step (a record writer), clearing them
+    /// costs about as much as binding them.
+    @inline(__always)
+    func resetKeepingBindings() {
+        sqlite3_reset(handle)
+    }
+
     /// The current row.
     var row: SQLiteRow { SQLiteRow(statement: handle) }
 }

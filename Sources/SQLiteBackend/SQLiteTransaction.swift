@@ -213,7 +213,7 @@ final class SQLiteRecordWriter: RecordWriter {
         if key.isNull && !hasAutoKey {
             throw StorageError(.invalidKey, "a record's primary key is null", collection: collection, key: key)
         }
-        defer { statement.reset() }
+        defer { statement.resetKeepingBindings() }
         var index: Int32 = 1
         for value in values {
             try statement.bind(value, at: index)

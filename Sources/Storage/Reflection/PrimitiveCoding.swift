@@ -1,6 +1,10 @@
 /// Conversions between stored values and Swift's plain types, shared by every coder: strict,
 /// range-checked, and with errors that name the column.
 enum PrimitiveCoding {
+    // Always inlined: the callers are generic over a CodingKey type, so a call would run this
+    // unspecialized, converting through BinaryInteger's generic words-based path (about a
+    // thousand instructions per property instead of a handful).
+    @inline(__always)
     static func encode<T: BinaryInteger>(_ value: T, column: String) throws -> StorageValue {
         guard let exact = Int64(exactly: value) else {
             throw StorageError(
@@ -12,6 +16,7 @@ enum PrimitiveCoding {
         return .integer(exact)
     }
 
+    @inline(__always)
     static func decodeInteger<T: FixedWidthInteger>(_ value: StorageValue, column: String) throws -> T {
         switch value {
         case .integer(let number):

@@ -150,6 +150,7 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try integer(key) }
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try integer(key) }
 
+    @inline(__always)
     private func integer<T: FixedWidthInteger>(_ key: Key) throws -> T {
         try PrimitiveCoding.decodeInteger(try required(key), column: key.stringValue)
     }
@@ -189,6 +190,7 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try optionalInteger(key) }
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try optionalInteger(key) }
 
+    @inline(__always)
     private func optionalInteger<T: FixedWidthInteger>(_ key: Key) throws -> T? {
         try present(key).map { try PrimitiveCoding.decodeInteger($0, column: key.stringValue) }
     }

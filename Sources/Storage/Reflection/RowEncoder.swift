@@ -12,24 +12,42 @@ final class RowEncoder: Encoder {
 
     let typeName: String
     let json: JSONEncoder
-    private(set) var columns: [ColumnDefinition]
-    private var slotByName: [String: Int]
-    private(set) var values: [StorageValue]
     private let discovering: Bool
-    private var cursor = 0
     private var mirror: Mirror?
     private var unsupported: StorageError?
+    /// The layout and the record being filled, behind a pointer: as stored properties of a class
+    /// every access would pay a dynamic exclusivity check, and they are touched once per
+    /// property per record.
+    private let state: UnsafeMutablePointer<State>
+
+    private struct State {
+        var columns: [ColumnDefinition]
+        var slotByName: [String: Int]
+        var values: [StorageValue]
+        var cursor = 0
+    }
+
+    /// The columns of the layout, in order.
+    var columns: [ColumnDefinition] { state.pointee.columns }
+    /// The record last encoded, one value per column.
+    var values: [StorageValue] { state.pointee.values }
 
     /// An encoder that fills records laid out as `columns`.
     init(typeName: String, columns: [ColumnDefinition], discovering: Bool = false) {
         self.typeName = typeName
         self.json = ValueMapping.makeJSONEncoder()
-        self.columns = columns
         self.discovering = discovering
-        self.values = Array(repeating: .null, count: columns.count)
         var slots: [String: Int] = [:]
         for (index, column) in columns.enumerated() { slots[column.name] = index }
-        self.slotByName = slots
+        state = UnsafeMutablePointer.allocate(capacity: 1)
+        state.initialize(
+            to: State(columns: columns, slotByName: slots, values: Array(repeating: .null, count: columns.count))
+        )
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
     /// Learns the layout of `value`'s type from `value`, appending to `columns`.
@@ -44,8 +62,8 @@ final class RowEncoder: Encoder {
     /// Encodes one record into `values`.
     /// - Throws: `PlanMiss` when the value has a property the layout lacks; `StorageError` otherwise.
     func encode<T: Encodable>(_ value: T) throws {
-        for index in values.indices { values[index] = .null }
-        cursor = 0
+        for index in state.pointee.values.indices { state.pointee.values[index] = .null }
+        state.pointee.cursor = 0
         do {
             try value.encode(to: self)
         } catch let error as StorageError {
@@ -95,32 +113,34 @@ final class RowEncoder: Encoder {
 
     /// The slot of column `name`, learning it in discovery mode.
     private func slot(_ name: String, type: @autoclosure () -> ColumnType, nullable: Bool) throws -> Int {
-        if cursor < columns.count && columns[cursor].name == name {
-            cursor += 1
-            return cursor - 1
+        let cursor = state.pointee.cursor
+        if cursor < state.pointee.columns.count && state.pointee.columns[cursor].name == name {
+            state.pointee.cursor = cursor + 1
+            return cursor
         }
-        if let index = slotByName[name] {
-            cursor = index + 1
+        if let index = state.pointee.slotByName[name] {
+            state.pointee.cursor = index + 1
             return index
         }
         guard discovering else { throw PlanMiss(column: name) }
-        columns.append(ColumnDefinition(name: name, type: type(), isNullable: nullable))
-        values.append(.null)
-        slotByName[name] = columns.count - 1
-        cursor = columns.count
-        return columns.count - 1
+        let index = state.pointee.columns.count
+        state.pointee.columns.append(ColumnDefinition(name: name, type: type(), isNullable: nullable))
+        state.pointee.values.append(.null)
+        state.pointee.slotByName[name] = index
+        state.pointee.cursor = index + 1
+        return index
     }
 
     func store(_ value: StorageValue, _ type: ColumnType, forKey key: String) throws {
         let index = try slot(key, type: type, nullable: false)
-        values[index] = value
-        if discovering && columns[index].type == .untyped { columns[index].type = type }
+        state.pointee.values[index] = value
+        if discovering && state.pointee.columns[index].type == .untyped { state.pointee.columns[index].type = type }
     }
 
     func storeNil(forKey key: String, staticType: Any.Type?) throws {
         let index = try slot(key, type: nilColumnType(key, staticType), nullable: true)
-        values[index] = .null
-        if discovering { columns[index].isNullable = true }
+        state.pointee.values[index] = .null
+        if discovering { state.pointee.columns[index].isNullable = true }
     }
 
     /// The type of a column whose value is nil: from the static type when the encoder was told
@@ -168,6 +188,7 @@ private struct RowKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: UInt32, forKey key: Key) throws { try integer(value, key) }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { try integer(value, key) }
 
+    @inline(__always)
     private func integer<T: BinaryInteger>(_ value: T, _ key: Key) throws {
         let name = key.stringValue
         try encoder.store(try PrimitiveCoding.encode(value, column: name), .integer, forKey: name)

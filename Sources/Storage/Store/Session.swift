@@ -23,12 +23,26 @@ final class Session {
 
     /// The state needed to write records of one type: its encoder, the backend's writer, the
     /// key position and the columns whose stored type differs from the Swift type's.
-    private struct WriteState {
+    private final class WriteState {
         let schema: CollectionSchema
         let encoder: RowEncoder
         let writer: any RecordWriter
         let keyIndex: Int
         let affinityFixes: [(Int, ColumnType)]
+
+        init(
+            schema: CollectionSchema,
+            encoder: RowEncoder,
+            writer: any RecordWriter,
+            keyIndex: Int,
+            affinityFixes: [(Int, ColumnType)]
+        ) {
+            self.schema = schema
+            self.encoder = encoder
+            self.writer = writer
+            self.keyIndex = keyIndex
+            self.affinityFixes = affinityFixes
+        }
     }
 
     private func makeWriteState<T: Encodable>(
