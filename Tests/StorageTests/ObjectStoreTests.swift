@@ -57,6 +57,44 @@ import Testing
         }
     }
 
+    /// Encodes its nil optional with `encodeNil`, which tells the encoder no type.
+    struct NilByHand: Codable {
+        var id: Int64
+        var count: Int?
+        var label: String?
+
+        enum CodingKeys: String, CodingKey { case id, count, label }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            if let count {
+                try container.encode(count, forKey: .count)
+            } else {
+                try container.encodeNil(forKey: .count)
+            }
+            try container.encodeIfPresent(label, forKey: .label)
+        }
+    }
+
+    @Test func mirrorTypesAColumnWhoseFirstValueIsAnUntypedNil() throws {
+        let backend = InMemoryStorageBackend()
+        let store = ObjectStore(backend: backend)
+        try store.save(NilByHand(id: 1, count: nil, label: nil))
+        let schema = try #require(try backend.read { try $0.schema(of: "NilByHand") })
+        #expect(schema.column(named: "count")?.type == .integer)
+        #expect(schema.column(named: "label")?.type == .text)
+        #expect(schema.column(named: "count")?.isNullable == true)
+    }
+
+    @Test func batchesOfKeylessValuesReturnTheirNewKeys() throws {
+        struct Line: Codable, Equatable { var text: String }
+        let store = ObjectStore(backend: InMemoryStorageBackend())
+        let keys = try store.save(contentsOf: [Line(text: "a"), Line(text: "b"), Line(text: "c")])
+        #expect(Set(keys).count == 3)
+        #expect(try keys.map { try store.fetch(Line.self, id: $0)?.text } == ["a", "b", "c"])
+    }
+
     @Test func collectionNamesDefaultToTheTypeName() throws {
         let store = ObjectStore(backend: InMemoryStorageBackend())
         #expect(try store.collectionName(for: Plain.self) == "Plain")
