@@ -26,6 +26,9 @@ public final class SQLiteStorageBackend: StorageBackend {
 
     /// The one writer connection; holding the mutex is holding the right to write.
     private let writer: Locked<SQLiteConnection>
+    /// The thread holding the writer connection, so that a nested use from that same thread
+    /// is refused instead of deadlocking on the writer's lock.
+    private let writerOwner = Locked<pthread_t?>(nil)
     /// Idle reader connections, at most `configuration.maximumReaders`.
     private let idleReaders = Locked<[SQLiteConnection]>([])
     /// The path SQLite opens, `nil` in memory (where reads go through the writer).
@@ -118,7 +121,7 @@ public final class SQLiteStorageBackend: StorageBackend {
         guard let databasePath else {
             // In memory there is one connection, so reads wait for the writer.
             var result: Result?
-            try writer.withLock { connection in
+            try withWriterConnection { connection in
                 result = try Self.runRead(on: connection, schemaCache: schemaCache, body)
             }
             return result!
@@ -180,7 +183,7 @@ public final class SQLiteStorageBackend: StorageBackend {
     ///   including a failed commit.
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
         var result: Result?
-        try writer.withLock { connection in
+        try withWriterConnection { connection in
             try connection.execute("BEGIN IMMEDIATE", cached: true)
             let transaction = SQLiteWriteTransaction(connection: connection, schemaCache: schemaCache)
             defer { transaction.invalidate() }
@@ -203,5 +206,27 @@ public final class SQLiteStorageBackend: StorageBackend {
             }
         }
         return result!
+    }
+
+    /// Runs `body` holding the writer connection.
+    /// - Throws: `StorageError` with code `.misuse` when this thread already holds it: a write
+    ///   (or, in memory, any transaction) started inside another one on the same thread would
+    ///   wait for itself forever.
+    private func withWriterConnection(_ body: (SQLiteConnection) throws -> Void) throws {
+        let me = pthread_self()
+        let nested = writerOwner.withLock { owner in owner.map { pthread_equal($0, me) != 0 } ?? false }
+        if nested {
+            throw StorageError(
+                .misuse,
+                "a transaction was started inside another one on the same thread; SQLite has one writer"
+                    + (databasePath == nil ? " (and an in-memory database one connection)" : ""),
+                path: path
+            )
+        }
+        try writer.withLock { connection in
+            writerOwner.withLock { $0 = me }
+            defer { writerOwner.withLock { $0 = nil } }
+            try body(connection)
+        }
     }
 }
