@@ -49,6 +49,21 @@ extension ConformanceSuite {
             expectError(.misuse) { try escaped.save(Member.all[0]) }
             #expect(try store.count(Member.self) == 0)
         },
+        check("a value that cannot be stored stops its batch, and the batch writes nothing") { fixture, directory in
+            struct Wide: Codable {
+                var id: Int64
+                var size: UInt64
+            }
+            let store = try fixture.openStore(in: directory)
+            try store.save(Wide(id: 1, size: 1))
+            let batch = [Wide(id: 2, size: 2), Wide(id: 3, size: UInt64.max), Wide(id: 4, size: 4)]
+            let error = expectError(.valueOutOfRange) { try store.save(contentsOf: batch) }
+            #expect(error?.column == "size")
+            #expect(try store.count(Wide.self) == 1)
+            let rows = [["id": 5, "v": 1], ["id": 6, "v": NSObject()]] as [[String: Any]]
+            expectError(.unsupportedType) { try store.insert(dictionaries: rows, into: "wide") }
+            #expect(try store.fetchDictionaries(from: "wide").isEmpty)
+        },
         check("a unique index violation writes nothing, also inside save(contentsOf:)") { fixture, directory in
             let store = try fixture.openStore(in: directory)
             try store.save(contentsOf: Member.all.prefix(3))

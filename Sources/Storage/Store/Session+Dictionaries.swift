@@ -11,25 +11,24 @@ extension Session {
         var records: [[StorageValue]] = []
         records.reserveCapacity(rows.count)
         for (rowIndex, row) in rows.enumerated() {
-            var record = Array(repeating: StorageValue.null, count: columns.count)
-            for (name, any) in row.sorted(by: { $0.key < $1.key }) {
+            // New keys get their columns in sorted order, so the layout does not depend on
+            // dictionary order; each name is validated once, when it is first seen.
+            let newNames = row.keys.filter { slotByName[$0] == nil }.sorted()
+            for name in newNames {
                 do {
                     try Identifier.validateColumn(name, in: collection)
                 } catch var error as StorageError {
                     error.message = "row \(rowIndex): " + error.message
                     throw error
                 }
+                slotByName[name] = columns.count
+                columns.append(ColumnDefinition(name: name, type: .untyped))
+            }
+            var record = Array(repeating: StorageValue.null, count: columns.count)
+            for (name, any) in row {
+                let slot = slotByName[name]!
                 let (value, type) = try Self.storageValue(any, collection: collection, column: name, row: rowIndex)
-                let slot: Int
-                if let known = slotByName[name] {
-                    slot = known
-                } else {
-                    slot = columns.count
-                    slotByName[name] = slot
-                    columns.append(ColumnDefinition(name: name, type: .untyped))
-                    record.append(.null)
-                }
-                if let type {
+                if let type, columns[slot].type != type {
                     let current = columns[slot].type
                     columns[slot].type = current == .untyped ? type : current.widened(toHold: type)
                 }
