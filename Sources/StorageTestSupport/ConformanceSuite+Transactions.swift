@@ -61,8 +61,8 @@ extension ConformanceSuite {
             #expect(error?.column == "size")
             #expect(try store.count(Wide.self) == 1)
             let rows = [["id": 5, "v": 1], ["id": 6, "v": NSObject()]] as [[String: Any]]
-            expectError(.unsupportedType) { try store.insert(dictionaries: rows, into: "wide") }
-            #expect(try store.fetchDictionaries(from: "wide").isEmpty)
+            expectError(.unsupportedType) { try store.insert(dictionaries: rows, into: "loose") }
+            #expect(try store.fetchDictionaries(from: "loose").isEmpty)
         },
         check("a unique index violation writes nothing, also inside save(contentsOf:)") { fixture, directory in
             let store = try fixture.openStore(in: directory)
