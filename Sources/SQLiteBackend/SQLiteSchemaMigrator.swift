@@ -15,7 +15,7 @@ struct SQLiteSchemaMigrator {
     /// Creates or migrates the table of `requested` and returns the stored schema afterwards.
     func prepare(_ requested: CollectionSchema) throws -> CollectionSchema {
         let name = requested.name
-        try checkShape(requested)
+        try requested.validateShape()
         guard let stored = try transaction.storedSchema(of: name) else {
             try connection.execute(createTableSQL(requested, table: name), collection: name)
             for index in requested.indexes {
@@ -38,7 +38,7 @@ struct SQLiteSchemaMigrator {
             target.columns[keyIndex].type = storedKey.type
         }
         if target == stored { return stored }
-        try checkShape(target)
+        try target.validateShape()
 
         let retyped = stored.columns.contains { column in target.column(named: column.name)?.type != column.type }
         if retyped {
@@ -55,40 +55,6 @@ struct SQLiteSchemaMigrator {
             }
         }
         return try transaction.refreshSchema(of: name)
-    }
-
-    /// Refuses a schema SQLite would reject with a less helpful message.
-    private func checkShape(_ schema: CollectionSchema) throws {
-        var seen = Set<String>()
-        for column in schema.columns where !seen.insert(column.name).inserted {
-            throw StorageError(
-                .schemaMismatch,
-                "column \(Identifier.quoted(column.name)) appears twice",
-                collection: schema.name,
-                column: column.name
-            )
-        }
-        guard seen.contains(schema.primaryKey) else {
-            throw StorageError(
-                .schemaMismatch,
-                "primary key \(Identifier.quoted(schema.primaryKey)) is not a column of the collection",
-                collection: schema.name,
-                column: schema.primaryKey
-            )
-        }
-        for index in schema.indexes {
-            guard !index.columns.isEmpty else {
-                throw StorageError(.schemaMismatch, "an index must name at least one column", collection: schema.name)
-            }
-            for column in index.columns where !seen.contains(column) {
-                throw StorageError(
-                    .schemaMismatch,
-                    "an index names column \(Identifier.quoted(column)), which the collection does not have",
-                    collection: schema.name,
-                    column: column
-                )
-            }
-        }
     }
 
     /// `CREATE TABLE` for `schema`, named `table`. No column is NOT NULL, so a property may later

@@ -72,13 +72,23 @@ public struct CollectionSchema: Sendable, Hashable {
         return result
     }
 
-    /// Checks that every name in the schema is a valid identifier and the key column exists.
+    /// Checks that every name in the schema is a valid identifier and that the shape is
+    /// consistent (see `validateShape()`).
     /// - Throws: `StorageError` with code `.invalidIdentifier` or `.schemaMismatch`.
     package func validate() throws {
         try Identifier.validateCollection(name)
-        var seen = Set<String>()
         for column in columns {
             try Identifier.validateColumn(column.name, in: name, allowingReserved: column.name == Self.autoKeyColumn)
+        }
+        try validateShape()
+    }
+
+    /// Checks the shape alone, whatever the names: no column twice (ignoring ASCII case), the
+    /// key is a column, every index names existing columns. Backends call this before DDL.
+    /// - Throws: `StorageError` with code `.schemaMismatch`.
+    package func validateShape() throws {
+        var seen = Set<String>()
+        for column in columns {
             if !seen.insert(Identifier.folded(column.name)).inserted {
                 throw StorageError(
                     .schemaMismatch,
