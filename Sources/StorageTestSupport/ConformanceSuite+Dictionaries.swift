@@ -30,6 +30,10 @@ extension ConformanceSuite {
         },
         check("JSON rows without ids get auto-assigned keys") { fixture, directory in
             let store = try fixture.openStore(in: directory)
+            // An empty batch creates nothing, so a later batch with ids still keys by id.
+            #expect(try store.insert(jsonArray: Data("[]".utf8), into: "later").isEmpty)
+            try store.insert(jsonArray: Data(#"[{"id": 7}]"#.utf8), into: "later")
+            #expect(try store.fetchDictionaries(from: "later") == [["id": .integer(7)]])
             let keys = try store.insert(jsonArray: Data(#"[{"word": "a"}, {"word": "b"}]"#.utf8), into: "words")
             #expect(keys.count == 2 && keys[0] != keys[1])
             #expect(try store.fetchDictionaries(from: "words").map { $0["word"] } == [.text("a"), .text("b")])

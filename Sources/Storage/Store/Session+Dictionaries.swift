@@ -5,6 +5,9 @@ import Foundation
 extension Session {
     func insert(dictionaries rows: [[String: Any]], into collection: String) throws -> [StorageValue] {
         try Identifier.validateCollection(collection)
+        // Nothing to store creates nothing: an empty first batch must not fix the key to an
+        // auto-assigned one before any row has shown whether it carries an `id`.
+        if rows.isEmpty { return [] }
         let stored = try storedSchema(collection)
         var columns: [ColumnDefinition] = []
         var slotByName: [String: Int] = [:]
