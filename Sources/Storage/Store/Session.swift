@@ -112,8 +112,7 @@ final class Session {
             var current = try state ?? makeWriteState(for: value, info: info, extending: nil)
             do {
                 try current.encoder.encode(value)
-            } catch let miss as PlanMiss {
-                _ = miss
+            } catch is PlanMiss {
                 current = try makeWriteState(for: value, info: info, extending: current.encoder.columns)
                 try current.encoder.encode(value)
             }
