@@ -17,6 +17,8 @@ final class SQLiteConnection: @unchecked Sendable {
     /// The path given to SQLite, for error messages.
     let path: String
     private var statements: [String: SQLiteStatement] = [:]
+    /// The SQL text of scans already compiled on this connection, by shape (see `SQLiteScanShape`).
+    var scanSQL: [SQLiteScanShape: String] = [:]
 
     /// Opens a connection and applies the settings every connection needs.
     /// - Parameters:

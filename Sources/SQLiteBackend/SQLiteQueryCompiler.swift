@@ -60,6 +60,26 @@ struct SQLiteQueryCompiler {
         }
     }
 
+    /// The values `compile` binds for `predicate`, in the same order, without building any SQL:
+    /// every comparison's value and every LIKE pattern, depth first, left to right (an IN list
+    /// keeps that order too).
+    static func arguments(of predicate: StoragePredicate?) -> [StorageValue] {
+        var values: [StorageValue] = []
+        func visit(_ predicate: StoragePredicate) {
+            switch predicate {
+            case .compare(_, _, let value): values.append(value)
+            case .like(_, let pattern): values.append(.text(pattern))
+            case .and(let lhs, let rhs), .or(let lhs, let rhs):
+                visit(lhs)
+                visit(rhs)
+            case .not(let operand): visit(operand)
+            case .isNull, .constant: break
+            }
+        }
+        if let predicate { visit(predicate) }
+        return values
+    }
+
     /// `"c" IN (?, ?, ...)` for a chain of ORs of equalities on one column, as `Column.in` builds.
     /// Same three-valued result as the chain, but it does not nest one expression level per value
     /// (SQLite limits expression depth).
@@ -86,5 +106,25 @@ struct SQLiteQueryCompiler {
         arguments.append(contentsOf: values)
         let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
         return column(name) + " IN (" + placeholders + ")"
+    }
+}
+
+/// What the SQL text of a scan depends on: everything in the request but the compared values,
+/// and the schema version of the table it was compiled against.
+struct SQLiteScanShape: Hashable {
+    let collection: String
+    let columns: [String]
+    let predicate: StoragePredicate?
+    let ordering: [Ordering]
+    let hasLimit: Bool
+    let schemaVersion: Int64
+
+    init(_ request: ScanRequest, schemaVersion: Int64) {
+        collection = request.collection
+        columns = request.columns
+        predicate = request.predicate?.mapValues { _, _ in .null }
+        ordering = request.ordering
+        hasLimit = request.limit != nil
+        self.schemaVersion = schemaVersion
     }
 }

@@ -49,17 +49,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
     func scan(_ request: ScanRequest, _ body: (any StorageRow) throws -> Bool) throws {
         try checkActive()
         guard let schema = try storedSchema(of: request.collection) else { return }
-        var compiler = SQLiteQueryCompiler(schema: schema)
-        var sql = "SELECT "
-        sql += request.columns.isEmpty ? "NULL" : request.columns.map { compiler.column($0) }.joined(separator: ", ")
-        sql += " FROM " + quote(request.collection)
-        sql += compiler.whereClause(request.predicate)
-        sql += compiler.orderByClause(request.ordering)
-        var arguments = compiler.arguments
-        if let limit = request.limit {
-            sql += " LIMIT ?"
-            arguments.append(.integer(Int64(max(0, limit))))
-        }
+        let (sql, arguments) = compileScan(request, schema)
         try connection.withStatement(sql, collection: request.collection) { statement in
             try statement.bind(arguments)
             let row = statement.row
@@ -68,6 +58,32 @@ class SQLiteReadTransaction: StorageReadTransaction {
             }
         }
     }
+
+    /// The SQL text and arguments of a scan. The text depends only on the request's shape and
+    /// the table's columns, so it is compiled once per shape and schema version and then reused:
+    /// a key look-up is otherwise dominated by building the same SQL text again.
+    private func compileScan(_ request: ScanRequest, _ schema: CollectionSchema) -> (String, [StorageValue]) {
+        var arguments = SQLiteQueryCompiler.arguments(of: request.predicate)
+        if let limit = request.limit { arguments.append(.integer(Int64(max(0, limit)))) }
+        let shape = cacheableSchemaVersion.map { SQLiteScanShape(request, schemaVersion: $0) }
+        if let shape, let sql = connection.scanSQL[shape] { return (sql, arguments) }
+        var compiler = SQLiteQueryCompiler(schema: schema)
+        var sql = "SELECT "
+        sql += request.columns.isEmpty ? "NULL" : request.columns.map { compiler.column($0) }.joined(separator: ", ")
+        sql += " FROM " + quote(request.collection)
+        sql += compiler.whereClause(request.predicate)
+        sql += compiler.orderByClause(request.ordering)
+        if request.limit != nil { sql += " LIMIT ?" }
+        if let shape {
+            if connection.scanSQL.count >= SQLiteConnection.statementCacheCapacity { connection.scanSQL.removeAll() }
+            connection.scanSQL[shape] = sql
+        }
+        return (sql, arguments)
+    }
+
+    /// The schema version the scan-SQL cache may be keyed by: the snapshot's version, unless this
+    /// transaction changed a schema itself (its version moves only when it commits).
+    var cacheableSchemaVersion: Int64? { baseSchemaVersion }
 
     func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
         try checkActive()
@@ -82,6 +98,8 @@ class SQLiteReadTransaction: StorageReadTransaction {
 final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransaction {
     /// The schemas this transaction changed, published to the cache only when it commits.
     private(set) var changedSchemas: [String: CollectionSchema] = [:]
+
+    override var cacheableSchemaVersion: Int64? { changedSchemas.isEmpty ? baseSchemaVersion : nil }
 
     override func storedSchema(of name: String) throws -> CollectionSchema? {
         if let changed = changedSchemas[Identifier.folded(name)] { return changed }

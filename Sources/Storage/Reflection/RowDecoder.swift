@@ -9,7 +9,8 @@ final class RowDecoder: Decoder {
 
     let typeName: String
     let collection: String
-    let json = ValueMapping.makeJSONDecoder()
+    /// Made on first use: only nested values stored as JSON need it.
+    lazy var json = ValueMapping.makeJSONDecoder()
     let columns: [String]
     private let slotByName: [String: Int]
     /// The per-row state, behind a pointer: as stored properties of a class every access would
@@ -21,14 +22,12 @@ final class RowDecoder: Decoder {
         var cursor = 0
     }
 
-    /// A decoder for rows laid out as `columns`.
-    init(typeName: String, collection: String, columns: [String]) {
+    /// A decoder for rows laid out as `plan.columns`.
+    init(typeName: String, collection: String, plan: ReadPlan) {
         self.typeName = typeName
         self.collection = collection
-        self.columns = columns
-        var slots: [String: Int] = [:]
-        for (index, column) in columns.enumerated() { slots[column] = index }
-        self.slotByName = slots
+        self.columns = plan.columns
+        self.slotByName = plan.slotByName
         state = UnsafeMutablePointer.allocate(capacity: 1)
         state.initialize(to: RowState())
     }

@@ -11,7 +11,8 @@ final class RowEncoder: Encoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     let typeName: String
-    let json: JSONEncoder
+    /// Made on first use: only nested values stored as JSON need it.
+    lazy var json = ValueMapping.makeJSONEncoder()
     private let discovering: Bool
     private var mirror: Mirror?
     private var unsupported: StorageError?
@@ -35,7 +36,6 @@ final class RowEncoder: Encoder {
     /// An encoder that fills records laid out as `columns`.
     init(typeName: String, columns: [ColumnDefinition], discovering: Bool = false) {
         self.typeName = typeName
-        self.json = ValueMapping.makeJSONEncoder()
         self.discovering = discovering
         var slots: [String: Int] = [:]
         for (index, column) in columns.enumerated() { slots[column.name] = index }

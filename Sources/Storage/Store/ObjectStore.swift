@@ -18,6 +18,7 @@ public final class ObjectStore: Sendable {
     public let backend: any StorageBackend
     private let models = Locked<[ObjectIdentifier: ModelInfo]>([:])
     private let activeWrite = Locked<ActiveWrite?>(nil)
+    private let readPlans = Locked<[String: ReadPlan]>([:])
 
     /// Opens a store over `backend`.
     ///
@@ -41,6 +42,14 @@ public final class ObjectStore: Sendable {
     func rememberLayout<T>(_ layout: [ColumnDefinition], for type: T.Type) {
         let id = ObjectIdentifier(type)
         models.withLock { $0[id]?.layout = layout }
+    }
+
+    /// The read plan for a stored schema, reused while the schema stays the same.
+    func readPlan(for stored: CollectionSchema) -> ReadPlan {
+        if let plan = readPlans.withLock({ $0[stored.name] }), plan.schema == stored { return plan }
+        let plan = ReadPlan(stored)
+        readPlans.withLock { $0[stored.name] = plan }
+        return plan
     }
 
     /// The name of the collection values of `type` are stored in.

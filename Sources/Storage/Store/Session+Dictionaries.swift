@@ -151,7 +151,7 @@ extension Session {
     ) throws -> [[String: StorageValue]] {
         try Identifier.validateCollection(collection)
         guard let stored = try storedSchema(collection) else { return [] }
-        let columns = stored.columns.map(\.name)
+        let columns = store.readPlan(for: stored).columns
         let request = try makeRequest(stored, columns: columns, where: predicate, orderBy: ordering, limit: limit)
         var rows: [[String: StorageValue]] = []
         try reader.scan(request) { row in

@@ -158,7 +158,7 @@ final class Session {
         orderBy ordering: [Ordering],
         limit: Int?
     ) throws -> ScanRequest {
-        let types = Dictionary(stored.columns.map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first })
+        let types = store.readPlan(for: stored).types
         for name in (predicate?.columnNames ?? []) + ordering.map(\.column) where types[name] == nil {
             throw StorageError(
                 .unknownColumn,
@@ -192,9 +192,9 @@ final class Session {
     ) throws -> (ScanRequest, RowDecoder)? {
         let info = try store.info(for: type)
         guard let stored = try storedSchema(info.collection) else { return nil }
-        let columns = stored.columns.map(\.name)
-        let request = try makeRequest(stored, columns: columns, where: predicate, orderBy: ordering, limit: limit)
-        return (request, RowDecoder(typeName: info.typeName, collection: info.collection, columns: columns))
+        let plan = store.readPlan(for: stored)
+        let request = try makeRequest(stored, columns: plan.columns, where: predicate, orderBy: ordering, limit: limit)
+        return (request, RowDecoder(typeName: info.typeName, collection: info.collection, plan: plan))
     }
 
     func scan<T: Decodable>(
