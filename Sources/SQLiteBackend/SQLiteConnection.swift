@@ -19,6 +19,8 @@ final class SQLiteConnection: @unchecked Sendable {
     private var statements: [String: SQLiteStatement] = [:]
     /// The SQL text of scans already compiled on this connection, by shape (see `SQLiteScanShape`).
     var scanSQL: [SQLiteScanShape: String] = [:]
+    /// The SQL text of key look-ups already compiled on this connection, by collection.
+    var lookupSQL: [String: (columns: [String], schemaVersion: Int64, sql: String)] = [:]
 
     /// Opens a connection and applies the settings every connection needs.
     /// - Parameters:

@@ -81,6 +81,40 @@ class SQLiteReadTransaction: StorageReadTransaction {
         return (sql, arguments)
     }
 
+    func get(
+        _ collection: String,
+        key: StorageValue,
+        columns: [String],
+        _ body: (any StorageRow) throws -> Void
+    ) throws -> Bool {
+        try checkActive()
+        guard let schema = try storedSchema(of: collection) else { return false }
+        let sql = lookupSQL(collection, columns: columns, schema: schema)
+        return try connection.withStatement(sql, collection: collection) { statement in
+            try statement.bind(key, at: 1)
+            guard try statement.step("cannot read a record", collection: collection) else { return false }
+            try body(statement.row)
+            return true
+        }
+    }
+
+    /// `SELECT <columns> FROM t WHERE pk = ?`, compiled once per collection, column list and
+    /// schema version. The column list is compared with `==`, which is immediate when the caller
+    /// passes the same array each time (as `ObjectStore` does from its read plan).
+    private func lookupSQL(_ collection: String, columns: [String], schema: CollectionSchema) -> String {
+        let version = cacheableSchemaVersion
+        if let version, let cached = connection.lookupSQL[collection], cached.schemaVersion == version,
+            cached.columns == columns
+        {
+            return cached.sql
+        }
+        let compiler = SQLiteQueryCompiler(schema: schema)
+        let selected = columns.isEmpty ? "NULL" : columns.map { compiler.column($0) }.joined(separator: ", ")
+        let sql = "SELECT " + selected + " FROM " + quote(collection) + " WHERE " + quote(schema.primaryKey) + " = ?"
+        if let version { connection.lookupSQL[collection] = (columns, version, sql) }
+        return sql
+    }
+
     /// The schema version the scan-SQL cache may be keyed by: the snapshot's version, unless this
     /// transaction changed a schema itself (its version moves only when it commits).
     var cacheableSchemaVersion: Int64? { baseSchemaVersion }

@@ -107,6 +107,18 @@ final class MemoryTransaction: StorageWriteTransaction {
         return Self.matching(table, predicate).count
     }
 
+    func get(
+        _ collection: String,
+        key: StorageValue,
+        columns: [String],
+        _ body: (any StorageRow) throws -> Void
+    ) throws -> Bool {
+        try check()
+        guard let table = database[table: collection], let record = table.records[key] else { return false }
+        try body(MemoryRow(values: record, positions: columns.map { table.schema.columnIndex(named: $0) }))
+        return true
+    }
+
     func prepareCollection(_ schema: CollectionSchema) throws -> CollectionSchema {
         try check()
         guard var table = database[table: schema.name] else {

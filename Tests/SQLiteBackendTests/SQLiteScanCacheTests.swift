@@ -1,8 +1,9 @@
 import Foundation
-@testable import SQLiteBackend
 import Storage
 import StorageTestSupport
 import Testing
+
+@testable import SQLiteBackend
 
 /// Compiled scan SQL is reused across values of one shape; its arguments must line up.
 @Suite struct SQLiteScanCacheTests {
@@ -29,7 +30,11 @@ import Testing
     }
 
     @Test func oneShapeServesManyValues() throws {
-        struct Row: Codable, Equatable { var id: Int64; var a: Int; var b: String }
+        struct Row: Codable, Equatable {
+            var id: Int64
+            var a: Int
+            var b: String
+        }
         try TemporaryDirectory.with("sqlite-scan-cache") { directory in
             let store = try ObjectStore(backend: .sqlite(path: directory.appendingPathComponent("c.sqlite").path))
             let rows = (1...50).map { Row(id: Int64($0), a: $0 % 7, b: "b\($0)") }
@@ -40,7 +45,13 @@ import Testing
                 #expect(try store.fetchAll(Row.self, where: Column("a") == a && Column("id") > 10) == expected)
             }
             // A schema change compiles anew: the new column is selected, not NULL.
-            struct Wider: Codable, Equatable, StorableModel { static let collectionName = "Row"; var id: Int64; var a: Int; var b: String; var c: Int? }
+            struct Wider: Codable, Equatable, StorableModel {
+                static let collectionName = "Row"
+                var id: Int64
+                var a: Int
+                var b: String
+                var c: Int?
+            }
             try store.save(Wider(id: 99, a: 1, b: "w", c: 5))
             #expect(try store.fetch(Wider.self, id: 99)?.c == 5)
         }

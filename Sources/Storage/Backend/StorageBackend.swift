@@ -51,6 +51,43 @@ public protocol StorageReadTransaction: AnyObject {
 
     /// The number of records of `collection` matching `predicate`.
     func count(in collection: String, where predicate: StoragePredicate?) throws -> Int
+
+    /// Calls `body` with the record of `collection` whose primary key is `key`, if there is one.
+    /// The row carries `columns`, and is only valid during the call.
+    ///
+    /// The default implementation is a `scan` with an equality on the key and a limit of one; a
+    /// backend with a faster point look-up (a cached statement, a B-tree get) provides its own.
+    /// - Returns: whether there was such a record.
+    func get(
+        _ collection: String,
+        key: StorageValue,
+        columns: [String],
+        _ body: (any StorageRow) throws -> Void
+    ) throws -> Bool
+}
+
+extension StorageReadTransaction {
+    public func get(
+        _ collection: String,
+        key: StorageValue,
+        columns: [String],
+        _ body: (any StorageRow) throws -> Void
+    ) throws -> Bool {
+        guard let schema = try schema(of: collection) else { return false }
+        var found = false
+        let request = ScanRequest(
+            collection: collection,
+            columns: columns,
+            predicate: .compare(schema.primaryKey, .equal, key),
+            limit: 1
+        )
+        try scan(request) { row in
+            try body(row)
+            found = true
+            return false
+        }
+        return found
+    }
 }
 
 /// What a write transaction can do, in addition to reading its own writes.

@@ -229,19 +229,22 @@ final class Session {
     func fetch<T: Decodable>(_ type: T.Type, id: StorageValue) throws -> T? {
         let info = try store.info(for: type)
         guard let stored = try storedSchema(info.collection) else { return nil }
+        let plan = store.readPlan(for: stored)
+        let key = try normalizedKey(id, plan)
+        let decoder = RowDecoder(typeName: info.typeName, collection: info.collection, plan: plan)
         var result: T?
-        try scan(type, where: keyPredicate(stored, id), orderBy: [], limit: 1) { value in
-            result = value
-            return false
+        _ = try reader.get(info.collection, key: key, columns: plan.columns) { row in
+            result = try decoder.decode(T.self, from: row)
         }
         return result
     }
 
-    private func keyPredicate(_ stored: CollectionSchema, _ key: StorageValue) throws -> StoragePredicate {
+    /// A primary key converted with the key column's affinity, as it is stored.
+    private func normalizedKey(_ key: StorageValue, _ plan: ReadPlan) throws -> StorageValue {
         guard !key.isNull else {
-            throw StorageError(.invalidKey, "a primary key may not be null", collection: stored.name)
+            throw StorageError(.invalidKey, "a primary key may not be null", collection: plan.schema.name)
         }
-        return .compare(stored.primaryKey, .equal, key)
+        return key.applyingAffinity(plan.types[plan.schema.primaryKey] ?? .untyped)
     }
 
     func count<T>(_ type: T.Type, where predicate: StoragePredicate?) throws -> Int {
@@ -259,15 +262,7 @@ final class Session {
     func delete<T>(_ type: T.Type, id: StorageValue) throws -> Bool {
         let info = try store.info(for: type)
         guard let stored = try storedSchema(info.collection) else { return false }
-        guard
-            case .compare(_, _, let key) = try makeRequest(
-                stored,
-                columns: [],
-                where: keyPredicate(stored, id),
-                orderBy: [],
-                limit: nil
-            ).predicate
-        else { return false }
+        let key = try normalizedKey(id, store.readPlan(for: stored))
         return try requireWriter().delete(from: info.collection, key: key)
     }
 
