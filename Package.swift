@@ -9,6 +9,8 @@ let upcoming: [SwiftSetting] = [
 
 let package = Package(
     name: "swift-storage",
+    // Apple platforms: the versions that have Duration and ContinuousClock. Linux needs none.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "SQLiteBackend", targets: ["SQLiteBackend"]),
