@@ -21,11 +21,13 @@ public struct Column: Sendable {
 }
 
 extension Column {
+    /// The column equals `rhs` (a null `rhs` means the column is null).
     public static func == (lhs: Column, rhs: some StorageValueConvertible) -> StoragePredicate {
         let value = rhs.storageValue
         return value.isNull ? .isNull(lhs.name) : .compare(lhs.name, .equal, value)
     }
 
+    /// The column holds a value other than `rhs` (a null `rhs` means the column is not null).
     public static func != (lhs: Column, rhs: some StorageValueConvertible) -> StoragePredicate {
         let value = rhs.storageValue
         return value.isNull ? .not(.isNull(lhs.name)) : .compare(lhs.name, .notEqual, value)
@@ -41,18 +43,22 @@ extension Column {
         .not(.isNull(lhs.name))
     }
 
+    /// The column's value sorts before `rhs`; unknown when the column is null.
     public static func < (lhs: Column, rhs: some StorageValueConvertible) -> StoragePredicate {
         .compare(lhs.name, .less, rhs.storageValue)
     }
 
+    /// The column's value sorts before or equal to `rhs`; unknown when the column is null.
     public static func <= (lhs: Column, rhs: some StorageValueConvertible) -> StoragePredicate {
         .compare(lhs.name, .lessOrEqual, rhs.storageValue)
     }
 
+    /// The column's value sorts after `rhs`; unknown when the column is null.
     public static func > (lhs: Column, rhs: some StorageValueConvertible) -> StoragePredicate {
         .compare(lhs.name, .greater, rhs.storageValue)
     }
 
+    /// The column's value sorts after or equal to `rhs`; unknown when the column is null.
     public static func >= (lhs: Column, rhs: some StorageValueConvertible) -> StoragePredicate {
         .compare(lhs.name, .greaterOrEqual, rhs.storageValue)
     }

@@ -58,7 +58,10 @@ public indirect enum StoragePredicate: Sendable, Hashable {
         }
     }
 
+    /// Both predicates hold (false wins over unknown).
     public static func && (lhs: StoragePredicate, rhs: StoragePredicate) -> StoragePredicate { .and(lhs, rhs) }
+    /// Either predicate holds (true wins over unknown).
     public static func || (lhs: StoragePredicate, rhs: StoragePredicate) -> StoragePredicate { .or(lhs, rhs) }
+    /// The predicate does not hold (unknown stays unknown).
     public static prefix func ! (operand: StoragePredicate) -> StoragePredicate { .not(operand) }
 }
