@@ -1,4 +1,5 @@
 internal import CSQLite
+import Foundation
 public import Storage
 
 #if canImport(Glibc)
@@ -46,8 +47,9 @@ public final class SQLiteStorageBackend: StorageBackend {
     ///   `.corrupt` when it is not a database.
     public init(path: String, configuration: Configuration = .init()) throws {
         try Self.createFile(at: path)
-        // A path SQLite cannot mistake for ":memory:" or a "file:" URI.
-        let databasePath = path.hasPrefix("/") ? path : "./" + path
+        // Absolute: SQLite cannot mistake it for ":memory:" or a "file:" URI, and reader
+        // connections opened later find the same file even if the working directory changed.
+        let databasePath = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         let connection = try SQLiteConnection(
             path: databasePath,
             flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
