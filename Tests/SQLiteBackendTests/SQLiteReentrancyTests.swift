@@ -47,7 +47,7 @@ import Testing
     @Test func readersFindTheFileAfterTheWorkingDirectoryChanges() throws {
         try TemporaryDirectory.with("sqlite-relative") { directory in
             let previous = FileManager.default.currentDirectoryPath
-            defer { FileManager.default.changeCurrentDirectoryPath(previous) }
+            defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
             let first = directory.appendingPathComponent("first")
             let second = directory.appendingPathComponent("second")
             try FileManager.default.createDirectory(at: first, withIntermediateDirectories: true)
