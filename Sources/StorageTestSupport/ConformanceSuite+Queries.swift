@@ -75,6 +75,22 @@ extension ConformanceSuite {
             #expect(try store.fetchAll(Member.self, limit: 0).isEmpty)
             #expect(try store.fetchAll(Member.self).map(\.id) == Member.all.map(\.id))
         },
+        check("several sort keys, then a limit") { fixture, directory in
+            let store = try fixture.openStore(in: directory)
+            try store.save(contentsOf: Member.all)
+            let expected = Member.all.sorted { lhs, rhs in
+                if lhs.age != rhs.age { return lhs.age < rhs.age }
+                if lhs.name != rhs.name { return Array(rhs.name.utf8).lexicographicallyPrecedes(Array(lhs.name.utf8)) }
+                return lhs.id < rhs.id
+            }.prefix(7).map(\.id)
+            let found = try store.fetchAll(
+                Member.self,
+                where: Column("id") > 0,
+                orderBy: [.ascending("age"), .descending("name")],
+                limit: 7
+            )
+            #expect(found.map(\.id) == Array(expected))
+        },
         check("forEach streams the matching records in order") { fixture, directory in
             let store = try fixture.openStore(in: directory)
             try store.save(contentsOf: Member.all)

@@ -87,6 +87,32 @@ extension ConformanceSuite {
             #expect(missing?.column == "mandatory")
             #expect(try store.count(ProfileV2.self) == 2)
         },
+        check("large values round-trip") { fixture, directory in
+            struct Blob: Codable, Equatable {
+                var id: Int64
+                var data: Data
+                var text: String
+            }
+            let store = try fixture.openStore(in: directory)
+            var generator = SystemRandomNumberGenerator()
+            let data = Data((0..<65_536).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let text = String(repeating: "ünïcødé ✓ ", count: 10_000)
+            let blob = Blob(id: 1, data: data, text: text)
+            try store.save(blob)
+            #expect(try store.fetch(Blob.self, id: 1) == blob)
+            #expect(try fixture.openStore(in: directory).fetchAll(Blob.self) == [blob])
+        },
+        check("text keys look up exactly and sort byte-wise") { fixture, directory in
+            let store = try fixture.openStore(in: directory)
+            let codes = ["b", "B", "a", "ä", "aa", "A", "Z", "10", "9", ""]
+            try store.save(contentsOf: codes.map { Country(code: $0, name: "n" + $0) })
+            #expect(
+                try store.fetchAll(Country.self).map(\.code)
+                    == codes.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            )
+            for code in codes { #expect(try store.fetch(Country.self, id: code)?.name == "n" + code) }
+            #expect(try store.fetch(Country.self, id: "b ") == nil)
+        },
         check("nil and empty values are kept apart") { fixture, directory in
             let store = try fixture.openStore(in: directory)
             try store.save(Everything.sample(1, empty: true))
