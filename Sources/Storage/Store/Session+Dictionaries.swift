@@ -151,8 +151,9 @@ extension Session {
     ) throws -> [[String: StorageValue]] {
         try Identifier.validateCollection(collection)
         guard let stored = try storedSchema(collection) else { return [] }
-        let columns = store.readPlan(for: stored).columns
-        let request = try makeRequest(stored, columns: columns, where: predicate, orderBy: ordering, limit: limit)
+        let plan = store.readPlan(for: stored)
+        let columns = plan.columns
+        let request = try makeRequest(plan, columns: columns, where: predicate, orderBy: ordering, limit: limit)
         var rows: [[String: StorageValue]] = []
         try reader.scan(request) { row in
             var dictionary: [String: StorageValue] = [:]

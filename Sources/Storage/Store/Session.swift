@@ -152,13 +152,14 @@ final class Session {
     /// Checks a query against the stored schema and puts it in the form every backend expects:
     /// values converted with the columns' affinity, the primary key appended as the last sort key.
     func makeRequest(
-        _ stored: CollectionSchema,
+        _ plan: ReadPlan,
         columns: [String],
         where predicate: StoragePredicate?,
         orderBy ordering: [Ordering],
         limit: Int?
     ) throws -> ScanRequest {
-        let types = store.readPlan(for: stored).types
+        let stored = plan.schema
+        let types = plan.types
         for name in (predicate?.columnNames ?? []) + ordering.map(\.column) where types[name] == nil {
             throw StorageError(
                 .unknownColumn,
@@ -193,7 +194,7 @@ final class Session {
         let info = try store.info(for: type)
         guard let stored = try storedSchema(info.collection) else { return nil }
         let plan = store.readPlan(for: stored)
-        let request = try makeRequest(stored, columns: plan.columns, where: predicate, orderBy: ordering, limit: limit)
+        let request = try makeRequest(plan, columns: plan.columns, where: predicate, orderBy: ordering, limit: limit)
         return (request, RowDecoder(typeName: info.typeName, collection: info.collection, plan: plan))
     }
 
@@ -253,7 +254,13 @@ final class Session {
 
     func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
         guard let stored = try storedSchema(collection) else { return 0 }
-        let request = try makeRequest(stored, columns: [], where: predicate, orderBy: [], limit: nil)
+        let request = try makeRequest(
+            store.readPlan(for: stored),
+            columns: [],
+            where: predicate,
+            orderBy: [],
+            limit: nil
+        )
         return try reader.count(in: collection, where: request.predicate)
     }
 
@@ -269,7 +276,13 @@ final class Session {
     func deleteAll<T>(_ type: T.Type, where predicate: StoragePredicate?) throws -> [StorageValue] {
         let info = try store.info(for: type)
         guard let stored = try storedSchema(info.collection) else { return [] }
-        let request = try makeRequest(stored, columns: [], where: predicate, orderBy: [], limit: nil)
+        let request = try makeRequest(
+            store.readPlan(for: stored),
+            columns: [],
+            where: predicate,
+            orderBy: [],
+            limit: nil
+        )
         return try requireWriter().deleteAll(from: info.collection, where: request.predicate)
     }
 }
