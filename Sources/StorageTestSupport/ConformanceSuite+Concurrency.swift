@@ -39,7 +39,7 @@ extension ConformanceSuite {
         check("batches from separate threads all land") { fixture, directory in
             let store = try fixture.openStore(in: directory)
             let done = DispatchSemaphore(value: 0)
-            let failures = FailureCount()
+            let failures = Locked(0)
             for worker in 0..<6 {
                 Thread {
                     defer { done.signal() }
@@ -47,17 +47,13 @@ extension ConformanceSuite {
                         let batch = (0..<50).map { Counter(id: Int64(worker * 100 + $0), thread: worker, step: $0) }
                         try store.save(contentsOf: batch)
                     } catch {
-                        failures.count.withLock { $0 += 1 }
+                        failures.withLock { $0 += 1 }
                     }
                 }.start()
             }
             for _ in 0..<6 { done.wait() }
-            #expect(failures.count.withLock { $0 } == 0)
+            #expect(failures.withLock { $0 } == 0)
             #expect(try store.count(Counter.self) == 300)
         },
     ]
-}
-
-private final class FailureCount: Sendable {
-    let count = Locked(0)
 }

@@ -138,7 +138,7 @@ final class MemoryTransaction: StorageWriteTransaction {
         }
         table.schema = merged
         for index in merged.indexes where index.isUnique {
-            try Self.checkUnique(table, index, ignoring: nil)
+            try Self.checkUnique(table, index)
         }
         database[table: schema.name] = table
         return merged
@@ -183,7 +183,7 @@ final class MemoryTransaction: StorageWriteTransaction {
         record[positions[keyPosition]] = key
         table.records[key] = record
         for index in table.schema.indexes where index.isUnique {
-            try Self.checkUnique(table, index, ignoring: nil)
+            try Self.checkUnique(table, index)
         }
         database[table: collection] = table
         return key
@@ -213,7 +213,7 @@ final class MemoryTransaction: StorageWriteTransaction {
         schema.columnIndex(named: column).map { record[$0] } ?? .null
     }
 
-    private static func checkUnique(_ table: Table, _ index: IndexDefinition, ignoring: StorageValue?) throws {
+    private static func checkUnique(_ table: Table, _ index: IndexDefinition) throws {
         let positions = index.columns.compactMap { table.schema.columnIndex(named: $0) }
         var seen = Set<[StorageValue]>()
         for record in table.records.values {

@@ -95,6 +95,17 @@ import Testing
         #expect(try keys.map { try store.fetch(Line.self, id: $0)?.text } == ["a", "b", "c"])
     }
 
+    @Test func aPropertyMayNotUseTheReservedKeyName() throws {
+        struct Reserved: Codable {
+            var id: Int64
+            var _key: Int
+        }
+        let store = ObjectStore(backend: InMemoryStorageBackend())
+        let error = try #require(throws: StorageError.self) { try store.save(Reserved(id: 1, _key: 2)) }
+        #expect(error.code == .invalidIdentifier)
+        #expect(try store.count(Reserved.self) == 0)
+    }
+
     @Test func collectionNamesDefaultToTheTypeName() throws {
         let store = ObjectStore(backend: InMemoryStorageBackend())
         #expect(try store.collectionName(for: Plain.self) == "Plain")

@@ -78,7 +78,9 @@ public struct CollectionSchema: Sendable, Hashable {
     package func validate() throws {
         try Identifier.validateCollection(name)
         for column in columns {
-            try Identifier.validateColumn(column.name, in: name, allowingReserved: column.name == Self.autoKeyColumn)
+            // `_key` is only ever the auto-assigned key, never a property or a JSON key.
+            let isAutoKey = column.name == Self.autoKeyColumn && hasAutoKey
+            try Identifier.validateColumn(column.name, in: name, allowingReserved: isAutoKey)
         }
         try validateShape()
     }

@@ -55,9 +55,6 @@ struct ModelInfo: Sendable {
         }
         if let index = columns.firstIndex(where: { $0.name == key }) { columns[index].isNullable = false }
         let schema = CollectionSchema(name: collection, columns: columns, primaryKey: key, indexes: indexes)
-        for column in columns where column.name != CollectionSchema.autoKeyColumn || key != column.name {
-            try Identifier.validateColumn(column.name, in: collection)
-        }
         try schema.validate()
         return schema
     }
