@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "SQLiteBackend", targets: ["SQLiteBackend"]),
+        .library(name: "FileArchiveBackend", targets: ["FileArchiveBackend"]),
     ],
     targets: [
         .systemLibrary(
@@ -23,6 +24,7 @@ let package = Package(
         ),
         .target(name: "Storage", swiftSettings: upcoming),
         .target(name: "SQLiteBackend", dependencies: ["Storage", "CSQLite"], swiftSettings: upcoming),
+        .target(name: "FileArchiveBackend", dependencies: ["Storage"], swiftSettings: upcoming),
         .target(name: "StorageTestSupport", dependencies: ["Storage"], swiftSettings: upcoming),
         .executableTarget(
             name: "Benchmarks",
@@ -37,8 +39,13 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(
+            name: "FileArchiveBackendTests",
+            dependencies: ["FileArchiveBackend", "Storage", "StorageTestSupport"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
             name: "ConformanceTests",
-            dependencies: ["Storage", "SQLiteBackend", "StorageTestSupport"],
+            dependencies: ["Storage", "SQLiteBackend", "FileArchiveBackend", "StorageTestSupport"],
             swiftSettings: upcoming
         ),
     ],

@@ -1,14 +1,18 @@
+import FileArchiveBackend
 import Foundation
 import SQLiteBackend
 import Storage
 import StorageTestSupport
 import Testing
 
-/// Every backend the package has; LMDB and the file archive join here.
+/// Every backend the package has; LMDB joins here.
 let fixtures: [BackendFixture] = [
     .inMemory,
     BackendFixture("sqlite") { directory in
         try ObjectStore(backend: .sqlite(path: directory.appendingPathComponent("store.sqlite").path))
+    },
+    BackendFixture("archive") { directory in
+        try ObjectStore(backend: .fileArchive(directory: directory.appendingPathComponent("store.archive").path))
     },
 ]
 

@@ -1,0 +1,200 @@
+import Foundation
+public import Storage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A `StorageBackend` that keeps each collection in a folder and each record in a file of its
+/// own, a keyed binary archive readable without a database (docs/ARCHIVE_FORMAT.md).
+///
+/// ```swift
+/// let store = try ObjectStore(backend: .fileArchive(directory: "Profiles"))
+/// ```
+///
+/// The committed store is held in memory, loaded when the backend opens. Read transactions run
+/// on a snapshot of it and never wait for the writer. Write transactions of the process run one
+/// at a time, and those of several processes are serialized by `flock` on the store's lock file.
+/// A commit writes its files durably (temporary file, fsync, rename, fsync of the folder) and
+/// is all-or-nothing across a crash, through a journal rolled forward or back at the next use.
+///
+/// A process notices the commits of other processes through a generation counter in the lock
+/// file, and reloads the store before its next transaction.
+public final class FileArchiveStorageBackend: StorageBackend {
+    /// The store folder.
+    public let directory: String
+
+    private let files: StoreFiles
+    /// The lock file, open for the backend's lifetime; `flock`ed exclusively by writers.
+    private let lockDescriptor: Int32
+    /// The committed store and the generation it reflects.
+    private let committed: Locked<Committed>
+    /// Held for the whole of a write transaction: writers of the process run one at a time.
+    private let writerLock = Locked(())
+    /// The thread running a write transaction, so that a nested one is refused instead of
+    /// deadlocking.
+    private let writerThread = Locked<pthread_t?>(nil)
+
+    private struct Committed: Sendable {
+        var database: ArchiveDatabase
+        var generation: Int64
+        /// Set when a commit failed half-way: the store must be read again from disk.
+        var isStale = false
+    }
+
+    /// Opens the store in `directory`, creating the folder (mode 0700) when missing, and
+    /// completes or undoes a commit a crash interrupted.
+    /// - Parameter directory: the store folder; its parent must exist.
+    /// - Throws: `StorageError` with code `.cannotOpen` when the folder cannot be created or
+    ///   opened, `.corrupt` when a file of the store is damaged (the error names it).
+    public init(directory: String) throws {
+        guard !directory.isEmpty else {
+            throw StorageError(.cannotOpen, "the store folder's path is empty", path: directory)
+        }
+        let absolute =
+            directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
+        try FileSystem.makeDirectory(absolute, code: .cannotOpen)
+        let files = StoreFiles(directory: absolute)
+        let descriptor = open(files.lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw FileSystem.error(.cannotOpen, "open the lock file", files.lockPath) }
+        do {
+            try Self.lock(descriptor, LOCK_EX, path: files.lockPath)
+            defer { _ = flock(descriptor, LOCK_UN) }
+            if try files.recover() { files.setGeneration(files.generation(descriptor) + 1, descriptor) }
+            try files.removeTemporaryFiles()
+            let database = try files.load()
+            committed = Locked(Committed(database: database, generation: files.generation(descriptor)))
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        self.directory = directory
+        self.files = files
+        self.lockDescriptor = descriptor
+    }
+
+    deinit {
+        close(lockDescriptor)
+    }
+
+    private static func lock(_ descriptor: Int32, _ operation: Int32, path: String) throws {
+        while flock(descriptor, operation) != 0 {
+            guard errno == EINTR else { throw FileSystem.error(.busy, "lock", path) }
+        }
+    }
+
+    private var isWriterThread: Bool {
+        let current = pthread_self()
+        return writerThread.withLock { owner in owner.map { pthread_equal($0, current) != 0 } ?? false }
+    }
+
+    /// Runs `body` on a snapshot of the committed store. When another process has committed
+    /// since the store was loaded, it is loaded again first.
+    /// - Parameter body: the reads; the transaction is valid only during the call.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, or `StorageError` when the store cannot be read.
+    public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+        let transaction = FileArchiveTransaction(database: try currentDatabase(), isWritable: false)
+        defer { transaction.isOpen = false }
+        return try body(transaction)
+    }
+
+    private func currentDatabase() throws -> ArchiveDatabase {
+        let snapshot = committed.withLock { $0 }
+        guard snapshot.isStale || files.generation(lockDescriptor) > snapshot.generation, !isWriterThread else {
+            return snapshot.database
+        }
+        // A descriptor of its own: flock on the shared one would convert the writer's lock.
+        let descriptor = open(files.lockPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FileSystem.error(.io, "open the lock file", files.lockPath) }
+        defer { close(descriptor) }
+        try Self.lock(descriptor, LOCK_EX, path: files.lockPath)
+        defer { _ = flock(descriptor, LOCK_UN) }
+        if try files.recover() { files.setGeneration(files.generation(descriptor) + 1, descriptor) }
+        let loaded = Committed(database: try files.load(), generation: files.generation(descriptor))
+        committed.withLock { current in
+            if current.isStale || loaded.generation >= current.generation { current = loaded }
+        }
+        return loaded.database
+    }
+
+    /// Runs `body` in a write transaction and commits its changes durably when it returns.
+    /// - Parameter body: the changes; the transaction is valid only during the call.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws (nothing is written), or `StorageError` when the commit
+    ///   fails, or `.misuse` when called from inside a write transaction on the same thread.
+    public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
+        guard !isWriterThread else {
+            throw StorageError(.misuse, "a write transaction is already open on this thread", path: directory)
+        }
+        return try writerLock.withLock { _ in
+            writerThread.withLock { $0 = pthread_self() }
+            defer { writerThread.withLock { $0 = nil } }
+            try Self.lock(lockDescriptor, LOCK_EX, path: files.lockPath)
+            defer { _ = flock(lockDescriptor, LOCK_UN) }
+            var snapshot = committed.withLock { $0 }
+            var generation = files.generation(lockDescriptor)
+            if try files.recover() {
+                generation += 1
+                files.setGeneration(generation, lockDescriptor)
+            }
+            if snapshot.isStale || generation != snapshot.generation {
+                snapshot = Committed(database: try files.load(), generation: generation)
+                committed.withLock { $0 = snapshot }
+            }
+            let transaction = FileArchiveTransaction(database: snapshot.database, isWritable: true)
+            defer { transaction.isOpen = false }
+            let result = try body(transaction)
+            transaction.isOpen = false
+            let plan = try makePlan(transaction)
+            guard !plan.isEmpty else { return result }
+            do {
+                try files.commit(plan)
+            } catch {
+                committed.withLock { $0.isStale = true }
+                throw error
+            }
+            // Published before the counter moves, so that readers of this process never reload
+            // for their own process's commit.
+            let next = snapshot.generation + 1
+            committed.withLock { $0 = Committed(database: transaction.database, generation: next) }
+            files.setGeneration(next, lockDescriptor)
+            return result
+        }
+    }
+
+    /// The files a transaction's changes rewrite and remove.
+    private func makePlan(_ transaction: FileArchiveTransaction) throws -> StoreFiles.Plan {
+        var plan = StoreFiles.Plan()
+        for name in transaction.changedSchemas.sorted() {
+            let table = transaction.database.tables[name]!
+            let file = SchemaArchive(table.schema, lastAssignedKey: table.lastAssignedKey)
+            let bytes = try ArchiveEncoder().encodeBytes(file, kind: .schema)
+            plan.writes.append((table.folder + "/" + FileNames.schemaFile, bytes))
+            if transaction.base.tables[name] == nil { plan.newFolders.append(table.folder) }
+        }
+        for (name, keys) in transaction.changedKeys {
+            let table = transaction.database.tables[name]!
+            let existing = transaction.base.tables[name]?.records
+            for key in keys {
+                let file = table.folder + "/" + (try FileNames.record(for: key, in: table.schema.name))
+                if let record = table.records[key] {
+                    guard let bytes = RecordArchive.encode(record, columns: table.schema.columns) else {
+                        throw StorageError(
+                            .unsupportedType,
+                            "the record is too large for an archive",
+                            collection: table.schema.name,
+                            key: key
+                        )
+                    }
+                    plan.writes.append((file, bytes))
+                } else if existing?[key] != nil {
+                    plan.removals.append(file)
+                }
+            }
+        }
+        return plan
+    }
+}

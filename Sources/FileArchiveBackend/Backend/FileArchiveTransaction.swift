@@ -1,0 +1,233 @@
+import Storage
+
+/// A transaction over an in-memory copy of the committed store. A write transaction records
+/// which records and schemas it changed, so that the commit writes exactly those files.
+final class FileArchiveTransaction: StorageWriteTransaction {
+    private(set) var database: ArchiveDatabase
+    /// The committed store the transaction started from: which record files exist.
+    let base: ArchiveDatabase
+    let isWritable: Bool
+    var isOpen = true
+    /// Keys written or deleted, by folded collection name.
+    private(set) var changedKeys: [String: Set<StorageValue>] = [:]
+    /// Collections whose schema file must be written (new, migrated, or a new auto-key counter).
+    private(set) var changedSchemas: Set<String> = []
+
+    init(database: ArchiveDatabase, isWritable: Bool) {
+        self.database = database
+        self.base = database
+        self.isWritable = isWritable
+    }
+
+    private func check() throws {
+        guard isOpen else { throw StorageError(.misuse, "the transaction has ended") }
+    }
+
+    private func checkWritable() throws {
+        try check()
+        guard isWritable else { throw StorageError(.misuse, "a read transaction cannot write") }
+    }
+
+    // MARK: Reading
+
+    func schema(of collection: String) throws -> CollectionSchema? {
+        try check()
+        return database.tables[Identifier.folded(collection)]?.schema
+    }
+
+    func scan(_ request: ScanRequest, _ body: (any StorageRow) throws -> Bool) throws {
+        try check()
+        guard let table = database.tables[Identifier.folded(request.collection)] else { return }
+        let schema = table.schema
+        let positions = request.columns.map { schema.columnIndex(named: $0) }
+        var matching = Self.matching(table, request.predicate)
+        if !request.ordering.isEmpty {
+            let orderPositions = Dictionary(
+                request.ordering.map { ($0.column, schema.columnIndex(named: $0.column)) },
+                uniquingKeysWith: { first, _ in first }
+            )
+            matching.sort { lhs, rhs in
+                PredicateEvaluator.precedes(
+                    request.ordering,
+                    { column in orderPositions[column].flatMap { $0 }.map { lhs[$0] } ?? .null },
+                    { column in orderPositions[column].flatMap { $0 }.map { rhs[$0] } ?? .null }
+                )
+            }
+        }
+        if let limit = request.limit { matching = Array(matching.prefix(max(limit, 0))) }
+        for record in matching where try !body(ArchiveRow(values: record, positions: positions)) { return }
+    }
+
+    func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
+        try check()
+        guard let table = database.tables[Identifier.folded(collection)] else { return 0 }
+        if predicate == nil { return table.records.count }
+        return Self.matching(table, predicate).count
+    }
+
+    func get(
+        _ collection: String,
+        key: StorageValue,
+        columns: [String],
+        _ body: (any StorageRow) throws -> Void
+    ) throws -> Bool {
+        try check()
+        guard let table = database.tables[Identifier.folded(collection)], let record = table.records[key] else {
+            return false
+        }
+        try body(ArchiveRow(values: record, positions: columns.map { table.schema.columnIndex(named: $0) }))
+        return true
+    }
+
+    private static func matching(_ table: ArchiveTable, _ predicate: StoragePredicate?) -> [[StorageValue]] {
+        guard let predicate else { return Array(table.records.values) }
+        let schema = table.schema
+        return table.records.values.filter { record in
+            PredicateEvaluator.matches(predicate) { column in
+                schema.columnIndex(named: column).map { record[$0] } ?? .null
+            }
+        }
+    }
+
+    // MARK: Writing
+
+    func prepareCollection(_ schema: CollectionSchema) throws -> CollectionSchema {
+        try checkWritable()
+        let name = Identifier.folded(schema.name)
+        guard var table = database.tables[name] else {
+            try schema.validateShape()
+            var table = ArchiveTable(schema: schema, folder: try FileNames.folder(for: schema.name))
+            for index in table.uniqueIndexPositions { table.unique[index] = [:] }
+            database.tables[name] = table
+            changedSchemas.insert(name)
+            return schema
+        }
+        let merged = table.schema.merged(with: schema)
+        if merged == table.schema { return merged }
+        try merged.validateShape()
+        let old = table.schema
+        let added = merged.columns.count - old.columns.count
+        let widened = old.columns.indices.filter { merged.columns[$0].type != old.columns[$0].type }
+        if added > 0 || !widened.isEmpty {
+            for key in Array(table.records.keys) {
+                var record = table.records[key]!
+                for index in widened { record[index] = record[index].applyingAffinity(merged.columns[index].type) }
+                if added > 0 { record += repeatElement(.null, count: added) }
+                table.records[key] = record
+            }
+        }
+        table.schema = merged
+        for index in merged.indexes.indices
+        where merged.indexes[index].isUnique && !old.indexes.contains(merged.indexes[index]) {
+            try table.buildUniqueIndex(index)
+        }
+        database.tables[name] = table
+        changedSchemas.insert(name)
+        return merged
+    }
+
+    func makeWriter(for collection: String, columns: [String]) throws -> any RecordWriter {
+        try checkWritable()
+        let name = Identifier.folded(collection)
+        guard let schema = database.tables[name]?.schema else {
+            throw StorageError(.misuse, "collection '\(collection)' was not prepared", collection: collection)
+        }
+        let positions = try columns.map { column in
+            guard let position = schema.columnIndex(named: column) else {
+                throw StorageError(.unknownColumn, "no column '\(column)'", collection: collection, column: column)
+            }
+            return position
+        }
+        guard let keyPosition = columns.firstIndex(of: schema.primaryKey) else {
+            throw StorageError(.invalidKey, "the writer's columns lack the primary key", collection: collection)
+        }
+        return ArchiveRecordWriter(transaction: self, table: name, positions: positions, keyPosition: keyPosition)
+    }
+
+    func put(into name: String, positions: [Int], keyPosition: Int, values: [StorageValue]) throws -> StorageValue {
+        try checkWritable()
+        // The table is read in a closure of its own, so that no copy of it is alive when it is
+        // mutated below (a live copy would make the mutation copy every record).
+        let (key, record, lastKey, counterChanged) = try {
+            () throws -> (StorageValue, [StorageValue], Int64, Bool) in
+            guard let table = database.tables[name] else {
+                throw StorageError(.misuse, "the collection of this writer no longer exists")
+            }
+            var key = values[keyPosition]
+            var lastKey = table.lastAssignedKey
+            if table.schema.hasAutoKey {
+                if key.isNull {
+                    lastKey += 1
+                    key = .integer(lastKey)
+                } else if case .integer(let number) = key {
+                    lastKey = max(lastKey, number)
+                }
+            }
+            // Refuses keys too long for a file name before anything changes.
+            _ = try FileNames.record(for: key, in: table.schema.name)
+            var record = table.records[key] ?? Array(repeating: .null, count: table.schema.columns.count)
+            for (index, position) in positions.enumerated() { record[position] = values[index] }
+            record[positions[keyPosition]] = key
+            try table.checkUnique(record, key: key)
+            return (key, record, lastKey, lastKey != table.lastAssignedKey)
+        }()
+        database.tables[name]!.setRecord(record, forKey: key)
+        if counterChanged {
+            database.tables[name]!.lastAssignedKey = lastKey
+            changedSchemas.insert(name)
+        }
+        changedKeys[name, default: []].insert(key)
+        return key
+    }
+
+    func delete(from collection: String, key: StorageValue) throws -> Bool {
+        try checkWritable()
+        let name = Identifier.folded(collection)
+        guard database.tables[name]?.records[key] != nil else { return false }
+        _ = database.tables[name]!.removeRecord(forKey: key)
+        changedKeys[name, default: []].insert(key)
+        return true
+    }
+
+    func deleteAll(from collection: String, where predicate: StoragePredicate?) throws -> [StorageValue] {
+        try checkWritable()
+        let name = Identifier.folded(collection)
+        let keys = { () -> [StorageValue] in
+            guard let table = database.tables[name] else { return [] }
+            let keyIndex = table.schema.columnIndex(named: table.schema.primaryKey)!
+            return Self.matching(table, predicate).map { $0[keyIndex] }.sorted { StorageValue.compare($0, $1) < 0 }
+        }()
+        for key in keys {
+            _ = database.tables[name]!.removeRecord(forKey: key)
+            changedKeys[name, default: []].insert(key)
+        }
+        return keys
+    }
+}
+
+private final class ArchiveRecordWriter: RecordWriter {
+    let transaction: FileArchiveTransaction
+    let table: String
+    let positions: [Int]
+    let keyPosition: Int
+
+    init(transaction: FileArchiveTransaction, table: String, positions: [Int], keyPosition: Int) {
+        self.transaction = transaction
+        self.table = table
+        self.positions = positions
+        self.keyPosition = keyPosition
+    }
+
+    func put(_ values: [StorageValue]) throws -> StorageValue {
+        try transaction.put(into: table, positions: positions, keyPosition: keyPosition, values: values)
+    }
+}
+
+private struct ArchiveRow: StorageRow {
+    let values: [StorageValue]
+    let positions: [Int?]
+
+    func value(at index: Int) -> StorageValue {
+        positions[index].map { values[$0] } ?? .null
+    }
+}

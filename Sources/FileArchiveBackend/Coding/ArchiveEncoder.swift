@@ -1,0 +1,209 @@
+public import Foundation
+import Storage
+
+/// Encodes any `Encodable` value into the keyed binary archive format of docs/ARCHIVE_FORMAT.md:
+/// property names stored as keys, typed values, nested containers, a checksum.
+///
+/// ```swift
+/// let bytes = try ArchiveEncoder().encode(profile)
+/// let again = try ArchiveDecoder().decode(Profile.self, from: bytes)
+/// ```
+public struct ArchiveEncoder: Sendable {
+    /// Creates an encoder.
+    public init() {}
+
+    /// The archive of `value`.
+    /// - Parameter value: the value to encode.
+    /// - Returns: the archive's bytes.
+    /// - Throws: `EncodingError` when the value cannot be encoded (a container used after a
+    ///   later sibling was written, a value encoded twice), or when the archive would exceed
+    ///   4 GiB in one container.
+    public func encode(_ value: some Encodable) throws -> Data {
+        Data(try encodeBytes(value, kind: .document))
+    }
+
+    func encodeBytes(_ value: some Encodable, kind: ArchiveKind) throws -> [UInt8] {
+        let state = EncodingState(kind: kind)
+        try state.encodeValue(value, parent: nil, key: nil)
+        state.close(downTo: 0)
+        if let error = state.error { throw error }
+        guard let bytes = state.writer.finish() else {
+            throw EncodingError.invalidValue(
+                value,
+                .init(codingPath: [], debugDescription: "a container of the archive exceeds 4 GiB")
+            )
+        }
+        return bytes
+    }
+}
+
+/// The bytes being written and the containers still open, shared by every encoder and
+/// container of one `encode` call.
+final class EncodingState {
+    var writer: ArchiveWriter
+    /// Open containers and pending values, innermost last. A write to a container first closes
+    /// whatever was opened after it.
+    private var open: [(offset: Int, isContainer: Bool)] = []
+    /// The first misuse seen where the Encoder protocol gives no way to throw.
+    var error: (any Error)?
+
+    init(kind: ArchiveKind) {
+        writer = ArchiveWriter(kind: kind)
+    }
+
+    /// Prepares a write into the container at `offset`: closes containers opened after it.
+    @inline(__always)
+    func prepareWrite(into offset: Int, path: @autoclosure () -> [any CodingKey]) throws {
+        if let last = open.last, last.offset == offset, last.isContainer { return }
+        while let last = open.last, !(last.offset == offset && last.isContainer) {
+            if last.offset < offset { break }
+            closeLast()
+        }
+        guard let last = open.last, last.offset == offset, last.isContainer else {
+            throw EncodingError.invalidValue(
+                (),
+                .init(
+                    codingPath: path(),
+                    debugDescription: "a container was written to after the value it belongs to was finished"
+                )
+            )
+        }
+    }
+
+    private func closeLast() {
+        let last = open.removeLast()
+        if last.isContainer {
+            writer.endContainer(at: last.offset)
+        } else if writer.count == last.offset {
+            // A value that encoded nothing: an empty keyed container, as JSON writes `{}`.
+            writer.endContainer(at: writer.beginContainer(.keyed))
+        }
+    }
+
+    /// Closes every container and pending value at or after `offset`.
+    func close(downTo offset: Int) {
+        while let last = open.last, last.offset >= offset { closeLast() }
+    }
+
+    func beginContainer(_ tag: ArchiveTag) -> Int {
+        let offset = writer.beginContainer(tag)
+        open.append((offset, true))
+        return offset
+    }
+
+    /// Whether the container at `offset` is still open (a second request for the same container).
+    func isOpenContainer(at offset: Int, tag: ArchiveTag) -> Bool {
+        open.contains { $0.offset == offset && $0.isContainer } && writer.bytes[offset] == tag.rawValue
+    }
+
+    /// Leaves room for a value that an encoder will write later (`superEncoder()`).
+    func beginPendingValue() -> Int {
+        open.append((writer.count, false))
+        return writer.count
+    }
+
+    /// Writes `value` at the end: primitives directly, anything else through an `Encoder`.
+    func encodeValue<T: Encodable>(_ value: T, parent: ValueEncoder?, key: (any CodingKey)?) throws {
+        if T.self == String.self {
+            writer.appendText(.string, value as! String)
+        } else if T.self == Int.self {
+            writer.appendInt(Int64(value as! Int))
+        } else if T.self == Double.self {
+            writer.appendDouble(value as! Double)
+        } else if T.self == Bool.self {
+            writer.appendBool(value as! Bool)
+        } else if T.self == Int64.self {
+            writer.appendInt(value as! Int64)
+        } else if T.self == Date.self {
+            writer.append(.date)
+            writer.appendFixed((value as! Date).timeIntervalSince1970.bitPattern)
+        } else if T.self == Data.self {
+            writer.appendData(value as! Data)
+        } else if T.self == URL.self {
+            writer.appendText(.url, (value as! URL).absoluteString)
+        } else if T.self == UUID.self {
+            writer.appendUUID(value as! UUID)
+        } else if T.self == Decimal.self {
+            writer.appendText(.decimal, (value as! Decimal).description)
+        } else if T.self == Float.self {
+            writer.appendFloat(value as! Float)
+        } else {
+            let offset = beginPendingValue()
+            let encoder = ValueEncoder(state: self, offset: offset, parent: parent, key: key)
+            try value.encode(to: encoder)
+            close(downTo: offset)
+        }
+    }
+}
+
+/// The `Encoder` of one value of the archive.
+final class ValueEncoder: Encoder {
+    let state: EncodingState
+    /// Where the value starts.
+    let offset: Int
+    private let parent: ValueEncoder?
+    private let key: (any CodingKey)?
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(state: EncodingState, offset: Int, parent: ValueEncoder?, key: (any CodingKey)?) {
+        self.state = state
+        self.offset = offset
+        self.parent = parent
+        self.key = key
+    }
+
+    /// Built on demand: only errors need it.
+    var codingPath: [any CodingKey] {
+        var path: [any CodingKey] = []
+        var encoder: ValueEncoder? = self
+        while let current = encoder {
+            if let key = current.key { path.append(key) }
+            encoder = current.parent
+        }
+        return path.reversed()
+    }
+
+    /// The offset of this value's container of kind `tag`, beginning it if nothing was written yet.
+    private func containerOffset(_ tag: ArchiveTag) -> Int {
+        if state.writer.count == offset { return state.beginContainer(tag) }
+        if state.isOpenContainer(at: offset, tag: tag) { return offset }
+        if state.error == nil {
+            state.error = EncodingError.invalidValue(
+                (),
+                .init(codingPath: codingPath, debugDescription: "a value asked for a second, different container")
+            )
+        }
+        // Writes go to a fresh container that the error discards.
+        return state.beginContainer(tag)
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(KeyedArchiveEncodingContainer(encoder: self, offset: containerOffset(.keyed)))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        UnkeyedArchiveEncodingContainer(encoder: self, offset: containerOffset(.unkeyed))
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        SingleValueArchiveEncodingContainer(encoder: self)
+    }
+}
+
+/// A coding key for array positions in coding paths.
+struct IndexKey: CodingKey {
+    var stringValue: String { String(intValue!) }
+    var intValue: Int?
+    init(_ index: Int) { intValue = index }
+    init?(stringValue: String) { nil }
+    init?(intValue: Int) { self.intValue = intValue }
+}
+
+/// The key `super`, for `superEncoder()` and `superDecoder()`.
+struct SuperKey: CodingKey {
+    var stringValue: String { "super" }
+    var intValue: Int? { nil }
+    init() {}
+    init?(stringValue: String) { nil }
+    init?(intValue: Int) { nil }
+}

@@ -1,0 +1,110 @@
+public import Foundation
+import Storage
+
+/// One Codable value in one file: a user profile, a document, settings, in an app's folder.
+///
+/// ```swift
+/// try FileArchive.write(profile, to: folder.appendingPathComponent("profile.archive"))
+/// let profile = try FileArchive.read(Profile.self, from: folder.appendingPathComponent("profile.archive"))
+/// ```
+///
+/// The file is replaced atomically and durably (temporary file with mode 0600, fsync, rename,
+/// fsync of the folder): after a crash it holds the old value or the new one, never a mix.
+public enum FileArchive {
+    /// How a value is written.
+    public enum Format: Sendable, Hashable {
+        /// The keyed binary archive of docs/ARCHIVE_FORMAT.md: compact, fast, checksummed.
+        case binary
+        /// JSON, for reading or exchanging the file with other tools.
+        case json
+        /// An XML property list, for Apple's tools.
+        case propertyList
+    }
+
+    /// Writes `value` to the file at `url`, replacing it atomically.
+    /// - Parameters:
+    ///   - value: the value.
+    ///   - url: a file URL; its folder must exist.
+    ///   - format: the file's format; `.binary` by default.
+    /// - Throws: `StorageError` with code `.io` when the file cannot be written, or the
+    ///   encoder's error when the value cannot be encoded.
+    public static func write(_ value: some Encodable, to url: URL, format: Format = .binary) throws {
+        let bytes: [UInt8]
+        switch format {
+        case .binary: bytes = try ArchiveEncoder().encodeBytes(value, kind: .document)
+        case .json:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            bytes = [UInt8](try encoder.encode(value))
+        case .propertyList:
+            let encoder = PropertyListEncoder()
+            encoder.outputFormat = .xml
+            bytes = [UInt8](try encoder.encode(value))
+        }
+        let path = url.path
+        let folder = url.deletingLastPathComponent().path
+        let temporary = folder + "/" + FileSystem.temporaryName()
+        do {
+            try FileSystem.writeNewFile(bytes, at: temporary, sync: true)
+            try FileSystem.move(temporary, to: path)
+        } catch {
+            try? FileSystem.remove(temporary)
+            throw error
+        }
+        try FileSystem.syncDirectory(folder)
+    }
+
+    /// Reads a value of `type` from the file at `url`, whichever format it was written in.
+    /// - Parameters:
+    ///   - type: the type to read.
+    ///   - url: a file URL.
+    /// - Returns: the value.
+    /// - Throws: `StorageError` naming the file: `.io` when it is missing or unreadable,
+    ///   `.corrupt` when it is damaged, `.typeMismatch` or `.missingValue` when it holds
+    ///   something else than a `type`.
+    public static func read<T: Decodable>(_ type: T.Type, from url: URL) throws -> T {
+        let path = url.path
+        guard let bytes = try FileSystem.readFile(path) else {
+            throw StorageError(.io, "no archive at \(path)", path: path)
+        }
+        do {
+            if bytes.starts(with: ArchiveLayout.magic) {
+                return try ArchiveDecoder().decode(type, from: bytes, path: path)
+            }
+            if bytes.starts(with: Array("<?xml".utf8)) || bytes.starts(with: Array("bplist".utf8)) {
+                return try PropertyListDecoder().decode(type, from: Data(bytes))
+            }
+            return try JSONDecoder().decode(type, from: Data(bytes))
+        } catch let error as StorageError {
+            throw error
+        } catch let error as DecodingError {
+            throw storageError(error, path: path)
+        } catch {
+            throw StorageError(.corrupt, "cannot read \(path): \(error)", path: path, underlying: nil)
+        }
+    }
+
+    private static func storageError(_ error: DecodingError, path: String) -> StorageError {
+        func describe(_ context: DecodingError.Context) -> String {
+            let location = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return (location.isEmpty ? "" : "at '\(location)': ") + context.debugDescription
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return StorageError(
+                .missingValue,
+                "\(path) has no value for '\(key.stringValue)' " + describe(context),
+                column: key.stringValue,
+                path: path
+            )
+        case .valueNotFound(_, let context):
+            return StorageError(.missingValue, "\(path): " + describe(context), path: path)
+        case .typeMismatch(_, let context):
+            return StorageError(.typeMismatch, "\(path): " + describe(context), path: path)
+        case .dataCorrupted(let context):
+            return StorageError(.corrupt, "\(path): " + describe(context), path: path)
+        @unknown default:
+            return StorageError(.corrupt, "cannot read \(path): \(error)", path: path)
+        }
+    }
+}

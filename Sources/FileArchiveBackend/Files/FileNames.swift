@@ -1,0 +1,83 @@
+import Storage
+
+/// The names of the store's files and folders, derived from collection names and primary keys
+/// by reversible encodings that can never name a path outside the store.
+///
+/// - A collection's folder is `c-` and its folded name with every byte other than `a`–`z`,
+///   `0`–`9`, `_` and `-` written `%XX` (so `.` and `/` never appear).
+/// - A record's file is the lowercase hex of a type byte and the key's bytes: `01` and the 8
+///   big-endian bytes of an integer, `02` and those of a real's bit pattern, `03` and UTF-8 text,
+///   `04` and a blob's bytes, `00` for null. Hex names never clash with `schema` or `.tmp-` files.
+enum FileNames {
+    /// The longest name most file systems allow.
+    static let maximumLength = 255
+    /// The longest key a record file name can hold: type byte and key, two hex digits a byte.
+    static let maximumKeyBytes = (maximumLength - 2) / 2
+
+    static let schemaFile = "schema"
+    static let lockFile = "lock"
+    static let journalFile = "journal"
+    static let collectionPrefix = "c-"
+    static let temporaryPrefix = ".tmp-"
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// The folder name of a collection.
+    static func folder(for collection: String) throws -> String {
+        var name = Array(collectionPrefix.utf8)
+        for byte in Identifier.folded(collection).utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"),
+                UInt8(ascii: "-"):
+                name.append(byte)
+            default:
+                name.append(UInt8(ascii: "%"))
+                name.append(hexDigits[Int(byte >> 4)])
+                name.append(hexDigits[Int(byte & 0xf)])
+            }
+        }
+        guard name.count <= maximumLength else {
+            throw StorageError(
+                .invalidIdentifier,
+                "the collection name \(Identifier.quoted(collection)) is too long for a folder name once encoded",
+                collection: collection
+            )
+        }
+        return String(decoding: name, as: UTF8.self)
+    }
+
+    /// The file name of the record whose primary key is `key`.
+    static func record(for key: StorageValue, in collection: String) throws -> String {
+        var bytes: [UInt8]
+        switch key {
+        case .null: bytes = [0]
+        case .integer(let value): bytes = [1] + withUnsafeBytes(of: value.bigEndian) { Array($0) }
+        case .real(let value): bytes = [2] + withUnsafeBytes(of: value.bitPattern.bigEndian) { Array($0) }
+        case .text(let value): bytes = [3] + Array(value.utf8)
+        case .blob(let value): bytes = [4] + Array(value)
+        }
+        guard bytes.count - 1 <= maximumKeyBytes else {
+            throw StorageError(
+                .invalidKey,
+                "a primary key of \(bytes.count - 1) bytes is longer than the \(maximumKeyBytes) bytes"
+                    + " a file archive can name",
+                collection: collection,
+                key: key
+            )
+        }
+        var name: [UInt8] = []
+        name.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            name.append(hexDigits[Int(byte >> 4)])
+            name.append(hexDigits[Int(byte & 0xf)])
+        }
+        return String(decoding: name, as: UTF8.self)
+    }
+
+    /// Whether `name` is a record file's name (lowercase hex, an even number of digits).
+    static func isRecord(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        return !utf8.isEmpty && utf8.count % 2 == 0
+            && utf8.allSatisfy { ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= 97 && $0 <= 102) }
+    }
+}

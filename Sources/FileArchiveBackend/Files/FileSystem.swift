@@ -1,0 +1,152 @@
+import Foundation
+import Storage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The system calls of the store, each turning a failure into a `StorageError` naming the path.
+///
+/// Files are created with mode 0600 and folders with 0700; symbolic links are never followed
+/// where a file is opened (`O_NOFOLLOW`).
+enum FileSystem {
+    /// Larger files are refused before anything is allocated for them.
+    static let maximumFileSize = 1 << 31
+
+    static func error(
+        _ code: StorageError.Code,
+        _ action: String,
+        _ path: String,
+        errno number: Int32 = errno
+    )
+        -> StorageError
+    {
+        let reason = number == ELOOP ? "the path is a symbolic link" : String(cString: strerror(number))
+        return StorageError(
+            code,
+            "cannot \(action) \(path): \(reason)",
+            path: path,
+            underlying: POSIXError(POSIXErrorCode(rawValue: number) ?? .EIO)
+        )
+    }
+
+    /// Creates `path` (which must not exist), writes `bytes` and, when `sync` is set, fsyncs it.
+    static func writeNewFile(_ bytes: [UInt8], at path: String, sync: Bool) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw error(.io, "create", path) }
+        var closed = false
+        defer { if !closed { close(descriptor) } }
+        try bytes.withUnsafeBytes { buffer in
+            var written = 0
+            while written < buffer.count {
+                let result = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    throw error(.io, "write", path)
+                }
+                written += result
+            }
+        }
+        if sync, fsync(descriptor) != 0 { throw error(.io, "fsync", path) }
+        closed = true
+        guard close(descriptor) == 0 else { throw error(.io, "close", path) }
+    }
+
+    /// Fsyncs an existing file.
+    static func syncFile(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { throw error(.io, "open", path) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw error(.io, "fsync", path) }
+    }
+
+    /// Fsyncs a folder, so that the names created, renamed or removed in it are on disk.
+    static func syncDirectory(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { throw error(.io, "open the folder", path) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw error(.io, "fsync the folder", path) }
+    }
+
+    /// The whole file, or `nil` when it does not exist.
+    static func readFile(_ path: String) throws -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw error(.io, "open", path)
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw error(.io, "stat", path) }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw StorageError(.corrupt, "\(path) is not a regular file", path: path)
+        }
+        guard status.st_size <= maximumFileSize else {
+            throw StorageError(.corrupt, "\(path) is \(status.st_size) bytes, more than an archive may be", path: path)
+        }
+        let size = Int(status.st_size)
+        var bytes = [UInt8](repeating: 0, count: size)
+        var total = 0
+        try bytes.withUnsafeMutableBytes { buffer in
+            while total < size {
+                let result = read(descriptor, buffer.baseAddress! + total, size - total)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    throw error(.io, "read", path)
+                }
+                if result == 0 { break }
+                total += result
+            }
+        }
+        if total < size { bytes.removeLast(size - total) }
+        return bytes
+    }
+
+    static func move(_ source: String, to target: String) throws {
+        guard rename(source, target) == 0 else { throw error(.io, "rename \(source) to", target) }
+    }
+
+    /// Removes a file; a missing file is not an error.
+    static func remove(_ path: String) throws {
+        guard unlink(path) == 0 || errno == ENOENT else { throw error(.io, "remove", path) }
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0
+    }
+
+    /// Creates the folder with mode 0700 unless it exists; an existing path must be a real folder.
+    /// - Returns: whether it was created.
+    @discardableResult
+    static func makeDirectory(_ path: String, code: StorageError.Code = .io) throws -> Bool {
+        if mkdir(path, 0o700) == 0 { return true }
+        guard errno == EEXIST else { throw error(code, "create the folder", path) }
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+            throw StorageError(code, "\(path) exists and is not a folder (or is a symbolic link)", path: path)
+        }
+        return false
+    }
+
+    /// The names in a folder, without `.` and `..`.
+    static func list(_ path: String) throws -> [String] {
+        guard let directory = opendir(path) else { throw error(.io, "list the folder", path) }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// A name no other file of the store has: `.tmp-` and 16 random hex digits.
+    static func temporaryName() -> String {
+        ".tmp-" + String(UInt64.random(in: 0...UInt64.max) | (1 << 63), radix: 16)
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// Appends the bytes of one archive: header, values, and the checksum at `finish()`.
+///
+/// Containers are written in place: `beginContainer` leaves room for the body length and the
+/// count, which `endContainer` and `incrementCount` fill in, so no value is ever copied twice.
+struct ArchiveWriter {
+    private(set) var bytes: [UInt8]
+    /// Set when a container grew past what its u32 length field can hold.
+    private var overflowed = false
+
+    init(kind: ArchiveKind, capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+        bytes.append(contentsOf: ArchiveLayout.magic)
+        bytes.append(ArchiveLayout.version)
+        bytes.append(kind.rawValue)
+        bytes.append(0)
+        bytes.append(0)
+    }
+
+    var count: Int { bytes.count }
+
+    @inline(__always)
+    mutating func append(_ tag: ArchiveTag) {
+        bytes.append(tag.rawValue)
+    }
+
+    @inline(__always)
+    mutating func appendFixed<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// An unsigned LEB128 varint: 7 bits a byte, low bits first.
+    @inline(__always)
+    mutating func appendVarint(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    @inline(__always)
+    mutating func appendBytes(_ buffer: UnsafeRawBufferPointer) {
+        appendVarint(UInt64(buffer.count))
+        bytes.append(contentsOf: buffer)
+    }
+
+    mutating func appendText(_ tag: ArchiveTag, _ text: String) {
+        append(tag)
+        var text = text
+        text.withUTF8 { appendBytes(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A key of a keyed container (no tag).
+    mutating func appendKey(_ key: String) {
+        var key = key
+        key.withUTF8 { appendBytes(UnsafeRawBufferPointer($0)) }
+    }
+
+    mutating func appendInt(_ value: Int64) {
+        append(.int)
+        appendFixed(value)
+    }
+
+    mutating func appendUInt(_ value: UInt64) {
+        append(.uint)
+        appendFixed(value)
+    }
+
+    mutating func appendDouble(_ value: Double) {
+        append(.double)
+        appendFixed(value.bitPattern)
+    }
+
+    mutating func appendFloat(_ value: Float) {
+        append(.float)
+        appendFixed(value.bitPattern)
+    }
+
+    mutating func appendBool(_ value: Bool) {
+        append(value ? .true : .false)
+    }
+
+    mutating func appendData(_ data: Data) {
+        append(.data)
+        data.withUnsafeBytes { appendBytes($0) }
+    }
+
+    mutating func appendUUID(_ uuid: UUID) {
+        append(.uuid)
+        withUnsafeBytes(of: uuid.uuid) { bytes.append(contentsOf: $0) }
+    }
+
+    /// Starts a keyed or unkeyed container; returns its offset for `endContainer`.
+    mutating func beginContainer(_ tag: ArchiveTag) -> Int {
+        let start = bytes.count
+        bytes.append(tag.rawValue)
+        bytes.append(contentsOf: repeatElement(0, count: 8))
+        return start
+    }
+
+    /// Adds one to the entry count of the container at `start`.
+    @inline(__always)
+    mutating func incrementCount(ofContainerAt start: Int) {
+        let offset = start + 5
+        let current =
+            UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
+            | UInt32(bytes[offset + 3]) << 24
+        if current == UInt32.max { overflowed = true }
+        patch(current &+ 1, at: offset)
+    }
+
+    /// Writes the body length of the container at `start`: everything appended since.
+    mutating func endContainer(at start: Int) {
+        let length = bytes.count - start - ArchiveLayout.containerHeaderSize
+        if length > Int(UInt32.max) { overflowed = true }
+        patch(UInt32(truncatingIfNeeded: length), at: start + 1)
+    }
+
+    private mutating func patch(_ value: UInt32, at offset: Int) {
+        bytes[offset] = UInt8(truncatingIfNeeded: value)
+        bytes[offset + 1] = UInt8(truncatingIfNeeded: value >> 8)
+        bytes[offset + 2] = UInt8(truncatingIfNeeded: value >> 16)
+        bytes[offset + 3] = UInt8(truncatingIfNeeded: value >> 24)
+    }
+
+    /// The finished archive, with its checksum; `nil` when a container outgrew its length field.
+    mutating func finish() -> [UInt8]? {
+        guard !overflowed else { return nil }
+        let crc = CRC32.checksum(bytes)
+        appendFixed(crc)
+        return bytes
+    }
+}
