@@ -28,7 +28,11 @@ struct KeyedArchiveDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
 
     /// The offset of the value stored under `key`, if any.
     private func find(_ key: Key) -> Int? {
-        var name = key.stringValue
+        find(named: key.stringValue)
+    }
+
+    private func find(named name: String) -> Int? {
+        var name = name
         return name.withUTF8 { utf8 -> Int? in
             let count = entries.count
             guard count > 0 else { return nil }
@@ -134,7 +138,7 @@ struct KeyedArchiveDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     }
 
     func superDecoder() throws -> any Decoder {
-        try nestedDecoder(named: SuperKey()) { find(Key(stringValue: "super")!) }
+        try nestedDecoder(named: SuperKey()) { find(named: "super") }
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
