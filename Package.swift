@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "StorageTestSupport", dependencies: ["Storage"], swiftSettings: upcoming),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["Storage", "SQLiteBackend", "CSQLite"],
+            dependencies: ["Storage", "SQLiteBackend", "FileArchiveBackend", "CSQLite"],
             path: "Benchmarks",
             swiftSettings: upcoming
         ),
