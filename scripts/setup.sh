@@ -7,6 +7,7 @@ packages=(
     libsqlite3-dev # CSQLite: SQLite's headers and library
     sqlite3        # tests read our databases back with the sqlite3 shell
     pkg-config     # SwiftPM finds system libraries through their .pc files
+    strace         # the file archive's tests check the order of a save's system calls
 )
 
 missing=()
