@@ -241,3 +241,19 @@ private func writeInterruptedCommit(
         #expect(error.path == path)
     }
 }
+
+@Test func aLargeBatchIsFlushedWithOneSyncOfTheFileSystem() throws {
+    try TemporaryDirectory.with("archive-backend") { directory in
+        #if os(Linux)
+        #expect(try FileSystem.syncFileSystem(containing: directory.path))
+        #endif
+        let path = storePath(directory)
+        let store = try ObjectStore(backend: .fileArchive(directory: path))
+        let items = (1...40).map { Item(id: $0, code: "c\($0)", count: Int($0)) }
+        try store.save(contentsOf: items)
+        #expect(
+            try ObjectStore(backend: .fileArchive(directory: path)).fetchAll(Item.self, orderBy: [.ascending("id")])
+                == items
+        )
+    }
+}

@@ -115,6 +115,9 @@ struct StoreFiles: Sendable {
         var isEmpty: Bool { writes.isEmpty && removals.isEmpty }
     }
 
+    /// From this many files on, a commit flushes its temporary files with one `syncfs`.
+    static let syncFileSystemThreshold = 16
+
     /// Makes `plan` durable: temporary files, fsynced; the journal, fsynced with its folder; the
     /// renames and removals; an fsync of every folder touched; the journal removed. A plan of a
     /// single write needs no journal: its rename is atomic.
@@ -124,11 +127,17 @@ struct StoreFiles: Sendable {
         var renames: [JournalArchive.Rename] = []
         let needsJournal = plan.writes.count + plan.removals.count > 1
         do {
+            // A large batch is flushed with one syncfs after every file is written; a small one
+            // fsyncs each file (cheaper than flushing the whole file system).
+            let batched = plan.writes.count >= Self.syncFileSystemThreshold
             for write in plan.writes {
                 let folder = write.path.prefix { $0 != "/" }
                 let temporary = folder + "/" + FileSystem.temporaryName()
-                try FileSystem.writeNewFile(write.bytes, at: path(temporary), sync: true)
+                try FileSystem.writeNewFile(write.bytes, at: path(temporary), sync: !batched)
                 renames.append(.init(from: temporary, to: write.path))
+            }
+            if batched, try !FileSystem.syncFileSystem(containing: directory) {
+                for rename in renames { try FileSystem.syncFile(path(rename.from)) }
             }
             if needsJournal {
                 let journal = try ArchiveEncoder().encodeBytes(
