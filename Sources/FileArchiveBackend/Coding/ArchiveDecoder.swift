@@ -180,6 +180,8 @@ final class ValueDecoder: Decoder {
     let depth: Int
     private let parent: ValueDecoder?
     private let key: (any CodingKey)?
+    /// Where the keyed container's next look-up starts (see `KeyedArchiveDecodingContainer`).
+    @exclusivity(unchecked) var keyHint = 0
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     init(state: DecodingState, offset: Int, depth: Int, parent: ValueDecoder?, key: (any CodingKey)?) {

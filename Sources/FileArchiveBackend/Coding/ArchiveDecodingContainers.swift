@@ -4,20 +4,12 @@ import Foundation
 struct KeyedArchiveDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: ValueDecoder
     private let entries: [ArchiveReader.Entry]
-    /// Where the next look-up starts: types decode their keys in the order they encoded them,
-    /// so most look-ups hit on the first comparison.
-    private let hint: Hint
     var codingPath: [any CodingKey] { decoder.codingPath }
     private var state: DecodingState { decoder.state }
-
-    private final class Hint {
-        var next = 0
-    }
 
     init(decoder: ValueDecoder) throws {
         self.decoder = decoder
         entries = try decoder.state.reader.keyedEntries(at: decoder.offset)
-        hint = Hint()
     }
 
     var allKeys: [Key] {
@@ -36,10 +28,13 @@ struct KeyedArchiveDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProt
         return name.withUTF8 { utf8 -> Int? in
             let count = entries.count
             guard count > 0 else { return nil }
-            var index = hint.next < count ? hint.next : 0
+            // Types decode their keys in the order they encoded them, so starting after the last
+            // hit makes most look-ups succeed on the first comparison.
+            let hint = decoder.keyHint
+            var index = hint < count ? hint : 0
             for _ in 0..<count {
                 if state.reader.key(at: entries[index].key, equals: utf8) {
-                    hint.next = index + 1
+                    decoder.keyHint = index + 1
                     return entries[index].value
                 }
                 index = index + 1 == count ? 0 : index + 1

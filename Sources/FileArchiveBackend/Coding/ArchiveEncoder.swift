@@ -40,10 +40,12 @@ public struct ArchiveEncoder: Sendable {
 /// The bytes being written and the containers still open, shared by every encoder and
 /// container of one `encode` call.
 final class EncodingState {
-    var writer: ArchiveWriter
+    // Unchecked: only the one encoding call's thread touches the state, and the dynamic
+    // exclusivity checks of class properties cost more than the writes themselves.
+    @exclusivity(unchecked) var writer: ArchiveWriter
     /// Open containers and pending values, innermost last. A write to a container first closes
     /// whatever was opened after it.
-    private var open: [(offset: Int, isContainer: Bool)] = []
+    @exclusivity(unchecked) private var open: [(offset: Int, isContainer: Bool)] = []
     /// The first misuse seen where the Encoder protocol gives no way to throw.
     var error: (any Error)?
 

@@ -137,7 +137,10 @@ struct ArchiveReader {
     }
 
     func string(in range: Range<Int>, at offset: Int) throws -> String {
-        guard let text = String(validating: bytes[range], as: UTF8.self) else {
+        let text = bytes.withUnsafeBufferPointer { all in
+            String(validating: UnsafeBufferPointer(rebasing: all[range]), as: UTF8.self)
+        }
+        guard let text else {
             throw corrupt("text is not valid UTF-8", at: offset)
         }
         return text
