@@ -34,7 +34,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "StorageCrashWriter",
-            dependencies: ["Storage", "SQLiteBackend", "StorageTestSupport"],
+            dependencies: ["Storage", "SQLiteBackend", "FileArchiveBackend", "StorageTestSupport"],
             swiftSettings: upcoming
         ),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageTestSupport"], swiftSettings: upcoming),

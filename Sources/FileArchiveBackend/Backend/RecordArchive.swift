@@ -94,7 +94,8 @@ struct SchemaArchive: Codable, Equatable {
             indexes: indexes.map { IndexDefinition($0.columns, unique: $0.isUnique) }
         )
         do {
-            try schema.validate()
+            // The store's own collections (`_settings`) are stored like any other.
+            try schema.validate(allowingReservedName: true)
         } catch let error as StorageError {
             throw StorageError(.corrupt, "invalid schema in \(path): \(error.message)", path: path, underlying: error)
         }
