@@ -9,7 +9,8 @@ import Storage
 /// ```
 ///
 /// The file is replaced atomically and durably (temporary file with mode 0600, fsync, rename,
-/// fsync of the folder): after a crash it holds the old value or the new one, never a mix.
+/// fsync of the folder): after a crash it holds the old value or the new one, never a mix. A
+/// crash in the middle of a write can leave a `.tmp-…` file beside it, which nothing reads.
 public enum FileArchive {
     /// How a value is written.
     public enum Format: Sendable, Hashable {
