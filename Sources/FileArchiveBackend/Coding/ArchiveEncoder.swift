@@ -43,42 +43,56 @@ final class EncodingState {
     // Unchecked: only the one encoding call's thread touches the state, and the dynamic
     // exclusivity checks of class properties cost more than the writes themselves.
     @exclusivity(unchecked) var writer: ArchiveWriter
-    /// Open containers and pending values, innermost last. A write to a container first closes
-    /// whatever was opened after it.
-    @exclusivity(unchecked) private var open: [(offset: Int, isContainer: Bool)] = []
+    /// Open containers (with their entry count so far) and pending values, innermost last. A
+    /// write to a container first closes whatever was opened after it.
+    @exclusivity(unchecked) private var open: [(offset: Int, isContainer: Bool, count: UInt32)] = []
     /// The first misuse seen where the Encoder protocol gives no way to throw.
     var error: (any Error)?
 
     init(kind: ArchiveKind) {
         writer = ArchiveWriter(kind: kind)
+        open.reserveCapacity(8)
     }
 
-    /// Prepares a write into the container at `offset`: closes containers opened after it.
+    /// Starts an entry of the container at `offset`: closes containers opened after it, and
+    /// counts the entry.
     @inline(__always)
-    func prepareWrite(into offset: Int, path: @autoclosure () -> [any CodingKey]) throws {
-        if let last = open.last, last.offset == offset, last.isContainer { return }
-        while let last = open.last, !(last.offset == offset && last.isContainer) {
-            if last.offset < offset { break }
-            closeLast()
-        }
-        guard let last = open.last, last.offset == offset, last.isContainer else {
-            throw EncodingError.invalidValue(
-                (),
-                .init(
-                    codingPath: path(),
-                    debugDescription: "a container was written to after the value it belongs to was finished"
+    func beginEntry(in offset: Int, path: @autoclosure () -> [any CodingKey]) throws {
+        var top = open.count - 1
+        if top < 0 || open[top].offset != offset || !open[top].isContainer {
+            while let last = open.last, !(last.offset == offset && last.isContainer), last.offset >= offset {
+                closeLast()
+            }
+            top = open.count - 1
+            guard top >= 0, open[top].offset == offset, open[top].isContainer else {
+                throw EncodingError.invalidValue(
+                    (),
+                    .init(
+                        codingPath: path(),
+                        debugDescription: "a container was written to after the value it belongs to was finished"
+                    )
                 )
-            )
+            }
         }
+        if open[top].count == UInt32.max {
+            throw EncodingError.invalidValue((), .init(codingPath: path(), debugDescription: "too many entries"))
+        }
+        open[top].count += 1
+    }
+
+    /// The number of entries of the container at `offset` so far.
+    func count(ofContainerAt offset: Int) -> Int {
+        for entry in open.reversed() where entry.offset == offset && entry.isContainer { return Int(entry.count) }
+        return writer.count(ofContainerAt: offset)
     }
 
     private func closeLast() {
         let last = open.removeLast()
         if last.isContainer {
-            writer.endContainer(at: last.offset)
+            writer.endContainer(at: last.offset, count: last.count)
         } else if writer.count == last.offset {
             // A value that encoded nothing: an empty keyed container, as JSON writes `{}`.
-            writer.endContainer(at: writer.beginContainer(.keyed))
+            writer.endContainer(at: writer.beginContainer(.keyed), count: 0)
         }
     }
 
@@ -89,7 +103,7 @@ final class EncodingState {
 
     func beginContainer(_ tag: ArchiveTag) -> Int {
         let offset = writer.beginContainer(tag)
-        open.append((offset, true))
+        open.append((offset, true, 0))
         return offset
     }
 
@@ -100,7 +114,7 @@ final class EncodingState {
 
     /// Leaves room for a value that an encoder will write later (`superEncoder()`).
     func beginPendingValue() -> Int {
-        open.append((writer.count, false))
+        open.append((writer.count, false, 0))
         return writer.count
     }
 

@@ -16,9 +16,8 @@ struct KeyedArchiveEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     /// Checks the container is still open, and writes the key.
     @inline(__always)
     private func begin(_ key: Key) throws {
-        try state.prepareWrite(into: offset, path: encoder.codingPath + [key])
+        try state.beginEntry(in: offset, path: encoder.codingPath + [key])
         state.writer.appendKey(key.stringValue)
-        state.writer.incrementCount(ofContainerAt: offset)
     }
 
     mutating func encodeNil(forKey key: Key) throws {
@@ -131,12 +130,11 @@ struct KeyedArchiveEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
 
     private func pendingEncoder(key: any CodingKey, name: String) -> ValueEncoder {
         do {
-            try state.prepareWrite(into: offset, path: encoder.codingPath + [key])
+            try state.beginEntry(in: offset, path: encoder.codingPath + [key])
         } catch {
             state.error = state.error ?? error
         }
         state.writer.appendKey(name)
-        state.writer.incrementCount(ofContainerAt: offset)
         return ValueEncoder(state: state, offset: state.beginPendingValue(), parent: encoder, key: key)
     }
 }
@@ -148,11 +146,7 @@ struct UnkeyedArchiveEncodingContainer: UnkeyedEncodingContainer {
     var codingPath: [any CodingKey] { encoder.codingPath }
     private var state: EncodingState { encoder.state }
 
-    var count: Int {
-        let bytes = state.writer.bytes
-        return Int(bytes[offset + 5]) | Int(bytes[offset + 6]) << 8 | Int(bytes[offset + 7]) << 16
-            | Int(bytes[offset + 8]) << 24
-    }
+    var count: Int { state.count(ofContainerAt: offset) }
 
     init(encoder: ValueEncoder, offset: Int) {
         self.encoder = encoder
@@ -161,8 +155,7 @@ struct UnkeyedArchiveEncodingContainer: UnkeyedEncodingContainer {
 
     @inline(__always)
     private func begin() throws {
-        try state.prepareWrite(into: offset, path: encoder.codingPath)
-        state.writer.incrementCount(ofContainerAt: offset)
+        try state.beginEntry(in: offset, path: encoder.codingPath)
     }
 
     mutating func encodeNil() throws {

@@ -120,6 +120,17 @@ struct ArchiveWriter {
         patch(UInt32(truncatingIfNeeded: length), at: start + 1)
     }
 
+    /// Writes the body length and the entry count of the container at `start`.
+    mutating func endContainer(at start: Int, count: UInt32) {
+        endContainer(at: start)
+        patch(count, at: start + 5)
+    }
+
+    /// The entry count written so far in the container at `start`.
+    func count(ofContainerAt start: Int) -> Int {
+        Int(bytes[start + 5]) | Int(bytes[start + 6]) << 8 | Int(bytes[start + 7]) << 16 | Int(bytes[start + 8]) << 24
+    }
+
     private mutating func patch(_ value: UInt32, at offset: Int) {
         bytes[offset] = UInt8(truncatingIfNeeded: value)
         bytes[offset + 1] = UInt8(truncatingIfNeeded: value >> 8)
