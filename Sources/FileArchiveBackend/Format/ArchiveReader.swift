@@ -68,13 +68,23 @@ struct ArchiveReader {
         return tag
     }
 
+    /// The 8 little-endian bytes at `offset`. Not generic: an unspecialized generic integer read
+    /// went through `FixedWidthInteger`'s witness table for every shift.
     @inline(__always)
-    func fixed<T: FixedWidthInteger>(_: T.Type, at offset: Int) throws -> T {
-        let size = MemoryLayout<T>.size
-        guard offset >= 0, offset <= end - size else { throw corrupt("a number is cut short", at: offset) }
-        var value: T = 0
-        for index in 0..<size { value |= T(truncatingIfNeeded: bytes[offset + index]) << (8 * index) }
-        return value
+    func fixed(_: UInt64.Type, at offset: Int) throws -> UInt64 {
+        guard offset >= 0, offset <= end - 8 else { throw corrupt("a number is cut short", at: offset) }
+        return UInt64(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self) })
+    }
+
+    @inline(__always)
+    func fixed(_: Int64.Type, at offset: Int) throws -> Int64 {
+        Int64(bitPattern: try fixed(UInt64.self, at: offset))
+    }
+
+    @inline(__always)
+    func fixed(_: UInt32.Type, at offset: Int) throws -> UInt32 {
+        guard offset >= 0, offset <= end - 4 else { throw corrupt("a number is cut short", at: offset) }
+        return UInt32(littleEndian: bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self) })
     }
 
     /// A varint and the offset after it.

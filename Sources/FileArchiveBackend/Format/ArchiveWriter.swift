@@ -26,9 +26,19 @@ struct ArchiveWriter {
         bytes.append(tag.rawValue)
     }
 
+    /// Appends raw bytes. Through a typed buffer: `append(contentsOf:)` of a raw buffer goes
+    /// byte by byte, of a typed one it is a single copy.
+    @inline(__always)
+    private mutating func appendRaw(_ buffer: UnsafeRawBufferPointer) {
+        guard let base = buffer.baseAddress else { return }
+        bytes.append(
+            contentsOf: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: buffer.count)
+        )
+    }
+
     @inline(__always)
     mutating func appendFixed<T: FixedWidthInteger>(_ value: T) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: value.littleEndian) { appendRaw($0) }
     }
 
     /// An unsigned LEB128 varint: 7 bits a byte, low bits first.
@@ -45,7 +55,7 @@ struct ArchiveWriter {
     @inline(__always)
     mutating func appendBytes(_ buffer: UnsafeRawBufferPointer) {
         appendVarint(UInt64(buffer.count))
-        bytes.append(contentsOf: buffer)
+        appendRaw(buffer)
     }
 
     mutating func appendText(_ tag: ArchiveTag, _ text: String) {
@@ -91,14 +101,14 @@ struct ArchiveWriter {
 
     mutating func appendUUID(_ uuid: UUID) {
         append(.uuid)
-        withUnsafeBytes(of: uuid.uuid) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: uuid.uuid) { appendRaw($0) }
     }
 
     /// Starts a keyed or unkeyed container; returns its offset for `endContainer`.
     mutating func beginContainer(_ tag: ArchiveTag) -> Int {
         let start = bytes.count
         bytes.append(tag.rawValue)
-        bytes.append(contentsOf: repeatElement(0, count: 8))
+        appendFixed(UInt64(0))
         return start
     }
 
