@@ -257,3 +257,32 @@ private func writeInterruptedCommit(
         )
     }
 }
+
+private struct WholeMeasure: Codable, StorableModel {
+    static let collectionName = "measures"
+    static let indexes: [IndexDefinition] = [.init(["value"], unique: true)]
+    var id: Int64
+    var value: Int
+}
+
+private struct Measure: Codable, StorableModel {
+    static let collectionName = "measures"
+    static let indexes: [IndexDefinition] = [.init(["value"], unique: true)]
+    var id: Int64
+    var value: Double
+}
+
+@Test func aUniqueIndexStillHoldsAfterItsColumnIsWidenedToReal() throws {
+    try TemporaryDirectory.with("archive-backend") { directory in
+        let path = storePath(directory)
+        let store = try ObjectStore(backend: .fileArchive(directory: path))
+        try store.save(WholeMeasure(id: 1, value: 1))
+        // A real arrives: the column is widened, and 1 is now stored as 1.0.
+        try store.save(Measure(id: 2, value: 2.5))
+        let error = try #require(throws: StorageError.self) { try store.save(Measure(id: 3, value: 1)) }
+        #expect(error.code == .constraintViolation)
+        let reopened = try ObjectStore(backend: .fileArchive(directory: path))
+        #expect(throws: StorageError.self) { try reopened.save(Measure(id: 4, value: 1)) }
+        #expect(try reopened.fetchDictionaries(from: "measures").count == 2)
+    }
+}

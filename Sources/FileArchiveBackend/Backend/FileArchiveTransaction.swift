@@ -117,6 +117,10 @@ final class FileArchiveTransaction: StorageWriteTransaction {
             }
         }
         table.schema = merged
+        if !widened.isEmpty {
+            // Widened values hash differently (1 is not 1.0): the maps are rebuilt from them.
+            for index in old.indexes.indices where old.indexes[index].isUnique { try table.buildUniqueIndex(index) }
+        }
         for index in merged.indexes.indices
         where merged.indexes[index].isUnique && !old.indexes.contains(merged.indexes[index]) {
             try table.buildUniqueIndex(index)
