@@ -286,3 +286,16 @@ private struct Measure: Codable, StorableModel {
         #expect(try reopened.fetchDictionaries(from: "measures").count == 2)
     }
 }
+
+@Test func aFIFOUnderARecordsNameIsRefusedWithoutHanging() throws {
+    try TemporaryDirectory.with("archive-backend") { directory in
+        let path = storePath(directory)
+        let store = try ObjectStore(backend: .fileArchive(directory: path))
+        try store.save(Item(id: 1, code: "a", count: 1))
+        let fifo = path + "/c-items/" + (try FileNames.record(for: .integer(2), in: "items"))
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let error = try #require(throws: StorageError.self) { try FileArchiveStorageBackend(directory: path) }
+        #expect(error.code == .corrupt)
+        #expect(error.path == fifo)
+    }
+}

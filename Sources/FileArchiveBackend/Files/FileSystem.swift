@@ -95,7 +95,9 @@ enum FileSystem {
 
     /// The whole file, or `nil` when it does not exist.
     static func readFile(_ path: String) throws -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO planted under a record's name must not hang the open; for a
+        // regular file it changes nothing.
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
             throw error(.io, "open", path)
