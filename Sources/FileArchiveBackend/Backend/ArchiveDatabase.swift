@@ -17,6 +17,10 @@ struct ArchiveTable: Sendable {
     var lastAssignedKey: Int64 = 0
     /// For each unique index, by its position in `schema.indexes`: indexed values → key.
     var unique: [Int: [[StorageValue]: StorageValue]] = [:]
+    /// For the first column of every index, by column position: value → keys of the records
+    /// holding it (nulls left out). Narrows scans whose predicate requires that column to equal
+    /// a value; `PredicateEvaluator` still decides which candidates match.
+    var lookup: [Int: [StorageValue: Set<StorageValue>]] = [:]
 
     init(schema: CollectionSchema, folder: String) {
         self.schema = schema
@@ -71,10 +75,26 @@ struct ArchiveTable: Sendable {
         unique[index] = map
     }
 
+    /// Rebuilds `lookup` from the records, for the first column of every index of the schema.
+    mutating func buildLookups() {
+        lookup = [:]
+        for index in schema.indexes {
+            guard let column = index.columns.first, let position = schema.columnIndex(named: column) else { continue }
+            var map: [StorageValue: Set<StorageValue>] = [:]
+            for (key, record) in records where !record[position].isNull {
+                map[record[position], default: []].insert(key)
+            }
+            lookup[position] = map
+        }
+    }
+
     mutating func setRecord(_ record: [StorageValue], forKey key: StorageValue) {
-        if let old = records[key] { removeUniqueEntries(of: old) }
+        if let old = records[key] { removeIndexEntries(of: old, key: key) }
         for index in uniqueIndexPositions {
             if let values = uniqueValues(of: record, index: index) { unique[index, default: [:]][values] = key }
+        }
+        for position in lookup.keys where !record[position].isNull {
+            lookup[position]![record[position], default: []].insert(key)
         }
         records[key] = record
     }
@@ -82,13 +102,61 @@ struct ArchiveTable: Sendable {
     /// - Returns: whether there was such a record.
     mutating func removeRecord(forKey key: StorageValue) -> Bool {
         guard let old = records.removeValue(forKey: key) else { return false }
-        removeUniqueEntries(of: old)
+        removeIndexEntries(of: old, key: key)
         return true
     }
 
-    private mutating func removeUniqueEntries(of record: [StorageValue]) {
+    private mutating func removeIndexEntries(of record: [StorageValue], key: StorageValue) {
         for index in uniqueIndexPositions {
             if let values = uniqueValues(of: record, index: index) { unique[index]?.removeValue(forKey: values) }
+        }
+        for position in lookup.keys where !record[position].isNull {
+            let value = record[position]
+            lookup[position]![value]?.remove(key)
+            if lookup[position]![value]?.isEmpty == true { lookup[position]![value] = nil }
+        }
+    }
+
+    /// The keys of the records that can satisfy `predicate`, when it requires the primary key or
+    /// the first column of an index to equal a value (the smallest such set); `nil` when every
+    /// record must be tested.
+    func candidateKeys(for predicate: StoragePredicate) -> Set<StorageValue>? {
+        var best: Set<StorageValue>?
+        for (column, value) in Self.equalities(in: predicate) where !value.isNull {
+            guard let position = schema.columnIndex(named: column) else { continue }
+            var keys = Set<StorageValue>()
+            if column == schema.primaryKey {
+                for variant in Self.equalValues(value) where records[variant] != nil { keys.insert(variant) }
+            } else if let map = lookup[position] {
+                for variant in Self.equalValues(value) { keys.formUnion(map[variant] ?? []) }
+            } else {
+                continue
+            }
+            if best.map({ keys.count < $0.count }) ?? true { best = keys }
+        }
+        return best
+    }
+
+    /// The `column = value` terms every match of `predicate` must satisfy (those joined by AND).
+    private static func equalities(in predicate: StoragePredicate) -> [(String, StorageValue)] {
+        switch predicate {
+        case .compare(let column, .equal, let value): return [(column, value)]
+        case .and(let lhs, let rhs): return equalities(in: lhs) + equalities(in: rhs)
+        default: return []
+        }
+    }
+
+    /// Every stored value that `StorageValue.compare` finds equal to `value`: integers and
+    /// reals of the same number are equal, but hash apart.
+    private static func equalValues(_ value: StorageValue) -> [StorageValue] {
+        switch value {
+        case .integer(let number): return [value, .real(Double(number))]
+        case .real(let number):
+            guard number.rounded(.towardZero) == number, number >= -9_223_372_036_854_775_808.0,
+                number < 9_223_372_036_854_775_808.0
+            else { return [value] }
+            return [value, .integer(Int64(number))]
+        default: return [value]
         }
     }
 }

@@ -82,7 +82,8 @@ final class FileArchiveTransaction: StorageWriteTransaction {
     private static func matching(_ table: ArchiveTable, _ predicate: StoragePredicate?) -> [[StorageValue]] {
         guard let predicate else { return Array(table.records.values) }
         let schema = table.schema
-        return table.records.values.filter { record in
+        let candidates = table.candidateKeys(for: predicate).map { keys in keys.compactMap { table.records[$0] } }
+        return (candidates ?? Array(table.records.values)).filter { record in
             PredicateEvaluator.matches(predicate) { column in
                 schema.columnIndex(named: column).map { record[$0] } ?? .null
             }
@@ -98,6 +99,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
             try schema.validateShape()
             var table = ArchiveTable(schema: schema, folder: try FileNames.folder(for: schema.name))
             for index in table.uniqueIndexPositions { table.unique[index] = [:] }
+            table.buildLookups()
             database.tables[name] = table
             changedSchemas.insert(name)
             return schema
@@ -125,6 +127,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
         where merged.indexes[index].isUnique && !old.indexes.contains(merged.indexes[index]) {
             try table.buildUniqueIndex(index)
         }
+        if !widened.isEmpty || merged.indexes != old.indexes { table.buildLookups() }
         database.tables[name] = table
         changedSchemas.insert(name)
         return merged

@@ -83,6 +83,7 @@ struct StoreFiles: Sendable {
                     )
                 }
             }
+            table.buildLookups()
             database.tables[Identifier.folded(schema.name)] = table
         }
         return database
