@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "SQLiteBackend", targets: ["SQLiteBackend"]),
+        .library(name: "LMDBBackend", targets: ["LMDBBackend"]),
     ],
     targets: [
         .systemLibrary(
@@ -21,8 +22,14 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"])]
+        ),
         .target(name: "Storage", swiftSettings: upcoming),
         .target(name: "SQLiteBackend", dependencies: ["Storage", "CSQLite"], swiftSettings: upcoming),
+        .target(name: "LMDBBackend", dependencies: ["Storage", "CLMDB"], swiftSettings: upcoming),
         .target(name: "StorageTestSupport", dependencies: ["Storage"], swiftSettings: upcoming),
         .executableTarget(
             name: "Benchmarks",
@@ -37,8 +44,13 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(
+            name: "LMDBBackendTests",
+            dependencies: ["LMDBBackend", "Storage", "StorageTestSupport", "CLMDB"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
             name: "ConformanceTests",
-            dependencies: ["Storage", "SQLiteBackend", "StorageTestSupport"],
+            dependencies: ["Storage", "SQLiteBackend", "LMDBBackend", "StorageTestSupport"],
             swiftSettings: upcoming
         ),
     ],

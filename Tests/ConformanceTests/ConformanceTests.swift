@@ -1,4 +1,5 @@
 import Foundation
+import LMDBBackend
 import SQLiteBackend
 import Storage
 import StorageTestSupport
@@ -9,6 +10,9 @@ let fixtures: [BackendFixture] = [
     .inMemory,
     BackendFixture("sqlite") { directory in
         try ObjectStore(backend: .sqlite(path: directory.appendingPathComponent("store.sqlite").path))
+    },
+    BackendFixture("lmdb") { directory in
+        try ObjectStore(backend: .lmdb(path: directory.appendingPathComponent("store.lmdb").path))
     },
 ]
 
