@@ -37,6 +37,11 @@ let package = Package(
             path: "Benchmarks",
             swiftSettings: upcoming
         ),
+        .executableTarget(
+            name: "StorageCrashWriter",
+            dependencies: ["Storage", "SQLiteBackend", "StorageTestSupport"],
+            swiftSettings: upcoming
+        ),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageTestSupport"], swiftSettings: upcoming),
         .testTarget(
             name: "SQLiteBackendTests",

@@ -25,19 +25,6 @@ import Testing
         var nickname: String?
     }
 
-    /// Runs the sqlite3 shell on `path` and returns what it prints.
-    func shell(_ path: String, _ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = ["-readonly", path, sql]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     @Test func theShellSeesRealColumnTypesAndJSON() throws {
         try TemporaryDirectory.with("sqlite-shell") { directory in
             let path = directory.appendingPathComponent("shell.sqlite").path
@@ -55,18 +42,18 @@ import Testing
                 nickname: nil
             )
             try store.save(visitor)
-            let types = try shell(
+            let types = try sqliteShell(
                 path,
                 "SELECT typeof(id), typeof(name), typeof(age), typeof(height), typeof(member), typeof(photo),"
                     + " typeof(seen), typeof(place), typeof(nickname) FROM visitors"
             )
             #expect(types == "integer|text|integer|real|integer|blob|real|text|null")
-            let nested = try shell(
+            let nested = try sqliteShell(
                 path,
                 "SELECT json_extract(place, '$.city'), json_extract(tags, '$[1]') FROM visitors"
             )
             #expect(nested == "Oslo|b")
-            let declared = try shell(path, "SELECT group_concat(type, ',') FROM pragma_table_info('visitors')")
+            let declared = try sqliteShell(path, "SELECT group_concat(type, ',') FROM pragma_table_info('visitors')")
             #expect(declared == "INTEGER,TEXT,INTEGER,REAL,INTEGER,BLOB,REAL,TEXT,TEXT,TEXT")
             #expect(try store.fetch(Visitor.self, id: 7) == visitor)
         }
@@ -78,8 +65,8 @@ import Testing
             let store = try ObjectStore(backend: .sqlite(path: path))
             let json = #"[{"id": 1, "score": 3, "profile": {"lang": "sv"}}, {"id": 2, "score": 4.5, "profile": null}]"#
             try store.insert(jsonArray: Data(json.utf8), into: "users")
-            #expect(try shell(path, "SELECT typeof(score) FROM users ORDER BY id") == "real\nreal")
-            #expect(try shell(path, "SELECT json_extract(profile, '$.lang') FROM users WHERE id = 1") == "sv")
+            #expect(try sqliteShell(path, "SELECT typeof(score) FROM users ORDER BY id") == "real\nreal")
+            #expect(try sqliteShell(path, "SELECT json_extract(profile, '$.lang') FROM users WHERE id = 1") == "sv")
         }
     }
 }

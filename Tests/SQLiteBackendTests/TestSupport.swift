@@ -80,3 +80,16 @@ func throwsStorageError(_ code: StorageError.Code, _ body: () throws -> Void) ->
         return false
     }
 }
+
+/// Runs the sqlite3 shell on `path` and returns what it prints.
+func sqliteShell(_ path: String, _ sql: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    process.arguments = ["-readonly", path, sql]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}

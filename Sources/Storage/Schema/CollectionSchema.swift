@@ -74,9 +74,11 @@ public struct CollectionSchema: Sendable, Hashable {
 
     /// Checks that every name in the schema is a valid identifier and that the shape is
     /// consistent (see `validateShape()`).
+    /// - Parameter allowingReservedName: whether the collection may be one of the store's own,
+    ///   whose names start with `_`.
     /// - Throws: `StorageError` with code `.invalidIdentifier` or `.schemaMismatch`.
-    package func validate() throws {
-        try Identifier.validateCollection(name)
+    package func validate(allowingReservedName: Bool = false) throws {
+        try Identifier.validateCollection(name, allowingReserved: allowingReservedName)
         for column in columns {
             // `_key` is only ever the auto-assigned key, never a property or a JSON key.
             let isAutoKey = column.name == Self.autoKeyColumn && hasAutoKey

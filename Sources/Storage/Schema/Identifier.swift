@@ -7,11 +7,13 @@
 package enum Identifier {
     package static let maximumLength = 128
 
-    package static func validateCollection(_ name: String) throws {
+    /// - Parameter allowingReserved: whether a name starting with `_` is allowed: only for the
+    ///   store's own collections.
+    package static func validateCollection(_ name: String, allowingReserved: Bool = false) throws {
         if let problem = problem(with: name) {
             throw StorageError(.invalidIdentifier, "invalid collection name \(quoted(name)): \(problem)")
         }
-        if name.hasPrefix("_") {
+        if name.hasPrefix("_") && !allowingReserved {
             throw StorageError(
                 .invalidIdentifier,
                 "invalid collection name \(quoted(name)): names starting with '_' are reserved"

@@ -8,11 +8,14 @@ struct ModelInfo: Sendable {
     /// than a type with an auto-assigned key.
     let keyIsExplicit: Bool
     let indexes: [IndexDefinition]
+    /// Whether the type is one of the store's own, stored in a reserved (`_`) collection.
+    let isInternal: Bool
     /// The columns in property order, with the auto-key column first when the type has no key.
     var layout: [ColumnDefinition]?
 
     init<T>(for type: T.Type) throws {
         typeName = String(describing: type)
+        isInternal = type is any InternalModel.Type
         if let model = type as? any StorableModel.Type {
             collection = model.collectionName
             declaredKey = model.primaryKey
@@ -25,7 +28,7 @@ struct ModelInfo: Sendable {
             indexes = []
         }
         do {
-            try Identifier.validateCollection(collection)
+            try Identifier.validateCollection(collection, allowingReserved: isInternal)
         } catch var error as StorageError where !(type is any StorableModel.Type) {
             error.message +=
                 "; the name comes from the type \(typeName): conform it to StorableModel and set collectionName"
@@ -55,7 +58,7 @@ struct ModelInfo: Sendable {
         }
         if let index = columns.firstIndex(where: { $0.name == key }) { columns[index].isNullable = false }
         let schema = CollectionSchema(name: collection, columns: columns, primaryKey: key, indexes: indexes)
-        try schema.validate()
+        try schema.validate(allowingReservedName: isInternal)
         return schema
     }
 }

@@ -19,6 +19,11 @@ public final class ObjectStore: Sendable {
     private let models = Locked<[ObjectIdentifier: ModelInfo]>([:])
     private let activeWrite = Locked<ActiveWrite?>(nil)
     private let readPlans = Locked<[String: ReadPlan]>([:])
+    /// Held from the start of a write transaction until its changes are published, so change
+    /// streams deliver in commit order.
+    private let commitOrder = Locked(())
+    let changeHub = ChangeHub()
+    let settingsCenter = SettingsCenter()
 
     /// Opens a store over `backend`.
     ///
@@ -71,14 +76,30 @@ public final class ObjectStore: Sendable {
     /// Runs `body` in a write session, joining the current thread's write transaction if any.
     func withWriteSession<R>(_ body: (Session) throws -> R) throws -> R {
         if let active = currentWrite() { return try body(active.session) }
-        return try backend.write { transaction in
-            let session = Session(store: self, reader: transaction, writer: transaction)
-            let active = ActiveWrite(thread: pthread_self(), session: session)
-            activeWrite.withLock { $0 = active }
-            defer { activeWrite.withLock { $0 = nil } }
-            return try body(session)
+        return try commitOrder.withLock { _ in
+            // The session of the attempt that committed (a backend may run `body` again).
+            var committed: Session?
+            let result = try backend.write { transaction in
+                let session = Session(store: self, reader: transaction, writer: transaction)
+                committed = session
+                let active = ActiveWrite(thread: pthread_self(), session: session)
+                activeWrite.withLock { $0 = active }
+                defer { activeWrite.withLock { $0 = nil } }
+                return try body(session)
+            }
+            if let changes = committed?.changeLogs, !changes.isEmpty { didCommit(changes) }
+            return result
         }
     }
+
+    /// Tells the settings and the change streams what a transaction committed.
+    private func didCommit(_ changes: [String: ChangeLog]) {
+        if let settings = changes[SettingRecord.collection] { settingsCenter.didCommit(settings, in: self) }
+        changeHub.publish(changes)
+    }
+
+    /// Whether the current thread is inside a write transaction of this store.
+    var isWritingOnCurrentThread: Bool { currentWrite() != nil }
 
     private func currentWrite() -> ActiveWrite? {
         let me = pthread_self()

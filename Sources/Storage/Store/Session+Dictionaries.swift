@@ -90,6 +90,7 @@ extension Session {
                 throw error
             }
         }
+        noteChange(.upsert(keys), in: collection)
         return keys
     }
 

@@ -5,6 +5,8 @@ final class Session {
     let reader: any StorageReadTransaction
     let writer: (any StorageWriteTransaction)?
     private var prepared: [String: CollectionSchema] = [:]
+    /// What this session wrote, by folded collection name, for change observation.
+    private(set) var changeLogs: [String: ChangeLog] = [:]
 
     init(store: ObjectStore, reader: any StorageReadTransaction, writer: (any StorageWriteTransaction)?) {
         self.store = store
@@ -17,6 +19,12 @@ final class Session {
             throw StorageError(.misuse, "a write was attempted inside a read-only operation")
         }
         return writer
+    }
+
+    /// Records a write for the change streams, published if the transaction commits.
+    func noteChange(_ operation: ChangeLog.Operation, in collection: String) {
+        let folded = Identifier.folded(collection)
+        changeLogs[folded, default: ChangeLog(collection: collection)].record(operation)
     }
 
     // MARK: Writing models
@@ -138,6 +146,7 @@ final class Session {
                 throw error
             }
         }
+        if !keys.isEmpty { noteChange(.upsert(keys), in: info.collection) }
         return keys
     }
 
@@ -270,7 +279,9 @@ final class Session {
         let info = try store.info(for: type)
         guard let stored = try storedSchema(info.collection) else { return false }
         let key = try normalizedKey(id, store.readPlan(for: stored))
-        return try requireWriter().delete(from: info.collection, key: key)
+        let deleted = try requireWriter().delete(from: info.collection, key: key)
+        if deleted { noteChange(.delete([key]), in: info.collection) }
+        return deleted
     }
 
     func deleteAll<T>(_ type: T.Type, where predicate: StoragePredicate?) throws -> [StorageValue] {
@@ -283,6 +294,8 @@ final class Session {
             orderBy: [],
             limit: nil
         )
-        return try requireWriter().deleteAll(from: info.collection, where: request.predicate)
+        let keys = try requireWriter().deleteAll(from: info.collection, where: request.predicate)
+        if !keys.isEmpty { noteChange(.delete(keys), in: info.collection) }
+        return keys
     }
 }

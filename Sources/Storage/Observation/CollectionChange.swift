@@ -1,0 +1,111 @@
+/// What one committed transaction did to one collection: the primary keys it inserted or
+/// replaced, and the primary keys it deleted.
+///
+/// A key appears once, in the list of its last operation in the transaction: a record saved and
+/// then deleted in one transaction is listed as deleted only.
+public struct CollectionChange: Sendable, Hashable {
+    /// The collection, spelled as the writing call named it (names compare ignoring ASCII case).
+    public var collection: String
+    /// The primary keys of the records inserted or replaced, in the order first written.
+    public var upserted: [StorageValue]
+    /// The primary keys of the records deleted, in the order first written.
+    public var deleted: [StorageValue]
+
+    /// Creates a change.
+    public init(collection: String, upserted: [StorageValue], deleted: [StorageValue]) {
+        self.collection = collection
+        self.upserted = upserted
+        self.deleted = deleted
+    }
+}
+
+/// The writes of one transaction to one collection, in order, as the session made them. Cheap to
+/// record (whole key arrays are kept, not copied); reduced to a `CollectionChange` only when
+/// someone observes the collection.
+struct ChangeLog {
+    enum Operation {
+        case upsert([StorageValue])
+        case delete([StorageValue])
+    }
+
+    let collection: String
+    private(set) var operations: [Operation] = []
+
+    init(collection: String) {
+        self.collection = collection
+    }
+
+    mutating func record(_ operation: Operation) {
+        operations.append(operation)
+    }
+
+    /// The net effect: each key once, in the list of its last operation.
+    func change() -> CollectionChange {
+        // The common case, one batch of upserts with distinct keys, needs no bookkeeping.
+        if operations.count == 1, case .upsert(let keys) = operations[0], Set(keys).count == keys.count {
+            return CollectionChange(collection: collection, upserted: keys, deleted: [])
+        }
+        var order: [StorageValue] = []
+        var lastIsDelete: [StorageValue: Bool] = [:]
+        for operation in operations {
+            let (keys, isDelete): ([StorageValue], Bool)
+            switch operation {
+            case .upsert(let upserted): (keys, isDelete) = (upserted, false)
+            case .delete(let deleted): (keys, isDelete) = (deleted, true)
+            }
+            for key in keys {
+                if lastIsDelete.updateValue(isDelete, forKey: key) == nil { order.append(key) }
+            }
+        }
+        return CollectionChange(
+            collection: collection,
+            upserted: order.filter { lastIsDelete[$0] == false },
+            deleted: order.filter { lastIsDelete[$0] == true }
+        )
+    }
+}
+
+/// The subscribers of a store's change streams, by folded collection name.
+final class ChangeHub: Sendable {
+    private struct State {
+        var nextID = 0
+        var subscribers: [String: [Int: AsyncStream<CollectionChange>.Continuation]] = [:]
+    }
+
+    private let state = Locked(State())
+
+    /// Registers `continuation` for changes to `collection` and ends the registration when the
+    /// stream terminates (its consumer is cancelled, or the stream is released).
+    func subscribe(_ collection: String, _ continuation: AsyncStream<CollectionChange>.Continuation) {
+        let folded = Identifier.folded(collection)
+        let id = state.withLock { state in
+            state.nextID += 1
+            state.subscribers[folded, default: [:]][state.nextID] = continuation
+            return state.nextID
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { state in
+                state.subscribers[folded]?[id] = nil
+                if state.subscribers[folded]?.isEmpty == true { state.subscribers[folded] = nil }
+            }
+        }
+    }
+
+    /// How many change streams are registered, for all collections.
+    var subscriberCount: Int {
+        state.withLock { $0.subscribers.values.reduce(0) { $0 + $1.count } }
+    }
+
+    /// Delivers the changes of a committed transaction to the subscribers of each collection.
+    /// Called in commit order; never blocks on a consumer.
+    func publish(_ logs: [String: ChangeLog]) {
+        for (folded, log) in logs {
+            let continuations = state.withLock { $0.subscribers[folded].map { Array($0.values) } ?? [] }
+            if continuations.isEmpty { continue }
+            let change = log.change()
+            // Outside the lock: a yield to a finished stream runs its termination handler,
+            // which takes the lock.
+            for continuation in continuations { continuation.yield(change) }
+        }
+    }
+}

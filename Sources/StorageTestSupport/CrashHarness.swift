@@ -1,0 +1,71 @@
+public import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs the `StorageCrashWriter` executable against a store and kills it with SIGKILL part-way
+/// through its stream of commits.
+///
+/// ```swift
+/// let acknowledged = try CrashHarness.runAndKill(backend: "sqlite", path: path, batchSize: 20)
+/// let store = try ObjectStore(backend: .sqlite(path: path))
+/// try CrashWorkload.verify(store, batchSize: 20, acknowledged: acknowledged)
+/// ```
+public enum CrashHarness {
+    /// The crash writer, built beside the test runner by `swift build` / `swift test`.
+    public static var executable: URL {
+        let runner = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var folder = runner.deletingLastPathComponent()
+        // On Apple platforms the runner sits inside an .xctest bundle.
+        while folder.pathExtension == "xctest" || folder.lastPathComponent == "Contents"
+            || folder.lastPathComponent == "MacOS"
+        {
+            folder.deleteLastPathComponent()
+        }
+        return folder.appendingPathComponent("StorageCrashWriter")
+    }
+
+    /// Starts the crash writer on the store at `path`, waits for its first acknowledged commit,
+    /// lets it run for a random `0..<maximumDelay` microseconds, and kills it with SIGKILL.
+    /// - Returns: the last batch it acknowledged (0 if it acknowledged none).
+    public static func runAndKill(
+        backend: String,
+        path: String,
+        batchSize: Int,
+        maximumDelay: Int = 20_000,
+        using generator: inout some RandomNumberGenerator
+    ) throws -> Int64 {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["--backend", backend, "--path", path, "--batch-size", String(batchSize)]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let reader = output.fileHandleForReading
+        var received = Data()
+        // Wait for the first acknowledgement, so the store exists and commits are under way.
+        while !received.contains(UInt8(ascii: "\n")) {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }  // the writer ended before its first commit
+            received.append(chunk)
+        }
+        usleep(UInt32(Int.random(in: 0..<max(1, maximumDelay), using: &generator)))
+        kill(process.processIdentifier, SIGKILL)
+        received.append(reader.readDataToEndOfFile())
+        process.waitUntilExit()
+        let lines = String(decoding: received, as: UTF8.self).split(separator: "\n")
+        if let failure = lines.first(where: { $0.hasPrefix("error") }) {
+            throw CrashWriterFailure(description: String(failure))
+        }
+        return lines.compactMap { $0.hasPrefix("ack ") ? Int64($0.dropFirst(4)) : nil }.max() ?? 0
+    }
+}
+
+/// The crash writer reported an error instead of committing.
+public struct CrashWriterFailure: Error, CustomStringConvertible {
+    /// The writer's error line.
+    public let description: String
+}

@@ -1,0 +1,179 @@
+import Foundation
+import Storage
+import StorageTestSupport
+import Testing
+
+/// Change observation, on every backend: it is implemented once, above the backend protocol.
+@Suite(.timeLimit(.minutes(1))) struct ObservationTests {
+    struct Item: Codable, Equatable {
+        var id: Int64
+        var name: String
+    }
+
+    struct Other: Codable {
+        var id: Int64
+    }
+
+    struct Note: Codable {
+        var text: String
+    }
+
+    struct Refused: Error {}
+
+    /// Waits until `condition` holds, for at most two seconds.
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<200 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+
+    @Test(arguments: fixtures)
+    func oneChangePerCommittedTransactionOfTheObservedCollection(_ fixture: BackendFixture) async throws {
+        let directory = try TemporaryDirectory("observe")
+        defer { directory.remove() }
+        let store = try fixture.openStore(in: directory.url)
+        var changes = store.changes(of: Item.self).makeAsyncIterator()
+
+        try store.save(Other(id: 1))  // another collection: not delivered
+        #expect(throws: Refused.self) {  // rolled back: not delivered
+            try store.transaction { tx in
+                try tx.save(Item(id: 99, name: "never"))
+                throw Refused()
+            }
+        }
+        try store.save(Item(id: 1, name: "a"))
+        try store.transaction { tx in
+            try tx.save(contentsOf: [Item(id: 2, name: "b"), Item(id: 3, name: "c")])
+            try tx.save(Other(id: 2))
+            try tx.delete(Item.self, id: 1)
+        }
+        try store.save(Item(id: 4, name: "d"))
+        try store.delete(Item.self, id: 4)
+        #expect(try store.delete(Item.self, id: 12345) == false)  // deleted nothing: no change
+        try store.deleteAll(Item.self, where: Column("name") == "b")
+
+        #expect(await changes.next() == CollectionChange(collection: "Item", upserted: [.integer(1)], deleted: []))
+        #expect(
+            await changes.next()
+                == CollectionChange(collection: "Item", upserted: [.integer(2), .integer(3)], deleted: [.integer(1)])
+        )
+        #expect(await changes.next() == CollectionChange(collection: "Item", upserted: [.integer(4)], deleted: []))
+        #expect(await changes.next() == CollectionChange(collection: "Item", upserted: [], deleted: [.integer(4)]))
+        #expect(await changes.next() == CollectionChange(collection: "Item", upserted: [], deleted: [.integer(2)]))
+    }
+
+    @Test(arguments: fixtures)
+    func aKeyIsListedOnceUnderItsLastOperation(_ fixture: BackendFixture) async throws {
+        let directory = try TemporaryDirectory("observe")
+        defer { directory.remove() }
+        let store = try fixture.openStore(in: directory.url)
+        try store.save(Item(id: 1, name: "a"))
+        var changes = store.changes(of: Item.self).makeAsyncIterator()
+        try store.transaction { tx in
+            try tx.save(Item(id: 5, name: "new"))
+            try tx.delete(Item.self, id: 5)  // saved then deleted: deleted
+            try tx.delete(Item.self, id: 1)
+            try tx.save(Item(id: 1, name: "back"))  // deleted then saved: upserted
+            try tx.save(Item(id: 1, name: "again"))  // twice: once
+        }
+        let change = await changes.next()
+        #expect(change?.upserted == [.integer(1)])
+        #expect(change?.deleted == [.integer(5)])
+    }
+
+    @Test(arguments: fixtures)
+    func autoAssignedKeysAndDictionaryCollectionsAreObserved(_ fixture: BackendFixture) async throws {
+        let directory = try TemporaryDirectory("observe")
+        defer { directory.remove() }
+        let store = try fixture.openStore(in: directory.url)
+        var notes = store.changes(of: Note.self).makeAsyncIterator()
+        // Collection names compare ignoring case, so "EVENTS" observes "events".
+        var events = store.changes(in: "EVENTS").makeAsyncIterator()
+        let keys = try store.save(contentsOf: [Note(text: "x"), Note(text: "y")])
+        try store.insert(jsonArray: Data(#"[{"id": "e1", "n": 1}, {"id": "e2", "n": 2}]"#.utf8), into: "events")
+
+        #expect(await notes.next()?.upserted == keys)
+        let change = await events.next()
+        #expect(change?.collection == "events")
+        #expect(change?.upserted == [.text("e1"), .text("e2")])
+    }
+
+    @Test(arguments: fixtures)
+    func aConsumerThatFallsBehindNeverBlocksTheWriter(_ fixture: BackendFixture) async throws {
+        let directory = try TemporaryDirectory("observe")
+        defer { directory.remove() }
+        let store = try fixture.openStore(in: directory.url)
+        let everything = store.changes(of: Item.self)
+        let latest = store.changes(of: Item.self, bufferingPolicy: .bufferingNewest(3))
+        // Nobody consumes while 300 transactions commit.
+        for id in 1...300 { try store.save(Item(id: Int64(id), name: "n")) }
+
+        var seen: [StorageValue] = []
+        for await change in everything {
+            seen += change.upserted
+            if seen.count == 300 { break }
+        }
+        #expect(seen == (1...300).map { .integer(Int64($0)) })
+        var kept: [StorageValue] = []
+        for await change in latest {
+            kept += change.upserted
+            if kept.count == 3 { break }
+        }
+        #expect(kept == [.integer(298), .integer(299), .integer(300)])
+    }
+
+    @Test(arguments: fixtures)
+    func concurrentWritersAreDeliveredOnceEachInCommitOrder(_ fixture: BackendFixture) async throws {
+        let directory = try TemporaryDirectory("observe")
+        defer { directory.remove() }
+        let store = try fixture.openStore(in: directory.url)
+        let changes = store.changes(of: Item.self)
+        DispatchQueue.concurrentPerform(iterations: 4) { writer in
+            for index in 0..<25 {
+                _ = try? store.save(Item(id: Int64(writer * 100 + index), name: "w\(writer)"))
+            }
+        }
+        var keys: [StorageValue] = []
+        for await change in changes {
+            #expect(change.upserted.count == 1)
+            keys += change.upserted
+            if keys.count == 100 { break }
+        }
+        #expect(Set(keys).count == 100)
+        // Each writer's own saves arrive in the order it made them.
+        for writer in 0..<4 {
+            let own = keys.compactMap { key -> Int64? in
+                guard case .integer(let id) = key, id / 100 == Int64(writer) else { return nil }
+                return id
+            }
+            #expect(own == own.sorted())
+        }
+    }
+
+    @Test(arguments: fixtures)
+    func cancellingOrReleasingAStreamEndsItsSubscription(_ fixture: BackendFixture) async throws {
+        let directory = try TemporaryDirectory("observe")
+        defer { directory.remove() }
+        let store = try fixture.openStore(in: directory.url)
+        let consumer = Task {
+            var count = 0
+            for await _ in store.changes(of: Item.self) { count += 1 }
+            return count
+        }
+        #expect(await Self.eventually { store.changeSubscriberCount == 1 })
+        try store.save(Item(id: 1, name: "a"))
+        consumer.cancel()
+        _ = await consumer.value
+        #expect(store.changeSubscriberCount == 0)
+
+        do {
+            let unused = store.changes(of: Item.self)
+            #expect(store.changeSubscriberCount == 1)
+            _ = unused
+        }
+        #expect(await Self.eventually { store.changeSubscriberCount == 0 })
+        try store.save(Item(id: 2, name: "b"))  // no subscriber left to deliver to
+    }
+}
