@@ -39,7 +39,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "StorageCrashWriter",
-            dependencies: ["Storage", "SQLiteBackend", "StorageTestSupport"],
+            dependencies: ["Storage", "SQLiteBackend", "LMDBBackend", "StorageTestSupport"],
             swiftSettings: upcoming
         ),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageTestSupport"], swiftSettings: upcoming),
