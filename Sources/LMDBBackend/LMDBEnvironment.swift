@@ -54,6 +54,19 @@ final class LMDBEnvironment: @unchecked Sendable {
         init(_ environment: LMDBEnvironment) { self.environment = environment }
     }
 
+    /// The number of read transactions open on the current thread: a map resize waits for them
+    /// to end, so one asked for by a write nested in a read would wait for itself.
+    private let readDepthKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    var readDepth: Int {
+        get { Int(bitPattern: pthread_getspecific(readDepthKey)) }
+        set { pthread_setspecific(readDepthKey, UnsafeRawPointer(bitPattern: newValue)) }
+    }
+
     private static let registry = Locked<[FileID: WeakEnvironment]>([:])
     private let fileID: FileID
 
@@ -125,6 +138,7 @@ final class LMDBEnvironment: @unchecked Sendable {
 
     deinit {
         mdb_env_close(env)
+        pthread_key_delete(readDepthKey)
     }
 
     private static func openMetadata(_ env: OpaquePointer, path: String) throws -> MDB_dbi {
@@ -163,6 +177,14 @@ final class LMDBEnvironment: @unchecked Sendable {
 
     /// Runs `body` while no transaction of the process is live.
     private func withExclusiveMap(_ body: () throws -> Void) throws {
+        if readDepth > 0 {
+            throw StorageError(
+                .busy,
+                "cannot resize the map while this thread has a read transaction open (a write started"
+                    + " inside a read needed a larger map); write outside the read",
+                path: path
+            )
+        }
         guard mapLock.lockExclusive(waitingAtMost: configuration.mapResizeTimeoutSeconds) else {
             throw StorageError(
                 .busy,
@@ -176,6 +198,13 @@ final class LMDBEnvironment: @unchecked Sendable {
 
     /// The map size and the bytes in use.
     func mapUsage() -> (mapSize: Int, used: Int) {
+        mapLock.lockShared()
+        defer { mapLock.unlock() }
+        return mapUsageLocked()
+    }
+
+    /// `mapUsage()` for a caller that holds the map lock.
+    private func mapUsageLocked() -> (mapSize: Int, used: Int) {
         var info = MDB_envinfo()
         var stat = MDB_stat()
         mdb_env_info(env, &info)
@@ -187,7 +216,7 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// - Throws: `StorageError.Code.io` when the map would pass `configuration.maximumMapSize`.
     func growMap(from size: Int) throws {
         try withExclusiveMap {
-            let current = mapUsage().mapSize
+            let current = mapUsageLocked().mapSize
             guard current <= size else { return }  // already grown
             let target = current * 2
             guard target <= configuration.maximumMapSize else {
@@ -203,10 +232,11 @@ final class LMDBEnvironment: @unchecked Sendable {
         }
     }
 
-    /// Grows the map before a write when more than three quarters of it are in use.
+    /// Grows the map before a write when more than three quarters of it are in use (unless the
+    /// thread has a read open, which a resize would wait for).
     func growIfNearlyFull() throws {
         let usage = mapUsage()
-        if usage.used > usage.mapSize / 4 * 3 { try growMap(from: usage.mapSize) }
+        if usage.used > usage.mapSize / 4 * 3 && readDepth == 0 { try growMap(from: usage.mapSize) }
     }
 
     // MARK: Database handles

@@ -51,7 +51,9 @@ public final class LMDBStorageBackend: StorageBackend {
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
         let txn = try beginCurrent(readOnly: true)
         let transaction = LMDBReadTransaction(environment: environment, txn: txn)
+        environment.readDepth += 1
         defer {
+            environment.readDepth -= 1
             transaction.invalidate()
             mdb_txn_abort(txn)
             environment.mapLock.unlock()

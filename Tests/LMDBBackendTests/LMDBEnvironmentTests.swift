@@ -142,3 +142,32 @@ private func startLMDBProcess(_ path: String, reading: Bool) throws -> Process {
         #expect(dead == 0, "the dead reader's slot was still taken after open")
     }
 }
+
+@Test func aWriteInsideAReadWorksAndFailsFastWhenItWouldNeedTheMapToGrow() throws {
+    try withStorePath { _, path in
+        let store = try ObjectStore(backend: .lmdb(path: path, configuration: tinyMap()))
+        try store.save(Row(id: 1, name: "a", score: 0))
+        let clock = ContinuousClock()
+        let start = clock.now
+        var outcome: StorageError?
+        try store.forEach(Row.self) { _ in
+            try store.save(Row(id: 2, name: "small", score: 0))
+            do {
+                // Far more than the map holds: growing it would wait for this thread's own read.
+                try store.save(
+                    contentsOf: (3..<2_000).map { Row(id: $0, name: String(repeating: "z", count: 1_000), score: 0) }
+                )
+            } catch let error as StorageError {
+                outcome = error
+            }
+        }
+        #expect(outcome?.code == .busy)
+        #expect(clock.now - start < .seconds(5))
+        #expect(try store.count(Row.self, where: nil) == 2)
+        // Outside the read, the same write grows the map.
+        try store.save(
+            contentsOf: (3..<2_000).map { Row(id: $0, name: String(repeating: "z", count: 1_000), score: 0) }
+        )
+        #expect(try store.count(Row.self, where: nil) == 1_999)
+    }
+}
