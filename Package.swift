@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "StorageTestSupport", dependencies: ["Storage"], swiftSettings: upcoming),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["Storage", "SQLiteBackend", "CSQLite"],
+            dependencies: ["Storage", "SQLiteBackend", "CSQLite", "LMDBBackend", "CLMDB"],
             path: "Benchmarks",
             swiftSettings: upcoming
         ),

@@ -25,5 +25,6 @@ defer { try? FileManager.default.removeItem(at: directory) }
 var harness = Harness(count: count, repetitions: max(repetitions, 1))
 let people = Person.make(count)
 try SQLiteBenchmarks(directory: directory, people: people).run(&harness)
+try LMDBBenchmarks(directory: directory, people: people).run(&harness)
 print("\(count) records, median of \(harness.repetitions) runs; ratio = ours / baseline")
 harness.printTable()
