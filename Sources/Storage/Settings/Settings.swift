@@ -35,8 +35,8 @@ import Foundation
 ///   which every commit to a setting updates. Writes go straight to the store. `x += 1` is a
 ///   read followed by a write, so concurrent increments can overwrite each other: use
 ///   `$x.update { $0 += 1 }`, which runs in one transaction.
-/// - Inside `store.transaction { }` on the same thread, an assignment joins that transaction,
-///   and reads return the last committed value until it commits.
+/// - Inside `store.transaction { }` on the same thread, an assignment joins that transaction;
+///   reads there may not see the transaction's own assignments until it commits.
 /// - Problems never crash: a stored value that no longer decodes as the property's type (an
 ///   older version stored a `String`, the property is now an `Int`) reads as the default, and a
 ///   failed read or assignment leaves the stored value as it was. Each is reported to

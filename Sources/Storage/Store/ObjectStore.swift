@@ -19,11 +19,10 @@ public final class ObjectStore: Sendable {
     private let models = Locked<[ObjectIdentifier: ModelInfo]>([:])
     private let activeWrite = Locked<ActiveWrite?>(nil)
     private let readPlans = Locked<[String: ReadPlan]>([:])
-    /// Held from the start of a write transaction until its changes are published, so change
-    /// streams deliver in commit order.
-    // Not `Locked(())`: ThreadSanitizer reports the zero-sized value's accesses as races with the
-    // object allocated next to it (seen with `swift test --sanitize=thread`).
-    private let commitOrder = Locked(0)
+    /// The number of write transactions committed. Its lock is held from the start of a write
+    /// transaction until its changes are published, so change streams deliver in commit order.
+    /// (Not a `Locked<Void>`: ThreadSanitizer misreads exclusive access to a zero-sized value.)
+    private let commits = Locked<UInt64>(0)
     let changeHub = ChangeHub()
     let settingsCenter = SettingsCenter()
 
@@ -78,7 +77,7 @@ public final class ObjectStore: Sendable {
     /// Runs `body` in a write session, joining the current thread's write transaction if any.
     func withWriteSession<R>(_ body: (Session) throws -> R) throws -> R {
         if let active = currentWrite() { return try body(active.session) }
-        return try commitOrder.withLock { _ in
+        return try commits.withLock { commits in
             // The session of the attempt that committed (a backend may run `body` again).
             var committed: Session?
             let result = try backend.write { transaction in
@@ -89,6 +88,7 @@ public final class ObjectStore: Sendable {
                 defer { activeWrite.withLock { $0 = nil } }
                 return try body(session)
             }
+            commits &+= 1
             if let changes = committed?.changeLogs, !changes.isEmpty { didCommit(changes) }
             return result
         }
