@@ -50,7 +50,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LMDBBackendTests",
-            dependencies: ["LMDBBackend", "Storage", "StorageTestSupport", "CLMDB"],
+            dependencies: ["LMDBBackend", "SQLiteBackend", "Storage", "StorageTestSupport", "CLMDB"],
             swiftSettings: upcoming
         ),
         .testTarget(
