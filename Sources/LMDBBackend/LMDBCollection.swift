@@ -108,6 +108,18 @@ final class LMDBCollectionInfo: Sendable {
     let fieldsByName: [String: Int]
     let schema: CollectionSchema
 
+    /// The last column list asked for and its field ids: `ObjectStore` asks with the same array
+    /// (its read plan's) every time, which compares by identity.
+    private let lastFields = Locked<(columns: [String], fields: [Int])?>(nil)
+
+    /// The field id of each column (-1 for a column the collection lacks).
+    func fields(of columns: [String]) -> [Int] {
+        if let last = lastFields.withLock({ $0 }), last.columns == columns { return last.fields }
+        let fields = columns.map { fieldsByName[$0] ?? -1 }
+        lastFields.withLock { $0 = (columns, fields) }
+        return fields
+    }
+
     init(_ collection: LMDBCollection) {
         self.collection = collection
         var byName: [String: Int] = [:]

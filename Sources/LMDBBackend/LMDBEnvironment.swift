@@ -34,6 +34,10 @@ final class LMDBEnvironment: @unchecked Sendable {
     let mapLock = LMDBReadWriteLock()
     let handleLock = LMDBMutex()
 
+    /// Reset read transactions kept for reuse (each holds a reader slot).
+    private let idleReaders = Locked<[OpaquePointer]>([])
+    static let idleReaderLimit = 8
+
     /// Database handles by name, every one valid in transactions begun after it was published.
     private let handles = Locked<[String: MDB_dbi]>([:])
     /// The catalog generation the handles are complete for.
@@ -137,6 +141,7 @@ final class LMDBEnvironment: @unchecked Sendable {
     }
 
     deinit {
+        for transaction in idleReaders.withLock({ $0 }) { mdb_txn_abort(transaction) }
         mdb_env_close(env)
         pthread_key_delete(readDepthKey)
     }
@@ -163,9 +168,18 @@ final class LMDBEnvironment: @unchecked Sendable {
     func begin(readOnly: Bool) throws -> OpaquePointer {
         while true {
             mapLock.lockShared()
-            var transaction: OpaquePointer?
-            let rc = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &transaction)
-            if rc == 0, let transaction { return transaction }
+            var rc: Int32
+            if readOnly, let idle = idleReaders.withLock({ $0.popLast() }) {
+                // A reset read transaction keeps its reader slot (MDB_NOTLS): renewing it skips
+                // the allocation and the slot search of a new one.
+                rc = mdb_txn_renew(idle)
+                if rc == 0 { return idle }
+                mdb_txn_abort(idle)
+            } else {
+                var transaction: OpaquePointer?
+                rc = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &transaction)
+                if rc == 0, let transaction { return transaction }
+            }
             mapLock.unlock()
             guard rc == MDB_MAP_RESIZED else { throw StorageError.lmdb(rc, "cannot begin a transaction", path: path) }
             try withExclusiveMap {
@@ -173,6 +187,19 @@ final class LMDBEnvironment: @unchecked Sendable {
                 guard rc == 0 else { throw StorageError.lmdb(rc, "cannot adopt the grown map", path: path) }
             }
         }
+    }
+
+    /// Ends a read transaction begun with `begin(readOnly: true)`, keeping it for reuse, and
+    /// releases the map lock.
+    func endRead(_ transaction: OpaquePointer) {
+        mdb_txn_reset(transaction)
+        let kept = idleReaders.withLock { idle in
+            guard idle.count < Self.idleReaderLimit else { return false }
+            idle.append(transaction)
+            return true
+        }
+        if !kept { mdb_txn_abort(transaction) }
+        mapLock.unlock()
     }
 
     /// Runs `body` while no transaction of the process is live.

@@ -42,8 +42,8 @@ class LMDBReadTransaction: StorageReadTransaction {
         let key = LMDBCollection.metadataKey(collection)
         let found = try read(environment.metadata, key: key, collection: collection) { bytes -> LMDBCollectionInfo? in
             guard let bytes else { return nil }
-            if let cached = environment.collectionCache.withLock({ $0[folded] }),
-                cached.bytes.elementsEqual(bytes)
+            if let cached = environment.collectionCache.withLock({ $0[folded] }), cached.bytes.count == bytes.count,
+                cached.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 })
             {
                 return cached.info
             }
@@ -195,10 +195,7 @@ class LMDBReadTransaction: StorageReadTransaction {
         if let limit = request.limit, limit <= 0 { return }
         let collection = info.collection
         let plan = LMDBQueryPlan(request.predicate, info)
-        let row = LMDBRow(
-            requested: request.columns.map { info.fieldsByName[$0] ?? -1 },
-            fieldCount: collection.nextFieldID
-        )
+        let row = LMDBRow(requested: info.fields(of: request.columns), fieldCount: collection.nextFieldID)
         let lookup: (String) -> StorageValue = { row.value(field: info.fieldsByName[$0] ?? -1) }
         let keyOrder =
             request.ordering.isEmpty
@@ -278,10 +275,7 @@ class LMDBReadTransaction: StorageReadTransaction {
         guard keyBytes.count <= environment.maximumKeySize else { return false }
         return try read(records, key: keyBytes, collection: collection) { record in
             guard let record else { return false }
-            let row = LMDBRow(
-                requested: columns.map { info.fieldsByName[$0] ?? -1 },
-                fieldCount: info.collection.nextFieldID
-            )
+            let row = LMDBRow(requested: info.fields(of: columns), fieldCount: info.collection.nextFieldID)
             guard row.load(record) else { throw damaged(collection) }
             try body(row)
             return true

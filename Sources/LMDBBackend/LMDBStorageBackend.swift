@@ -55,8 +55,7 @@ public final class LMDBStorageBackend: StorageBackend {
         defer {
             environment.readDepth -= 1
             transaction.invalidate()
-            mdb_txn_abort(txn)
-            environment.mapLock.unlock()
+            environment.endRead(txn)
         }
         return try body(transaction)
     }
@@ -70,14 +69,22 @@ public final class LMDBStorageBackend: StorageBackend {
             do {
                 generation = try LMDBEnvironment.readGeneration(txn, environment.metadata, path: path)
             } catch {
-                mdb_txn_abort(txn)
-                environment.mapLock.unlock()
+                end(txn, readOnly: readOnly)
                 throw error
             }
             guard environment.needsRefresh(for: generation) else { return txn }
+            end(txn, readOnly: readOnly)
+            try environment.refreshHandles()
+        }
+    }
+
+    /// Ends a transaction that was begun but not used, and releases the map lock.
+    private func end(_ txn: OpaquePointer, readOnly: Bool) {
+        if readOnly {
+            environment.endRead(txn)
+        } else {
             mdb_txn_abort(txn)
             environment.mapLock.unlock()
-            try environment.refreshHandles()
         }
     }
 
