@@ -82,6 +82,8 @@ private func tinyMap() -> LMDBStorageBackend.Configuration {
         let backend = try LMDBStorageBackend(path: path, configuration: tinyMap())
         let store = ObjectStore(backend: backend)
         try store.save(Row(id: 1, name: "before", score: 0))
+        // A read, so a reset read transaction waits in the pool to be renewed after the growth.
+        #expect(try store.count(Row.self, where: nil) == 1)
         // Another process (the crash writer, default 64 MiB map) writes far more than 1 MiB.
         let process = Process()
         process.executableURL = CrashHarness.executable
