@@ -257,3 +257,17 @@ private struct Counter: Codable, Equatable {
         #expect(try store.count(Counter.self, where: nil) == 200)
     }
 }
+
+@Test func aFileThatIsNotAnLMDBStoreIsRefusedWithAStorageError() throws {
+    try withStorePath { _, path in
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(repeating: 0x5A, count: 64 << 10)))
+        do {
+            _ = try LMDBStorageBackend(path: path)
+            Issue.record("a file of garbage was opened as a store")
+        } catch let error as StorageError {
+            #expect(error.code == .corrupt || error.code == .cannotOpen, "\(error)")
+            #expect(error.path == path)
+        }
+        #expect(throws: StorageError.self) { try LMDBStorageBackend(path: "") }
+    }
+}
