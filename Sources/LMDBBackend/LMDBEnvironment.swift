@@ -72,23 +72,36 @@ final class LMDBEnvironment: @unchecked Sendable {
     }
 
     private static let registry = Locked<[FileID: WeakEnvironment]>([:])
+    /// How many environments of each file are open (until `mdb_env_close` has returned).
+    private static let liveEnvironments = Locked<[FileID: Int]>([:])
     private let fileID: FileID
 
     /// The environment of the file at `path`, opened (and created with mode 0600) when no backend
     /// of the process has it open.
     static func open(path: String, configuration: LMDBStorageBackend.Configuration) throws -> LMDBEnvironment {
         let fileID = try createFile(at: path)
-        return try registry.withLock { registry in
-            if let existing = registry[fileID]?.environment { return existing }
-            let environment = try LMDBEnvironment(path: path, fileID: fileID, configuration: configuration)
-            registry[fileID] = WeakEnvironment(environment)
-            return environment
+        while true {
+            let opened = try registry.withLock { registry -> LMDBEnvironment? in
+                if let existing = registry[fileID]?.environment { return existing }
+                // An environment released on another thread may still be closing; a second one
+                // opened meanwhile would lose its locks when the first closes its lock file.
+                guard liveEnvironments.withLock({ $0[fileID] ?? 0 }) == 0 else { return nil }
+                // LMDB opens its lock file following symbolic links; it is created (or checked)
+                // here first, while the process has no environment on the file (closing a
+                // descriptor of the lock file drops the process's locks on it).
+                _ = try createFile(at: path + "-lock", role: "lock file")
+                let environment = try LMDBEnvironment(path: path, fileID: fileID, configuration: configuration)
+                registry[fileID] = WeakEnvironment(environment)
+                return environment
+            }
+            if let opened { return opened }
+            usleep(1_000)
         }
     }
 
     /// Creates the file with mode 0600 unless it exists, refusing symbolic links and anything
     /// that is not a regular file.
-    private static func createFile(at path: String) throws -> FileID {
+    private static func createFile(at path: String, role: String = "store file") throws -> FileID {
         guard !path.isEmpty else {
             throw StorageError(.cannotOpen, "the store path is empty", path: path)
         }
@@ -96,12 +109,12 @@ final class LMDBEnvironment: @unchecked Sendable {
         guard descriptor >= 0 else {
             let code = errno
             let reason = code == ELOOP ? "the path is a symbolic link" : String(cString: strerror(code))
-            throw StorageError(.cannotOpen, "cannot open the store file: \(reason)", path: path)
+            throw StorageError(.cannotOpen, "cannot open the \(role): \(reason)", path: path)
         }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            throw StorageError(.cannotOpen, "the store path is not a regular file", path: path)
+            throw StorageError(.cannotOpen, "the \(role) is not a regular file", path: path)
         }
         return FileID(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
     }
@@ -137,12 +150,18 @@ final class LMDBEnvironment: @unchecked Sendable {
         self.fileID = fileID
         self.configuration = configuration
         self.maximumKeySize = Int(mdb_env_get_maxkeysize(env))
+        Self.liveEnvironments.withLock { $0[fileID, default: 0] += 1 }
         try refreshHandles()
     }
 
     deinit {
         for transaction in idleReaders.withLock({ $0 }) { mdb_txn_abort(transaction) }
         mdb_env_close(env)
+        let fileID = fileID
+        Self.liveEnvironments.withLock { open in
+            open[fileID, default: 1] -= 1
+            if open[fileID] == 0 { open[fileID] = nil }
+        }
         pthread_key_delete(readDepthKey)
     }
 

@@ -54,6 +54,21 @@ private struct Counter: Codable, Equatable {
     }
 }
 
+@Test func aSymbolicLinkInPlaceOfTheLockFileIsNotFollowed() throws {
+    try withStorePath { directory, path in
+        let target = directory.appendingPathComponent("planted").path
+        try FileManager.default.createSymbolicLink(atPath: path + "-lock", withDestinationPath: target)
+        do {
+            _ = try LMDBStorageBackend(path: path)
+            Issue.record("a symbolic link was followed to the lock file")
+        } catch let error as StorageError {
+            #expect(error.code == .cannotOpen)
+            #expect(error.message.contains("lock file"), "\(error)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
+}
+
 @Test func aPrimaryKeyLongerThanLMDBAllowsIsAClearError() throws {
     try withStorePath { _, path in
         let store = try ObjectStore(backend: .lmdb(path: path))
