@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Storage", targets: ["Storage"]),
         .library(name: "SQLiteBackend", targets: ["SQLiteBackend"]),
         .library(name: "FileArchiveBackend", targets: ["FileArchiveBackend"]),
+        .library(name: "LMDBBackend", targets: ["LMDBBackend"]),
     ],
     targets: [
         .systemLibrary(
@@ -22,19 +23,25 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"])]
+        ),
         .target(name: "Storage", swiftSettings: upcoming),
         .target(name: "SQLiteBackend", dependencies: ["Storage", "CSQLite"], swiftSettings: upcoming),
         .target(name: "FileArchiveBackend", dependencies: ["Storage"], swiftSettings: upcoming),
+        .target(name: "LMDBBackend", dependencies: ["Storage", "CLMDB"], swiftSettings: upcoming),
         .target(name: "StorageTestSupport", dependencies: ["Storage"], swiftSettings: upcoming),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["Storage", "SQLiteBackend", "FileArchiveBackend", "CSQLite"],
+            dependencies: ["Storage", "SQLiteBackend", "CSQLite", "LMDBBackend", "CLMDB", "FileArchiveBackend"],
             path: "Benchmarks",
             swiftSettings: upcoming
         ),
         .executableTarget(
             name: "StorageCrashWriter",
-            dependencies: ["Storage", "SQLiteBackend", "FileArchiveBackend", "StorageTestSupport"],
+            dependencies: ["Storage", "SQLiteBackend", "LMDBBackend", "FileArchiveBackend", "StorageTestSupport"],
             swiftSettings: upcoming
         ),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageTestSupport"], swiftSettings: upcoming),
@@ -49,8 +56,13 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(
+            name: "LMDBBackendTests",
+            dependencies: ["LMDBBackend", "SQLiteBackend", "Storage", "StorageTestSupport", "CLMDB"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
             name: "ConformanceTests",
-            dependencies: ["Storage", "SQLiteBackend", "FileArchiveBackend", "StorageTestSupport"],
+            dependencies: ["Storage", "SQLiteBackend", "LMDBBackend", "FileArchiveBackend", "StorageTestSupport"],
             swiftSettings: upcoming
         ),
     ],

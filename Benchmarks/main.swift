@@ -31,6 +31,7 @@ if runsArchive {
     try ArchiveBenchmarks(directory: directory, people: people).run(&harness)
 } else {
     try SQLiteBenchmarks(directory: directory, people: people).run(&harness)
+    try LMDBBenchmarks(directory: directory, people: people).run(&harness)
 }
 print("\(count) records, median of \(harness.repetitions) runs; ratio = ours / baseline")
 harness.printTable()

@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
     libsqlite3-dev # CSQLite: SQLite's headers and library
+    liblmdb-dev    # CLMDB: LMDB's headers, library and lmdb.pc
     sqlite3        # tests read our databases back with the sqlite3 shell
     pkg-config     # SwiftPM finds system libraries through their .pc files
     strace         # the file archive's tests check the order of a save's system calls

@@ -1,9 +1,10 @@
 // The child process of the crash tests: commits numbered batches of records to a store and prints
 // "ack N" after each commit returns, until it is killed. See `CrashHarness` and `CrashWorkload`.
 //
-// Usage: StorageCrashWriter --backend sqlite|archive --path PATH [--batch-size N] [--batches N]
+// Usage: StorageCrashWriter --backend sqlite|lmdb|archive --path PATH [--batch-size N] [--batches N]
 import FileArchiveBackend
 import Foundation
+import LMDBBackend
 import SQLiteBackend
 import Storage
 import StorageTestSupport
@@ -27,6 +28,7 @@ func say(_ line: String) {
 func openStore(backend: String, path: String) throws -> ObjectStore {
     switch backend {
     case "sqlite": return try ObjectStore(backend: .sqlite(path: path))
+    case "lmdb": return try ObjectStore(backend: .lmdb(path: path))
     case "archive": return try ObjectStore(backend: .fileArchive(directory: path))
     default: throw UsageError(description: "unknown backend \(backend)")
     }

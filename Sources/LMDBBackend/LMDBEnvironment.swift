@@ -1,0 +1,363 @@
+internal import CLMDB
+import Foundation
+import Storage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One LMDB environment (one store file), shared by every backend of the process opened on the
+/// same file: LMDB forbids opening one environment twice in a process.
+///
+/// It owns the locks that make LMDB's rules hold inside the process:
+/// - `writerLock`: one write transaction at a time;
+/// - `mapLock`: every transaction holds it shared, a change of the map size exclusively (LMDB
+///   remaps only while no transaction of the process is live);
+/// - `handleLock`: `mdb_dbi_open` is never called from two transactions at once, and a write
+///   transaction that opened a database handle holds it until it ends (the handle is private to
+///   it until then).
+///
+/// `@unchecked Sendable`: `env` is an LMDB environment opened with `MDB_NOTLS`, which LMDB allows
+/// to be used from any thread; the mutable state (handles, collection cache, known generation)
+/// is guarded by `Locked`.
+final class LMDBEnvironment: @unchecked Sendable {
+    let env: OpaquePointer
+    let path: String
+    let configuration: LMDBStorageBackend.Configuration
+    let metadata: MDB_dbi
+    let maximumKeySize: Int
+
+    let writerLock = LMDBMutex()
+    let writerOwner = Locked<pthread_t?>(nil)
+    let mapLock = LMDBReadWriteLock()
+    let handleLock = LMDBMutex()
+
+    /// Reset read transactions kept for reuse (each holds a reader slot).
+    private let idleReaders = Locked<[OpaquePointer]>([])
+    static let idleReaderLimit = 8
+
+    /// Database handles by name, every one valid in transactions begun after it was published.
+    private let handles = Locked<[String: MDB_dbi]>([:])
+    /// The catalog generation the handles are complete for.
+    private let knownGeneration = Locked<UInt64>(0)
+    /// Decoded metadata entries, by folded collection name, with the bytes they were decoded from.
+    let collectionCache = Locked<[String: (bytes: [UInt8], info: LMDBCollectionInfo)]>([:])
+
+    static let metadataName = "_storage_meta"
+    static let generationKey = Array("generation".utf8)
+
+    private struct FileID: Hashable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    private final class WeakEnvironment {
+        weak var environment: LMDBEnvironment?
+        init(_ environment: LMDBEnvironment) { self.environment = environment }
+    }
+
+    /// The number of read transactions open on the current thread: a map resize waits for them
+    /// to end, so one asked for by a write nested in a read would wait for itself.
+    private let readDepthKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    var readDepth: Int {
+        get { Int(bitPattern: pthread_getspecific(readDepthKey)) }
+        set { pthread_setspecific(readDepthKey, UnsafeRawPointer(bitPattern: newValue)) }
+    }
+
+    private static let registry = Locked<[FileID: WeakEnvironment]>([:])
+    /// How many environments of each file are open (until `mdb_env_close` has returned).
+    private static let liveEnvironments = Locked<[FileID: Int]>([:])
+    private let fileID: FileID
+
+    /// The environment of the file at `path`, opened (and created with mode 0600) when no backend
+    /// of the process has it open.
+    static func open(path: String, configuration: LMDBStorageBackend.Configuration) throws -> LMDBEnvironment {
+        let fileID = try createFile(at: path)
+        while true {
+            let opened = try registry.withLock { registry -> LMDBEnvironment? in
+                if let existing = registry[fileID]?.environment { return existing }
+                // An environment released on another thread may still be closing; a second one
+                // opened meanwhile would lose its locks when the first closes its lock file.
+                guard liveEnvironments.withLock({ $0[fileID] ?? 0 }) == 0 else { return nil }
+                // LMDB opens its lock file following symbolic links; it is created (or checked)
+                // here first, while the process has no environment on the file (closing a
+                // descriptor of the lock file drops the process's locks on it).
+                _ = try createFile(at: path + "-lock", role: "lock file")
+                let environment = try LMDBEnvironment(path: path, fileID: fileID, configuration: configuration)
+                registry[fileID] = WeakEnvironment(environment)
+                return environment
+            }
+            if let opened { return opened }
+            usleep(1_000)
+        }
+    }
+
+    /// Creates the file with mode 0600 unless it exists, refusing symbolic links and anything
+    /// that is not a regular file.
+    private static func createFile(at path: String, role: String = "store file") throws -> FileID {
+        guard !path.isEmpty else {
+            throw StorageError(.cannotOpen, "the store path is empty", path: path)
+        }
+        let descriptor = Glibc.open(path, O_CREAT | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let code = errno
+            let reason = code == ELOOP ? "the path is a symbolic link" : String(cString: strerror(code))
+            throw StorageError(.cannotOpen, "cannot open the \(role): \(reason)", path: path)
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw StorageError(.cannotOpen, "the \(role) is not a regular file", path: path)
+        }
+        return FileID(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+    }
+
+    private init(path: String, fileID: FileID, configuration: LMDBStorageBackend.Configuration) throws {
+        var created: OpaquePointer?
+        var rc = mdb_env_create(&created)
+        guard rc == 0, let env = created else {
+            throw StorageError.lmdb(rc, "cannot create an environment", path: path)
+        }
+        do {
+            rc = mdb_env_set_maxdbs(env, MDB_dbi(clamping: configuration.maximumDatabases))
+            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot set the number of databases", path: path) }
+            rc = mdb_env_set_maxreaders(env, UInt32(clamping: configuration.maximumReaders))
+            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot set the number of readers", path: path) }
+            rc = mdb_env_set_mapsize(env, max(configuration.initialMapSize, 64 << 10))
+            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot set the map size", path: path) }
+            // NOTLS: Swift tasks move between threads, so a reader slot must belong to the
+            // transaction, not to the thread. NOSUBDIR: the store is one file (plus "-lock").
+            rc = mdb_env_open(env, path, UInt32(MDB_NOTLS | MDB_NOSUBDIR), 0o600)
+            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot open the store", path: path) }
+            // Reader slots left by processes that died would pin old pages forever.
+            var dead: Int32 = 0
+            rc = mdb_reader_check(env, &dead)
+            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot check the reader table", path: path) }
+            metadata = try Self.openMetadata(env, path: path)
+        } catch {
+            mdb_env_close(env)
+            throw error
+        }
+        self.env = env
+        self.path = path
+        self.fileID = fileID
+        self.configuration = configuration
+        self.maximumKeySize = Int(mdb_env_get_maxkeysize(env))
+        Self.liveEnvironments.withLock { $0[fileID, default: 0] += 1 }
+        try refreshHandles()
+    }
+
+    deinit {
+        for transaction in idleReaders.withLock({ $0 }) { mdb_txn_abort(transaction) }
+        mdb_env_close(env)
+        let fileID = fileID
+        Self.liveEnvironments.withLock { open in
+            open[fileID, default: 1] -= 1
+            if open[fileID] == 0 { open[fileID] = nil }
+        }
+        pthread_key_delete(readDepthKey)
+    }
+
+    private static func openMetadata(_ env: OpaquePointer, path: String) throws -> MDB_dbi {
+        var transaction: OpaquePointer?
+        var rc = mdb_txn_begin(env, nil, 0, &transaction)
+        guard rc == 0, let transaction else { throw StorageError.lmdb(rc, "cannot begin a transaction", path: path) }
+        var dbi: MDB_dbi = 0
+        rc = mdb_dbi_open(transaction, metadataName, UInt32(MDB_CREATE), &dbi)
+        guard rc == 0 else {
+            mdb_txn_abort(transaction)
+            throw StorageError.lmdb(rc, "cannot open the metadata database", path: path)
+        }
+        rc = mdb_txn_commit(transaction)
+        guard rc == 0 else { throw StorageError.lmdb(rc, "cannot create the metadata database", path: path) }
+        return dbi
+    }
+
+    // MARK: Transactions and the map
+
+    /// Begins a transaction; on return the map lock is held shared, until `end`.
+    /// Adopts a map grown by another process (`MDB_MAP_RESIZED`) and begins again.
+    func begin(readOnly: Bool) throws -> OpaquePointer {
+        while true {
+            mapLock.lockShared()
+            var rc: Int32
+            if readOnly, let idle = idleReaders.withLock({ $0.popLast() }) {
+                // A reset read transaction keeps its reader slot (MDB_NOTLS): renewing it skips
+                // the allocation and the slot search of a new one.
+                rc = mdb_txn_renew(idle)
+                if rc == 0 { return idle }
+                mdb_txn_abort(idle)
+            } else {
+                var transaction: OpaquePointer?
+                rc = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &transaction)
+                if rc == 0, let transaction { return transaction }
+            }
+            mapLock.unlock()
+            guard rc == MDB_MAP_RESIZED else { throw StorageError.lmdb(rc, "cannot begin a transaction", path: path) }
+            try withExclusiveMap {
+                let rc = mdb_env_set_mapsize(env, 0)
+                guard rc == 0 else { throw StorageError.lmdb(rc, "cannot adopt the grown map", path: path) }
+            }
+        }
+    }
+
+    /// Ends a read transaction begun with `begin(readOnly: true)`, keeping it for reuse, and
+    /// releases the map lock.
+    func endRead(_ transaction: OpaquePointer) {
+        mdb_txn_reset(transaction)
+        let kept = idleReaders.withLock { idle in
+            guard idle.count < Self.idleReaderLimit else { return false }
+            idle.append(transaction)
+            return true
+        }
+        if !kept { mdb_txn_abort(transaction) }
+        mapLock.unlock()
+    }
+
+    /// Runs `body` while no transaction of the process is live.
+    private func withExclusiveMap(_ body: () throws -> Void) throws {
+        if readDepth > 0 {
+            throw StorageError(
+                .busy,
+                "cannot resize the map while this thread has a read transaction open (a write started"
+                    + " inside a read needed a larger map); write outside the read",
+                path: path
+            )
+        }
+        guard mapLock.lockExclusive(waitingAtMost: configuration.mapResizeTimeoutSeconds) else {
+            throw StorageError(
+                .busy,
+                "cannot resize the map: a transaction stayed open (is a read transaction open on the writing thread?)",
+                path: path
+            )
+        }
+        defer { mapLock.unlock() }
+        try body()
+    }
+
+    /// The map size and the bytes in use.
+    func mapUsage() -> (mapSize: Int, used: Int) {
+        mapLock.lockShared()
+        defer { mapLock.unlock() }
+        return mapUsageLocked()
+    }
+
+    /// `mapUsage()` for a caller that holds the map lock.
+    private func mapUsageLocked() -> (mapSize: Int, used: Int) {
+        var info = MDB_envinfo()
+        var stat = MDB_stat()
+        mdb_env_info(env, &info)
+        mdb_env_stat(env, &stat)
+        return (info.me_mapsize, (info.me_last_pgno + 1) * Int(stat.ms_psize))
+    }
+
+    /// Doubles the map (at least), while no transaction of the process is live.
+    /// - Throws: `StorageError.Code.io` when the map would pass `configuration.maximumMapSize`.
+    func growMap(from size: Int) throws {
+        try withExclusiveMap {
+            let current = mapUsageLocked().mapSize
+            guard current <= size else { return }  // already grown
+            let target = current * 2
+            guard target <= configuration.maximumMapSize else {
+                throw StorageError(
+                    .io,
+                    "the store is full: growing its map to \(target) bytes would pass the maximum of"
+                        + " \(configuration.maximumMapSize) bytes",
+                    path: path
+                )
+            }
+            let rc = mdb_env_set_mapsize(env, target)
+            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot grow the map", path: path) }
+        }
+    }
+
+    /// Grows the map before a write when more than three quarters of it are in use (unless the
+    /// thread has a read open, which a resize would wait for).
+    func growIfNearlyFull() throws {
+        let usage = mapUsage()
+        if usage.used > usage.mapSize / 4 * 3 && readDepth == 0 { try growMap(from: usage.mapSize) }
+    }
+
+    // MARK: Database handles
+
+    /// The handle of a named database, if it is open.
+    func handle(_ name: String) -> MDB_dbi? {
+        handles.withLock { $0[name] }
+    }
+
+    /// Publishes handles opened by a committed transaction, and the generation they complete.
+    func publish(_ opened: [String: MDB_dbi], generation: UInt64?) {
+        handles.withLock { $0.merge(opened) { _, new in new } }
+        if let generation { knownGeneration.withLock { $0 = max($0, generation) } }
+    }
+
+    /// Whether handles must be refreshed before a transaction that saw `generation` begins.
+    func needsRefresh(for generation: UInt64) -> Bool {
+        knownGeneration.withLock { $0 < generation }
+    }
+
+    /// Opens a handle for every named database in the file, in a read transaction of its own
+    /// that commits (so the handles stay open). Called at open, and before a transaction when
+    /// another process created databases.
+    func refreshHandles() throws {
+        handleLock.lock()
+        defer { handleLock.unlock() }
+        let transaction = try begin(readOnly: true)
+        defer { mapLock.unlock() }
+        var committed = false
+        defer { if !committed { mdb_txn_abort(transaction) } }
+        var main: MDB_dbi = 0
+        var rc = mdb_dbi_open(transaction, nil, 0, &main)
+        guard rc == 0 else { throw StorageError.lmdb(rc, "cannot list the databases", path: path) }
+        var names: [String] = []
+        var cursor: OpaquePointer?
+        rc = mdb_cursor_open(transaction, main, &cursor)
+        guard rc == 0, let cursor else { throw StorageError.lmdb(rc, "cannot list the databases", path: path) }
+        var key = MDB_val()
+        var data = MDB_val()
+        rc = mdb_cursor_get(cursor, &key, &data, MDB_FIRST)
+        while rc == 0 {
+            names.append(
+                String(decoding: UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size), as: UTF8.self)
+            )
+            rc = mdb_cursor_get(cursor, &key, &data, MDB_NEXT)
+        }
+        mdb_cursor_close(cursor)
+        guard rc == MDB_NOTFOUND else { throw StorageError.lmdb(rc, "cannot list the databases", path: path) }
+        var opened: [String: MDB_dbi] = [:]
+        for name in names where name != Self.metadataName && handle(name) == nil {
+            var dbi: MDB_dbi = 0
+            rc = mdb_dbi_open(transaction, name, 0, &dbi)
+            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot open database '\(name)'", path: path) }
+            opened[name] = dbi
+        }
+        let generation = try Self.readGeneration(transaction, metadata, path: path)
+        committed = true
+        rc = mdb_txn_commit(transaction)
+        guard rc == 0 else { throw StorageError.lmdb(rc, "cannot open the databases", path: path) }
+        publish(opened, generation: generation)
+    }
+
+    /// The catalog generation a transaction sees: it grows whenever a database is created.
+    static func readGeneration(_ transaction: OpaquePointer, _ metadata: MDB_dbi, path: String) throws -> UInt64 {
+        var key = MDB_val()
+        var data = MDB_val()
+        let rc = generationKey.withUnsafeBytes { bytes in
+            key = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            return mdb_get(transaction, metadata, &key, &data)
+        }
+        if rc == MDB_NOTFOUND { return 0 }
+        guard rc == 0 else { throw StorageError.lmdb(rc, "cannot read the catalog", path: path) }
+        guard data.mv_size == 8 else { throw StorageError(.corrupt, "the catalog generation is damaged", path: path) }
+        var value: UInt64 = 0
+        for byte in UnsafeRawBufferPointer(start: data.mv_data, count: 8) { value = value << 8 | UInt64(byte) }
+        return value
+    }
+}

@@ -1,0 +1,64 @@
+internal import CLMDB
+import Storage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An LMDB return code, kept as the `underlying` error of a `StorageError`.
+public struct LMDBResultCode: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The code `mdb_*` returned (an LMDB code or an `errno` value).
+    public let rawValue: Int32
+
+    init(_ rawValue: Int32) { self.rawValue = rawValue }
+
+    public var description: String {
+        "LMDB error \(rawValue): " + (mdb_strerror(rawValue).map { String(cString: $0) } ?? "unknown")
+    }
+
+    /// The store's error code for this engine code.
+    var storageErrorCode: StorageError.Code {
+        switch rawValue {
+        case MDB_CORRUPTED, MDB_PANIC, MDB_INVALID, MDB_VERSION_MISMATCH, MDB_PAGE_NOTFOUND:
+            return .corrupt
+        case MDB_MAP_FULL, EIO, ENOSPC:
+            return .io
+        case MDB_READERS_FULL, EAGAIN, EBUSY:
+            return .busy
+        case EACCES, ENOENT, EROFS, ENOTDIR, EPERM:
+            return .cannotOpen
+        case MDB_KEYEXIST:
+            return .constraintViolation
+        default:
+            return .engine
+        }
+    }
+}
+
+extension StorageError {
+    /// The error for a failed LMDB call.
+    /// - Parameters:
+    ///   - code: what the call returned.
+    ///   - context: what was being done, e.g. "cannot write a record".
+    static func lmdb(
+        _ code: Int32,
+        _ context: String,
+        collection: String? = nil,
+        key: StorageValue? = nil,
+        path: String? = nil
+    ) -> StorageError {
+        let result = LMDBResultCode(code)
+        var message = context + ": " + (mdb_strerror(code).map { String(cString: $0) } ?? "error \(code)")
+        if let collection { message += " (collection \(Identifier.quoted(collection)))" }
+        return StorageError(
+            result.storageErrorCode,
+            message,
+            collection: collection,
+            key: key,
+            path: path,
+            underlying: result
+        )
+    }
+}

@@ -1,0 +1,284 @@
+internal import CLMDB
+import Foundation
+import Storage
+
+/// A read transaction over one LMDB snapshot. Valid only inside the closure it was passed to;
+/// every value handed out is copied out of the map before the closure returns.
+class LMDBReadTransaction: StorageReadTransaction {
+    let environment: LMDBEnvironment
+    let txn: OpaquePointer
+    /// Cleared when the closure returns; a transaction used after that throws `.misuse`.
+    private(set) var isActive = true
+    /// Collections this transaction has looked up (or changed), by folded name.
+    var collections: [String: LMDBCollectionInfo] = [:]
+
+    init(environment: LMDBEnvironment, txn: OpaquePointer) {
+        self.environment = environment
+        self.txn = txn
+    }
+
+    func invalidate() {
+        isActive = false
+    }
+
+    func checkActive() throws {
+        guard isActive else {
+            throw StorageError(.misuse, "a transaction was used outside the closure it was passed to")
+        }
+    }
+
+    /// Turns an LMDB return code into an error. The write transaction also remembers a full map.
+    func check(_ rc: Int32, _ context: @autoclosure () -> String, collection: String? = nil) throws {
+        guard rc != 0 else { return }
+        throw StorageError.lmdb(rc, context(), collection: collection, path: environment.path)
+    }
+
+    // MARK: Catalog
+
+    /// The metadata entry of a collection as this transaction sees it.
+    func info(of collection: String) throws -> LMDBCollectionInfo? {
+        let folded = Identifier.folded(collection)
+        if let known = collections[folded] { return known }
+        let key = LMDBCollection.metadataKey(collection)
+        let found = try read(environment.metadata, key: key, collection: collection) { bytes -> LMDBCollectionInfo? in
+            guard let bytes else { return nil }
+            if let cached = environment.collectionCache.withLock({ $0[folded] }), cached.bytes.count == bytes.count,
+                cached.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 })
+            {
+                return cached.info
+            }
+            let copy = [UInt8](bytes)
+            let decoded: LMDBCollection
+            do {
+                decoded = try JSONDecoder().decode(LMDBCollection.self, from: Data(copy))
+            } catch {
+                throw StorageError(
+                    .corrupt,
+                    "the stored schema of the collection is damaged: \(error)",
+                    collection: collection,
+                    path: environment.path
+                )
+            }
+            let info = LMDBCollectionInfo(decoded)
+            environment.collectionCache.withLock { $0[folded] = (copy, info) }
+            return info
+        }
+        if let found { collections[folded] = found }
+        return found
+    }
+
+    /// The handle of a named database of this transaction.
+    func handle(_ name: String, collection: String) throws -> MDB_dbi {
+        guard let dbi = environment.handle(name) else {
+            throw StorageError(
+                .corrupt,
+                "the database '\(name)' of the collection is missing",
+                collection: collection,
+                path: environment.path
+            )
+        }
+        return dbi
+    }
+
+    // MARK: Low-level access
+
+    /// Calls `body` with the value stored under `key`, or `nil`. The bytes are the map's own:
+    /// valid only during the call.
+    func read<R>(
+        _ dbi: MDB_dbi,
+        key: [UInt8],
+        collection: String?,
+        _ body: (UnsafeRawBufferPointer?) throws -> R
+    ) throws -> R {
+        var data = MDB_val()
+        let rc = key.withUnsafeBytes { bytes in
+            var keyValue = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            return mdb_get(txn, dbi, &keyValue, &data)
+        }
+        if rc == MDB_NOTFOUND { return try body(nil) }
+        try check(rc, "cannot read a record", collection: collection)
+        return try body(UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+    }
+
+    /// Calls `body` with each entry of `dbi` from the first key at or above `lower` until a key
+    /// past `upper` (see `LMDBKeyCoding.isPast`), until it returns `false`.
+    func forEachEntry(
+        _ dbi: MDB_dbi,
+        from lower: [UInt8]?,
+        through upper: [UInt8]?,
+        collection: String,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        var cursor: OpaquePointer?
+        try check(mdb_cursor_open(txn, dbi, &cursor), "cannot open a cursor", collection: collection)
+        defer { mdb_cursor_close(cursor) }
+        var key = MDB_val()
+        var data = MDB_val()
+        var rc: Int32
+        if var lower {
+            // A prefix of a key sorts before it, so a bound longer than LMDB allows is cut.
+            if lower.count > environment.maximumKeySize { lower = Array(lower.prefix(environment.maximumKeySize)) }
+            rc = lower.withUnsafeBytes { bytes in
+                key = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                return mdb_cursor_get(cursor, &key, &data, MDB_SET_RANGE)
+            }
+        } else {
+            rc = mdb_cursor_get(cursor, &key, &data, MDB_FIRST)
+        }
+        while rc == 0 {
+            let keyBytes = UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
+            if let upper, LMDBKeyCoding.isPast(keyBytes, upper) { return }
+            guard try body(keyBytes, UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size)) else { return }
+            rc = mdb_cursor_get(cursor, &key, &data, MDB_NEXT)
+        }
+        if rc != MDB_NOTFOUND { try check(rc, "cannot read records", collection: collection) }
+    }
+
+    /// Calls `body` with the primary key bytes and the record of every candidate of `plan`, in
+    /// key order for a primary source and in index order for an index source.
+    func forEachCandidate(
+        _ info: LMDBCollectionInfo,
+        _ plan: LMDBQueryPlan,
+        _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        let collection = info.collection
+        let records = try handle(collection.database, collection: collection.name)
+        switch plan.source {
+        case .key(let key):
+            guard key.count <= environment.maximumKeySize else { return }
+            try read(records, key: key, collection: collection.name) { record in
+                guard let record else { return }
+                try key.withUnsafeBytes { key in _ = try body(key, record) }
+            }
+        case .primary(let lower, let upper):
+            try forEachEntry(records, from: lower, through: upper, collection: collection.name, body)
+        case .index(let index, let lower, let upper):
+            let entries = try handle(index.database, collection: collection.name)
+            let components = index.columns.count
+            try forEachEntry(entries, from: lower, through: upper, collection: collection.name) { entry, _ in
+                var offset = 0
+                for _ in 0..<components {
+                    guard let next = LMDBKeyCoding.skipComponent(in: entry, at: offset) else {
+                        throw StorageError(.corrupt, "an index entry is damaged", collection: collection.name)
+                    }
+                    offset = next
+                }
+                let key = [UInt8](UnsafeRawBufferPointer(rebasing: entry[offset...]))
+                return try read(records, key: key, collection: collection.name) { record in
+                    guard let record else {
+                        throw StorageError(
+                            .corrupt,
+                            "an index entry names a missing record",
+                            collection: collection.name
+                        )
+                    }
+                    return try key.withUnsafeBytes { key in try body(key, record) }
+                }
+            }
+        }
+    }
+
+    func damaged(_ collection: String) -> StorageError {
+        StorageError(.corrupt, "a stored record is damaged", collection: collection, path: environment.path)
+    }
+
+    // MARK: StorageReadTransaction
+
+    func schema(of collection: String) throws -> CollectionSchema? {
+        try checkActive()
+        return try info(of: collection)?.schema
+    }
+
+    func scan(_ request: ScanRequest, _ body: (any StorageRow) throws -> Bool) throws {
+        try checkActive()
+        guard let info = try info(of: request.collection) else { return }
+        if let limit = request.limit, limit <= 0 { return }
+        let collection = info.collection
+        let plan = LMDBQueryPlan(request.predicate, info)
+        let row = LMDBRow(requested: info.fields(of: request.columns), fieldCount: collection.nextFieldID)
+        let lookup: (String) -> StorageValue = { row.value(field: info.fieldsByName[$0] ?? -1) }
+        let keyOrder =
+            request.ordering.isEmpty
+            || (request.ordering.count == 1 && request.ordering[0].column == collection.primaryKey
+                && !request.ordering[0].isDescending)
+        var remaining = request.limit ?? Int.max
+        if keyOrder && plan.isInKeyOrder {
+            try forEachCandidate(info, plan) { _, record in
+                guard row.load(record) else { throw damaged(collection.name) }
+                guard PredicateEvaluator.matches(request.predicate, lookup) else { return true }
+                guard try body(row) else { return false }
+                remaining -= 1
+                return remaining > 0
+            }
+            return
+        }
+        // Any other order: collect the matching keys with their sort values, sort, then read.
+        let sortFields = request.ordering.map { info.fieldsByName[$0.column] ?? -1 }
+        var hits: [(key: [UInt8], sortValues: [StorageValue])] = []
+        try forEachCandidate(info, plan) { key, record in
+            guard row.load(record) else { throw damaged(collection.name) }
+            if PredicateEvaluator.matches(request.predicate, lookup) {
+                hits.append(([UInt8](key), keyOrder ? [] : sortFields.map { row.value(field: $0) }))
+            }
+            return true
+        }
+        let ordering = request.ordering
+        hits.sort { lhs, rhs in
+            if !keyOrder {
+                for (position, sortKey) in ordering.enumerated() {
+                    let order = StorageValue.compare(lhs.sortValues[position], rhs.sortValues[position])
+                    if order != 0 { return sortKey.isDescending ? order > 0 : order < 0 }
+                }
+            }
+            return lhs.key.lexicographicallyPrecedes(rhs.key)
+        }
+        let records = try handle(collection.database, collection: collection.name)
+        for hit in hits.prefix(remaining) {
+            let proceed = try read(records, key: hit.key, collection: collection.name) { record in
+                guard let record, row.load(record) else { throw damaged(collection.name) }
+                return try body(row)
+            }
+            if !proceed { return }
+        }
+    }
+
+    func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
+        try checkActive()
+        guard let info = try info(of: collection) else { return 0 }
+        if predicate == nil {
+            var stat = MDB_stat()
+            let dbi = try handle(info.collection.database, collection: collection)
+            try check(mdb_stat(txn, dbi, &stat), "cannot count records", collection: collection)
+            return stat.ms_entries
+        }
+        let row = LMDBRow(requested: [], fieldCount: info.collection.nextFieldID)
+        let lookup: (String) -> StorageValue = { row.value(field: info.fieldsByName[$0] ?? -1) }
+        var count = 0
+        try forEachCandidate(info, LMDBQueryPlan(predicate, info)) { _, record in
+            guard row.load(record) else { throw damaged(collection) }
+            if PredicateEvaluator.matches(predicate, lookup) { count += 1 }
+            return true
+        }
+        return count
+    }
+
+    func get(
+        _ collection: String,
+        key: StorageValue,
+        columns: [String],
+        _ body: (any StorageRow) throws -> Void
+    ) throws -> Bool {
+        try checkActive()
+        guard let info = try info(of: collection), !key.isNull else { return false }
+        let records = try handle(info.collection.database, collection: collection)
+        let keyBytes = LMDBKeyCoding.encode(key)
+        guard keyBytes.count <= environment.maximumKeySize else { return false }
+        return try read(records, key: keyBytes, collection: collection) { record in
+            guard let record else { return false }
+            let row = LMDBRow(requested: info.fields(of: columns), fieldCount: info.collection.nextFieldID)
+            guard row.load(record) else { throw damaged(collection) }
+            try body(row)
+            return true
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import Storage
+
+/// The byte form of a record: a format byte, then one entry per non-null field, each a varint
+/// field id, a type tag and the payload. Fields are found by id, never by position or name, so a
+/// record written before a column was added (or after one stopped being written) still decodes:
+/// a field it lacks reads as null, a field nobody asks for is skipped.
+///
+/// Payloads: integers zig-zag varints, reals 8 bytes little-endian, text and blobs a varint length
+/// and the bytes.
+enum LMDBRecordCoding {
+    static let formatVersion: UInt8 = 1
+    static let integerTag: UInt8 = 1
+    static let realTag: UInt8 = 2
+    static let textTag: UInt8 = 3
+    static let blobTag: UInt8 = 4
+
+    /// Appends one field; null fields are not written (they read as null).
+    static func appendField(_ field: Int, _ value: StorageValue, to bytes: inout [UInt8]) {
+        switch value {
+        case .null:
+            return
+        case .integer(let number):
+            appendVarint(UInt64(field), to: &bytes)
+            bytes.append(integerTag)
+            appendVarint(UInt64(bitPattern: (number << 1) ^ (number >> 63)), to: &bytes)
+        case .real(let number):
+            appendVarint(UInt64(field), to: &bytes)
+            bytes.append(realTag)
+            var bits = number.bitPattern
+            for _ in 0..<8 {
+                bytes.append(UInt8(truncatingIfNeeded: bits))
+                bits >>= 8
+            }
+        case .text(let text):
+            appendVarint(UInt64(field), to: &bytes)
+            bytes.append(textTag)
+            var text = text
+            text.withUTF8 { utf8 in
+                appendVarint(UInt64(utf8.count), to: &bytes)
+                bytes.append(contentsOf: utf8)
+            }
+        case .blob(let data):
+            appendVarint(UInt64(field), to: &bytes)
+            bytes.append(blobTag)
+            appendVarint(UInt64(data.count), to: &bytes)
+            bytes.append(contentsOf: data)
+        }
+    }
+
+    static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    static func readVarint(_ bytes: UnsafeRawBufferPointer, _ offset: inout Int) -> UInt64? {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < bytes.count && shift < 64 {
+            let byte = bytes[offset]
+            offset += 1
+            result |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return result }
+            shift += 7
+        }
+        return nil
+    }
+
+    /// Walks the fields of a record: calls `body` with each field id, the offsets where its entry
+    /// and its tag start, and the offset past it.
+    /// - Returns: `false` when the bytes are not a well-formed record.
+    static func forEachField(
+        in record: UnsafeRawBufferPointer,
+        _ body: (_ field: Int, _ start: Int, _ tagOffset: Int, _ end: Int) -> Void
+    ) -> Bool {
+        guard record.count >= 1, record[0] == formatVersion else { return false }
+        var offset = 1
+        while offset < record.count {
+            let start = offset
+            guard let field = readVarint(record, &offset), field <= UInt64(Int32.max), offset < record.count else {
+                return false
+            }
+            let tagOffset = offset
+            guard let end = endOfValue(in: record, tagOffset: tagOffset) else { return false }
+            body(Int(field), start, tagOffset, end)
+            offset = end
+        }
+        return true
+    }
+
+    /// The offset past the value whose tag is at `tagOffset`.
+    static func endOfValue(in record: UnsafeRawBufferPointer, tagOffset: Int) -> Int? {
+        var offset = tagOffset + 1
+        switch record[tagOffset] {
+        case integerTag:
+            return readVarint(record, &offset) == nil ? nil : offset
+        case realTag:
+            return offset + 8 <= record.count ? offset + 8 : nil
+        case textTag, blobTag:
+            guard let length = readVarint(record, &offset), length <= UInt64(record.count - offset) else {
+                return nil
+            }
+            return offset + Int(length)
+        default:
+            return nil
+        }
+    }
+
+    /// Decodes (copies out) the value whose tag is at `tagOffset`.
+    static func value(in record: UnsafeRawBufferPointer, tagOffset: Int) -> StorageValue {
+        var offset = tagOffset + 1
+        switch record[tagOffset] {
+        case integerTag:
+            guard let raw = readVarint(record, &offset) else { return .null }
+            return .integer(Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1))))
+        case realTag:
+            var bits: UInt64 = 0
+            for index in (0..<8).reversed() { bits = bits << 8 | UInt64(record[offset + index]) }
+            return .real(Double(bitPattern: bits))
+        case textTag:
+            guard let length = readVarint(record, &offset) else { return .null }
+            let slice = UnsafeRawBufferPointer(rebasing: record[offset..<offset + Int(length)])
+            return .text(String(decoding: slice, as: UTF8.self))
+        case blobTag:
+            guard let length = readVarint(record, &offset) else { return .null }
+            let slice = UnsafeRawBufferPointer(rebasing: record[offset..<offset + Int(length)])
+            return .blob(Data(slice))
+        default:
+            return .null
+        }
+    }
+}
+
+/// A record read in place from the mapped bytes: one pass finds where each field starts, and a
+/// value is decoded (copied out) only when asked for. Reused for every row of a scan; valid only
+/// while its transaction is open and the bytes it was loaded with are current.
+final class LMDBRow: StorageRow {
+    /// For each requested column, its field id, or -1 when the collection has no such column.
+    private let requested: [Int]
+    /// Where each field's tag is in the current record, by field id; -1 when absent.
+    private var offsets: [Int]
+    private var record = UnsafeRawBufferPointer(start: nil, count: 0)
+
+    init(requested: [Int], fieldCount: Int) {
+        self.requested = requested
+        self.offsets = Array(repeating: -1, count: max(fieldCount, 1))
+    }
+
+    /// Points the row at a record's bytes.
+    /// - Returns: `false` when the bytes are not a record.
+    func load(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        for index in offsets.indices { offsets[index] = -1 }
+        record = bytes
+        return LMDBRecordCoding.forEachField(in: bytes) { field, _, tagOffset, _ in
+            if field < offsets.count { offsets[field] = tagOffset }
+        }
+    }
+
+    /// The value of a field of the current record.
+    func value(field: Int) -> StorageValue {
+        guard field >= 0, field < offsets.count else { return .null }
+        let offset = offsets[field]
+        return offset < 0 ? .null : LMDBRecordCoding.value(in: record, tagOffset: offset)
+    }
+
+    func value(at index: Int) -> StorageValue {
+        value(field: requested[index])
+    }
+}

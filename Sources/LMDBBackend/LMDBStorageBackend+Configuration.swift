@@ -1,0 +1,48 @@
+extension LMDBStorageBackend {
+    /// How the LMDB backend opens and uses its environment.
+    ///
+    /// ```swift
+    /// let backend = try LMDBStorageBackend(path: "app.lmdb", configuration: .init(initialMapSize: 1 << 30))
+    /// ```
+    ///
+    /// When a file is already open in the process, the configuration it was first opened with
+    /// stays in force: one environment serves every backend on the same file.
+    public struct Configuration: Sendable, Hashable {
+        /// The map size a new store starts with, in bytes. The map grows (doubling) when it fills
+        /// up, so this only needs to be a good guess. Default: 64 MiB.
+        public var initialMapSize: Int
+        /// The map never grows past this many bytes; a write that needs more fails with
+        /// `StorageError.Code.io`. Default: 1 TiB (address space, not disk: the file only grows
+        /// as data is written).
+        public var maximumMapSize: Int
+        /// How many named databases the store may have: one per collection, one per index, one
+        /// for metadata. Default: 1024.
+        public var maximumDatabases: Int
+        /// How many read transactions may be open at once, in all processes. Default: 126.
+        public var maximumReaders: Int
+        /// How long growing the map waits for the process's open transactions to end before
+        /// failing with `StorageError.Code.busy`. Default: 30 seconds.
+        public var mapResizeTimeoutSeconds: Int
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - initialMapSize: the starting map size, in bytes.
+        ///   - maximumMapSize: the largest map size, in bytes.
+        ///   - maximumDatabases: the number of named databases.
+        ///   - maximumReaders: the number of concurrent read transactions.
+        ///   - mapResizeTimeoutSeconds: how long a map resize waits for open transactions.
+        public init(
+            initialMapSize: Int = 64 << 20,
+            maximumMapSize: Int = 1 << 40,
+            maximumDatabases: Int = 1024,
+            maximumReaders: Int = 126,
+            mapResizeTimeoutSeconds: Int = 30
+        ) {
+            self.initialMapSize = initialMapSize
+            self.maximumMapSize = maximumMapSize
+            self.maximumDatabases = maximumDatabases
+            self.maximumReaders = maximumReaders
+            self.mapResizeTimeoutSeconds = mapResizeTimeoutSeconds
+        }
+    }
+}

@@ -1,0 +1,153 @@
+internal import CLMDB
+public import Storage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A `StorageBackend` over an LMDB environment: memory-mapped B+trees, readers that never wait,
+/// one writer at a time. Pick it for the fastest key look-ups and bulk loads.
+///
+/// ```swift
+/// let store = try ObjectStore(backend: .lmdb(path: "app.lmdb"))
+/// ```
+///
+/// Each collection is a named database keyed by primary key (in an order equal to SQLite's order
+/// of the values); each index is a named database of its own; a metadata database holds the
+/// schemas, the auto-increment counters and the index definitions. Queries use the primary key or
+/// an index where the predicate allows, and `PredicateEvaluator` for the rest.
+///
+/// The map starts at `Configuration.initialMapSize` and doubles when it fills up: a write
+/// transaction that hits `MDB_MAP_FULL` is aborted, the map grown while no transaction of the
+/// process is open, and the write's closure run again. Keep write closures free of side effects
+/// outside the transaction, since such a closure may run more than once.
+public final class LMDBStorageBackend: StorageBackend {
+    /// The store file.
+    public let path: String
+    /// The configuration the environment was opened with.
+    public var configuration: Configuration { environment.configuration }
+
+    let environment: LMDBEnvironment
+
+    /// Opens (creating if needed) the store file at `path`. Opening a file the process already
+    /// has open shares its environment.
+    /// - Parameters:
+    ///   - path: the store file's path; LMDB keeps its lock file at `path` + `-lock`.
+    ///   - configuration: how the environment is opened and used.
+    /// - Throws: `StorageError` with code `.cannotOpen` when the file cannot be created or
+    ///   opened, `.corrupt` when it is not an LMDB store.
+    public init(path: String, configuration: Configuration = .init()) throws {
+        self.path = path
+        self.environment = try LMDBEnvironment.open(path: path, configuration: configuration)
+    }
+
+    /// Runs `body` in a read transaction over one committed snapshot. Readers never wait for
+    /// the writer.
+    /// - Parameter body: the reads; the transaction is valid only during the call.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, or a `StorageError` for an engine failure.
+    public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+        let txn = try beginCurrent(readOnly: true)
+        let transaction = LMDBReadTransaction(environment: environment, txn: txn)
+        environment.readDepth += 1
+        defer {
+            environment.readDepth -= 1
+            transaction.invalidate()
+            environment.endRead(txn)
+        }
+        return try body(transaction)
+    }
+
+    /// Begins a transaction whose handles are complete for the catalog it sees: when another
+    /// process created databases since this process last looked, their handles are opened first.
+    private func beginCurrent(readOnly: Bool) throws -> OpaquePointer {
+        while true {
+            let txn = try environment.begin(readOnly: readOnly)
+            let generation: UInt64
+            do {
+                generation = try LMDBEnvironment.readGeneration(txn, environment.metadata, path: path)
+            } catch {
+                end(txn, readOnly: readOnly)
+                throw error
+            }
+            guard environment.needsRefresh(for: generation) else { return txn }
+            end(txn, readOnly: readOnly)
+            try environment.refreshHandles()
+        }
+    }
+
+    /// Ends a transaction that was begun but not used, and releases the map lock.
+    private func end(_ txn: OpaquePointer, readOnly: Bool) {
+        if readOnly {
+            environment.endRead(txn)
+        } else {
+            mdb_txn_abort(txn)
+            environment.mapLock.unlock()
+        }
+    }
+
+    /// Runs `body` in a write transaction that commits when it returns and aborts when it throws.
+    /// Write transactions of the process run one at a time.
+    ///
+    /// When the map fills up, the transaction is aborted, the map grown and `body` run again
+    /// (even when `body` caught the error): `body` may run more than once.
+    /// - Parameter body: the reads and writes; the transaction is valid only during the call.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws (unchanged), or a `StorageError` for an engine failure,
+    ///   including a failed commit; `.misuse` for a write started inside another on the same
+    ///   thread.
+    public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
+        let me = pthread_self()
+        if environment.writerOwner.withLock({ owner in owner.map { pthread_equal($0, me) != 0 } ?? false }) {
+            throw StorageError(
+                .misuse,
+                "a write transaction was started inside another one on the same thread; LMDB has one writer",
+                path: path
+            )
+        }
+        environment.writerLock.lock()
+        environment.writerOwner.withLock { $0 = me }
+        defer {
+            environment.writerOwner.withLock { $0 = nil }
+            environment.writerLock.unlock()
+        }
+        while true {
+            try environment.growIfNearlyFull()
+            let mapSize = environment.mapUsage().mapSize
+            let txn = try beginCurrent(readOnly: false)
+            let transaction = LMDBWriteTransaction(environment: environment, txn: txn)
+            let outcome: Result
+            do {
+                outcome = try body(transaction)
+                if transaction.mapIsFull {
+                    throw StorageError(.io, "the map filled up", path: path)
+                }
+                try transaction.flushCounters()
+            } catch {
+                transaction.invalidate()
+                mdb_txn_abort(txn)
+                transaction.releaseHandleLock()
+                environment.mapLock.unlock()
+                if transaction.mapIsFull {
+                    try environment.growMap(from: mapSize)
+                    continue
+                }
+                throw error
+            }
+            transaction.invalidate()
+            // A failed commit has freed the transaction: it is never aborted after that.
+            let rc = mdb_txn_commit(txn)
+            if rc == 0 { environment.publish(transaction.openedHandles, generation: transaction.newGeneration) }
+            transaction.releaseHandleLock()
+            environment.mapLock.unlock()
+            if rc == MDB_MAP_FULL {
+                try environment.growMap(from: mapSize)
+                continue
+            }
+            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot commit a transaction", path: path) }
+            return outcome
+        }
+    }
+}

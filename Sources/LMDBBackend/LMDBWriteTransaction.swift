@@ -1,0 +1,363 @@
+internal import CLMDB
+import Foundation
+import Storage
+
+/// A write transaction. It remembers a full map (`MDB_MAP_FULL`) even when the closure catches
+/// the error, so the backend can grow the map and run the closure again.
+final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
+    /// Set when an LMDB call failed because the map is full.
+    private(set) var mapIsFull = false
+    /// Handles opened by this transaction, published when it commits.
+    private(set) var openedHandles: [String: MDB_dbi] = [:]
+    /// Whether this transaction holds the environment's handle lock (until it ends).
+    private(set) var holdsHandleLock = false
+    /// Whether this transaction created databases (the catalog generation moves on commit).
+    private(set) var newGeneration: UInt64?
+    /// Auto-increment counters read or moved by this transaction, by folded collection name.
+    private var counters: [String: Int64] = [:]
+
+    override func check(_ rc: Int32, _ context: @autoclosure () -> String, collection: String? = nil) throws {
+        guard rc != 0 else { return }
+        if rc == MDB_MAP_FULL { mapIsFull = true }
+        throw StorageError.lmdb(rc, context(), collection: collection, path: environment.path)
+    }
+
+    override func handle(_ name: String, collection: String) throws -> MDB_dbi {
+        if let dbi = openedHandles[name] { return dbi }
+        return try super.handle(name, collection: collection)
+    }
+
+    /// Releases the handle lock; called once the transaction has ended.
+    func releaseHandleLock() {
+        if holdsHandleLock {
+            holdsHandleLock = false
+            environment.handleLock.unlock()
+        }
+    }
+
+    /// Creates a named database in this transaction.
+    private func createDatabase(_ name: String, collection: String) throws -> MDB_dbi {
+        if !holdsHandleLock {
+            environment.handleLock.lock()
+            holdsHandleLock = true
+        }
+        var dbi: MDB_dbi = 0
+        try check(mdb_dbi_open(txn, name, UInt32(MDB_CREATE), &dbi), "cannot create a database", collection: collection)
+        openedHandles[name] = dbi
+        if newGeneration == nil {
+            let generation = try LMDBEnvironment.readGeneration(txn, environment.metadata, path: environment.path) + 1
+            var bytes: [UInt8] = []
+            for shift in stride(from: 56, through: 0, by: -8) {
+                bytes.append(UInt8(truncatingIfNeeded: generation >> UInt64(shift)))
+            }
+            try put(environment.metadata, key: LMDBEnvironment.generationKey, value: bytes, collection: collection)
+            newGeneration = generation
+        }
+        return dbi
+    }
+
+    func put(_ dbi: MDB_dbi, key: [UInt8], value: [UInt8], collection: String) throws {
+        let rc = key.withUnsafeBytes { keyBytes in
+            value.withUnsafeBytes { valueBytes in
+                var keyValue = MDB_val(
+                    mv_size: keyBytes.count,
+                    mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress)
+                )
+                var dataValue = MDB_val(
+                    mv_size: valueBytes.count,
+                    mv_data: UnsafeMutableRawPointer(mutating: valueBytes.baseAddress)
+                )
+                return mdb_put(txn, dbi, &keyValue, &dataValue, 0)
+            }
+        }
+        try check(rc, "cannot write a record", collection: collection)
+    }
+
+    /// Deletes `key`; a missing key is not an error.
+    func remove(_ dbi: MDB_dbi, key: [UInt8], collection: String) throws {
+        let rc = key.withUnsafeBytes { keyBytes in
+            var keyValue = MDB_val(
+                mv_size: keyBytes.count,
+                mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress)
+            )
+            return mdb_del(txn, dbi, &keyValue, nil)
+        }
+        if rc != MDB_NOTFOUND { try check(rc, "cannot delete a record", collection: collection) }
+    }
+
+    // MARK: Catalog
+
+    private func save(_ collection: LMDBCollection) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let bytes = [UInt8](try encoder.encode(collection))
+        try put(
+            environment.metadata,
+            key: LMDBCollection.metadataKey(collection.name),
+            value: bytes,
+            collection: collection.name
+        )
+        collections[Identifier.folded(collection.name)] = LMDBCollectionInfo(collection)
+    }
+
+    /// The next auto-assigned key of a collection: one more than any key it ever held.
+    func nextKey(_ collection: String) throws -> Int64 {
+        let current = try counter(collection)
+        guard current < Int64.max else {
+            throw StorageError(.valueOutOfRange, "the auto-assigned keys are exhausted", collection: collection)
+        }
+        counters[Identifier.folded(collection)] = current + 1
+        return current + 1
+    }
+
+    /// Notes an explicitly given key, so auto-assigned keys stay above it.
+    func noteKey(_ key: Int64, in collection: String) throws {
+        if key > (try counter(collection)) { counters[Identifier.folded(collection)] = key }
+    }
+
+    private func counter(_ collection: String) throws -> Int64 {
+        let folded = Identifier.folded(collection)
+        if let known = counters[folded] { return known }
+        let value = try read(environment.metadata, key: LMDBCollection.counterKey(collection), collection: collection) {
+            bytes -> Int64 in
+            guard let bytes else { return 0 }
+            guard bytes.count == 8 else { throw damaged(collection) }
+            return bytes.reduce(0) { $0 << 8 | Int64($1) }
+        }
+        counters[folded] = value
+        return value
+    }
+
+    /// Writes the counters moved by this transaction; called just before commit.
+    func flushCounters() throws {
+        for (folded, value) in counters {
+            var bytes: [UInt8] = []
+            for shift in stride(from: 56, through: 0, by: -8) {
+                bytes.append(UInt8(truncatingIfNeeded: value >> Int64(shift)))
+            }
+            try put(environment.metadata, key: LMDBCollection.counterKey(folded), value: bytes, collection: folded)
+        }
+    }
+
+    // MARK: StorageWriteTransaction
+
+    func prepareCollection(_ schema: CollectionSchema) throws -> CollectionSchema {
+        try checkActive()
+        try schema.validateShape()
+        guard let existing = try info(of: schema.name) else {
+            let collection = LMDBCollection(creating: schema)
+            _ = try createDatabase(collection.database, collection: schema.name)
+            for index in collection.indexes { _ = try createDatabase(index.database, collection: schema.name) }
+            try save(collection)
+            return collection.schema
+        }
+        let stored = existing.schema
+        guard stored.primaryKey == schema.primaryKey else {
+            throw StorageError(
+                .schemaMismatch,
+                "the collection's primary key is \(Identifier.quoted(stored.primaryKey)),"
+                    + " not \(Identifier.quoted(schema.primaryKey))",
+                collection: schema.name,
+                column: schema.primaryKey
+            )
+        }
+        var target = stored.merged(with: schema)
+        // A key column keeps its type: changing it would change the identity of records.
+        if let keyIndex = target.columnIndex(named: target.primaryKey), let storedKey = stored.primaryKeyColumn {
+            target.columns[keyIndex].type = storedKey.type
+        }
+        if target == stored { return stored }
+        try target.validateShape()
+        var collection = existing.collection
+        var retyped: [(field: Int, type: ColumnType)] = []
+        for column in target.columns {
+            if let position = collection.fields.firstIndex(where: { $0.name == column.name }) {
+                if collection.fields[position].type != column.type.rawValue {
+                    collection.fields[position].type = column.type.rawValue
+                    retyped.append((collection.fields[position].id, column.type))
+                }
+            } else {
+                collection.fields.append(
+                    .init(
+                        name: column.name,
+                        type: column.type.rawValue,
+                        isNullable: column.isNullable,
+                        id: collection.nextFieldID
+                    )
+                )
+                collection.nextFieldID += 1
+            }
+        }
+        if !retyped.isEmpty { try convert(collection, retyped) }
+        for definition in target.indexes where !stored.indexes.contains(definition) {
+            let index = collection.addIndex(definition)
+            let dbi = try createDatabase(index.database, collection: collection.name)
+            try fill(index, dbi, of: collection)
+        }
+        try save(collection)
+        return collection.schema
+    }
+
+    /// Rewrites the records whose retyped fields hold values the new type converts, as SQLite's
+    /// rebuild of a retyped table does.
+    private func convert(_ collection: LMDBCollection, _ retyped: [(field: Int, type: ColumnType)]) throws {
+        let records = try handle(collection.database, collection: collection.name)
+        let row = LMDBRow(requested: [], fieldCount: collection.nextFieldID)
+        var rewrites: [(key: [UInt8], record: [UInt8])] = []
+        try forEachEntry(records, from: nil, through: nil, collection: collection.name) { key, record in
+            guard row.load(record) else { throw damaged(collection.name) }
+            var changed = false
+            var fields: [(Int, StorageValue)] = []
+            _ = LMDBRecordCoding.forEachField(in: record) { field, _, tagOffset, _ in
+                var value = LMDBRecordCoding.value(in: record, tagOffset: tagOffset)
+                if let type = retyped.first(where: { $0.field == field })?.type {
+                    let converted = value.applyingAffinity(type)
+                    if converted != value {
+                        changed = true
+                        value = converted
+                    }
+                }
+                fields.append((field, value))
+            }
+            if changed {
+                var bytes = [LMDBRecordCoding.formatVersion]
+                for (field, value) in fields { LMDBRecordCoding.appendField(field, value, to: &bytes) }
+                rewrites.append(([UInt8](key), bytes))
+            }
+            return true
+        }
+        for rewrite in rewrites {
+            try put(records, key: rewrite.key, value: rewrite.record, collection: collection.name)
+        }
+    }
+
+    /// Adds an entry for every record to a new index, enforcing its uniqueness.
+    private func fill(_ index: LMDBCollection.Index, _ dbi: MDB_dbi, of collection: LMDBCollection) throws {
+        let records = try handle(collection.database, collection: collection.name)
+        let row = LMDBRow(requested: [], fieldCount: collection.nextFieldID)
+        let fields = index.columns.map { column in collection.fieldID(named: column) ?? -1 }
+        var entries: [(entry: [UInt8], prefixLength: Int, hasNull: Bool)] = []
+        try forEachEntry(records, from: nil, through: nil, collection: collection.name) { key, record in
+            guard row.load(record) else { throw damaged(collection.name) }
+            var entry: [UInt8] = []
+            var hasNull = false
+            for field in fields {
+                let value = row.value(field: field)
+                hasNull = hasNull || value.isNull
+                LMDBKeyCoding.append(value, to: &entry)
+            }
+            let prefixLength = entry.count
+            entry.append(contentsOf: key)
+            entries.append((entry, prefixLength, hasNull))
+            return true
+        }
+        for (entry, prefixLength, hasNull) in entries {
+            try checkIndexEntrySize(entry, index, collection.name)
+            if index.isUnique && !hasNull {
+                try checkUnique(dbi, index, entry, prefixLength: prefixLength, collection: collection.name)
+            }
+            try put(dbi, key: entry, value: [], collection: collection.name)
+        }
+    }
+
+    func checkIndexEntrySize(_ entry: [UInt8], _ index: LMDBCollection.Index, _ collection: String) throws {
+        guard entry.count <= environment.maximumKeySize else {
+            throw StorageError(
+                .invalidKey,
+                "the values of indexed columns (\(index.columns.joined(separator: ", "))) and the primary key take"
+                    + " \(entry.count) bytes in an index entry; LMDB keys hold at most \(environment.maximumKeySize)",
+                collection: collection,
+                column: index.columns.first
+            )
+        }
+    }
+
+    /// Throws when another record than the entry's own has the same indexed values.
+    func checkUnique(
+        _ dbi: MDB_dbi,
+        _ index: LMDBCollection.Index,
+        _ entry: [UInt8],
+        prefixLength: Int,
+        collection: String
+    ) throws {
+        let prefix = Array(entry[..<prefixLength])
+        var conflict = false
+        try forEachEntry(dbi, from: prefix, through: prefix, collection: collection) { found, _ in
+            if found.count != entry.count || !entry.withUnsafeBytes({ LMDBKeyCoding.compare(found, $0) == 0 }) {
+                conflict = true
+                return false
+            }
+            return true
+        }
+        if conflict {
+            throw StorageError(
+                .constraintViolation,
+                "another record has the same values in the unique index on"
+                    + " \(index.columns.joined(separator: ", "))",
+                collection: collection,
+                column: index.columns.first
+            )
+        }
+    }
+
+    func makeWriter(for collection: String, columns: [String]) throws -> any RecordWriter {
+        try checkActive()
+        guard let info = try info(of: collection) else {
+            throw StorageError(.schemaMismatch, "the collection has not been prepared", collection: collection)
+        }
+        return try LMDBRecordWriter(transaction: self, info: info, columns: columns)
+    }
+
+    func delete(from collection: String, key: StorageValue) throws -> Bool {
+        try checkActive()
+        guard let info = try info(of: collection), !key.isNull else { return false }
+        let keyBytes = LMDBKeyCoding.encode(key)
+        guard keyBytes.count <= environment.maximumKeySize else { return false }
+        return try deleteRecord(keyBytes, info)
+    }
+
+    /// Deletes a record and its index entries.
+    /// - Returns: whether there was such a record.
+    func deleteRecord(_ key: [UInt8], _ info: LMDBCollectionInfo) throws -> Bool {
+        let collection = info.collection
+        let records = try handle(collection.database, collection: collection.name)
+        let row = LMDBRow(requested: [], fieldCount: collection.nextFieldID)
+        // Index entries are computed before anything changes: the mapped bytes of the record
+        // may move with the first write.
+        let entries: [[UInt8]]? = try read(records, key: key, collection: collection.name) { record in
+            guard let record else { return nil }
+            guard row.load(record) else { throw damaged(collection.name) }
+            return collection.indexes.map { index in
+                var entry: [UInt8] = []
+                for column in index.columns {
+                    LMDBKeyCoding.append(row.value(field: collection.fieldID(named: column) ?? -1), to: &entry)
+                }
+                return entry + key
+            }
+        }
+        guard let entries else { return false }
+        for (index, entry) in zip(collection.indexes, entries) {
+            try remove(try handle(index.database, collection: collection.name), key: entry, collection: collection.name)
+        }
+        try remove(records, key: key, collection: collection.name)
+        return true
+    }
+
+    func deleteAll(from collection: String, where predicate: StoragePredicate?) throws -> [StorageValue] {
+        try checkActive()
+        guard let info = try info(of: collection) else { return [] }
+        let row = LMDBRow(requested: [], fieldCount: info.collection.nextFieldID)
+        let lookup: (String) -> StorageValue = { row.value(field: info.fieldsByName[$0] ?? -1) }
+        var doomed: [(key: [UInt8], value: StorageValue)] = []
+        try forEachCandidate(info, LMDBQueryPlan(predicate, info)) { key, record in
+            guard row.load(record) else { throw damaged(collection) }
+            if PredicateEvaluator.matches(predicate, lookup) {
+                doomed.append(([UInt8](key), row.value(field: info.collection.keyField)))
+            }
+            return true
+        }
+        doomed.sort { $0.key.lexicographicallyPrecedes($1.key) }
+        for record in doomed { _ = try deleteRecord(record.key, info) }
+        return doomed.map(\.value)
+    }
+}

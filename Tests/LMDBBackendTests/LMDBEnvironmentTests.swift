@@ -1,0 +1,177 @@
+internal import CLMDB
+import Foundation
+import Storage
+import StorageTestSupport
+import Testing
+
+@testable import LMDBBackend
+
+private struct Row: Codable, Equatable {
+    var id: Int64
+    var name: String
+    var score: Double
+}
+
+private func tinyMap() -> LMDBStorageBackend.Configuration {
+    .init(initialMapSize: 1 << 20)
+}
+
+@Test func aOneMebibyteMapTakesTwoHundredThousandRecords() throws {
+    try withStorePath { _, path in
+        let backend = try LMDBStorageBackend(path: path, configuration: tinyMap())
+        let store = ObjectStore(backend: backend)
+        let rows = (1...200_000).map { Row(id: Int64($0), name: "row \($0)", score: Double($0) / 3) }
+        let clock = ContinuousClock()
+        let elapsed = try clock.measure { try store.save(contentsOf: rows) }
+        let usage = backend.environment.mapUsage()
+        print(
+            "LMDB: 200,000 records into a 1 MiB map in \(elapsed); map now \(usage.mapSize >> 20) MiB, \(usage.used >> 20) MiB used"
+        )
+        #expect(usage.mapSize > 1 << 20)
+        #expect(try store.count(Row.self, where: nil) == 200_000)
+        #expect(try store.fetch(Row.self, id: 199_999) == rows[199_998])
+        // Many small transactions grow it too.
+        let more = (200_001...210_000).map { Row(id: Int64($0), name: String(repeating: "x", count: 200), score: 0) }
+        for chunk in stride(from: 0, to: more.count, by: 500) {
+            try store.save(contentsOf: more[chunk..<chunk + 500])
+        }
+        #expect(try store.count(Row.self, where: nil) == 210_000)
+    }
+}
+
+@Test func aFullMapIsGrownAndTheWriteReplayedEvenWhenTheBodyCaughtTheError() throws {
+    try withStorePath { _, path in
+        let backend = try LMDBStorageBackend(path: path, configuration: tinyMap())
+        let schema = CollectionSchema(
+            name: "blobs",
+            columns: [.init(name: "id", type: .integer), .init(name: "data", type: .blob)],
+            primaryKey: "id"
+        )
+        var runs = 0
+        var swallowed = 0
+        try backend.write { transaction in
+            runs += 1
+            _ = try transaction.prepareCollection(schema)
+            let writer = try transaction.makeWriter(for: "blobs", columns: ["id", "data"])
+            for id in 0..<64 {
+                do {
+                    try writer.put([.integer(Int64(id)), .blob(Data(repeating: UInt8(id), count: 64 << 10))])
+                } catch {
+                    swallowed += 1  // a careless body: the backend must still not commit a partial write
+                }
+            }
+        }
+        #expect(runs > 1)
+        #expect(swallowed > 0)
+        #expect(backend.environment.mapUsage().mapSize >= 4 << 20)
+        try backend.read { transaction in
+            #expect(try transaction.count(in: "blobs", where: nil) == 64)
+            var seen = 0
+            try transaction.scan(ScanRequest(collection: "blobs", columns: ["id", "data"])) { row in
+                #expect(row.value(at: 1) == .blob(Data(repeating: UInt8(seen), count: 64 << 10)))
+                seen += 1
+                return true
+            }
+            #expect(seen == 64)
+        }
+    }
+}
+
+@Test func aMapGrownByAnotherProcessIsAdopted() throws {
+    try withStorePath { _, path in
+        let backend = try LMDBStorageBackend(path: path, configuration: tinyMap())
+        let store = ObjectStore(backend: backend)
+        try store.save(Row(id: 1, name: "before", score: 0))
+        // A read, so a reset read transaction waits in the pool to be renewed after the growth.
+        #expect(try store.count(Row.self, where: nil) == 1)
+        // Another process (the crash writer, default 64 MiB map) writes far more than 1 MiB.
+        let process = Process()
+        process.executableURL = CrashHarness.executable
+        process.arguments = ["--backend", "lmdb", "--path", path, "--batch-size", "100", "--batches", "40"]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(backend.environment.mapUsage().mapSize == 1 << 20)
+        // This process's next transaction meets MDB_MAP_RESIZED, adopts the new size, and reads.
+        #expect(try CrashWorkload.verify(store, batchSize: 100, acknowledged: 40) == 40)
+        #expect(backend.environment.mapUsage().mapSize > 1 << 20)
+        try store.save(Row(id: 2, name: "after", score: 0))
+        #expect(try store.count(Row.self, where: nil) == 2)
+    }
+}
+
+/// Starts a Python process that opens the store through liblmdb and, with `reading`, begins a
+/// read transaction; returns once it is in place.
+private func startLMDBProcess(_ path: String, reading: Bool) throws -> Process {
+    let script = """
+        import ctypes, sys, time
+        lmdb = ctypes.CDLL("liblmdb.so.0")
+        env = ctypes.c_void_p(); txn = ctypes.c_void_p()
+        assert lmdb.mdb_env_create(ctypes.byref(env)) == 0
+        assert lmdb.mdb_env_open(env, sys.argv[1].encode(), 0x4000 | 0x200000, 0o600) == 0
+        if sys.argv[2] == "read":
+            assert lmdb.mdb_txn_begin(env, None, 0x20000, ctypes.byref(txn)) == 0
+        print("ready", flush=True)
+        time.sleep(60)
+        """
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    process.arguments = ["-c", script, path, reading ? "read" : "keep"]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    _ = output.fileHandleForReading.availableData
+    return process
+}
+
+/// Needs python3 (for its ctypes binding to liblmdb): the other processes must be real ones.
+@Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+func readerSlotsOfDeadProcessesAreClearedAtOpen() throws {
+    try withStorePath { _, path in
+        try ObjectStore(backend: .lmdb(path: path)).save(Row(id: 1, name: "x", score: 0))
+        // One process keeps the environment open (so the lock file is not reset by the next
+        // opener); another is killed while it holds a read transaction, leaving its slot behind.
+        let keeper = try startLMDBProcess(path, reading: false)
+        defer {
+            kill(keeper.processIdentifier, SIGKILL)
+            keeper.waitUntilExit()
+        }
+        let reader = try startLMDBProcess(path, reading: true)
+        kill(reader.processIdentifier, SIGKILL)
+        reader.waitUntilExit()
+        let backend = try LMDBStorageBackend(path: path)
+        var dead: Int32 = -1
+        #expect(mdb_reader_check(backend.environment.env, &dead) == 0)
+        #expect(dead == 0, "the dead reader's slot was still taken after open")
+    }
+}
+
+@Test func aWriteInsideAReadWorksAndFailsFastWhenItWouldNeedTheMapToGrow() throws {
+    try withStorePath { _, path in
+        let store = try ObjectStore(backend: .lmdb(path: path, configuration: tinyMap()))
+        try store.save(Row(id: 1, name: "a", score: 0))
+        let clock = ContinuousClock()
+        let start = clock.now
+        var outcome: StorageError?
+        try store.forEach(Row.self) { _ in
+            try store.save(Row(id: 2, name: "small", score: 0))
+            do {
+                // Far more than the map holds: growing it would wait for this thread's own read.
+                try store.save(
+                    contentsOf: (3..<2_000).map { Row(id: $0, name: String(repeating: "z", count: 1_000), score: 0) }
+                )
+            } catch let error as StorageError {
+                outcome = error
+            }
+        }
+        #expect(outcome?.code == .busy)
+        #expect(clock.now - start < .seconds(5))
+        #expect(try store.count(Row.self, where: nil) == 2)
+        // Outside the read, the same write grows the map.
+        try store.save(
+            contentsOf: (3..<2_000).map { Row(id: $0, name: String(repeating: "z", count: 1_000), score: 0) }
+        )
+        #expect(try store.count(Row.self, where: nil) == 1_999)
+    }
+}
