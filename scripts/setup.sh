@@ -9,6 +9,7 @@ packages=(
     sqlite3        # tests read our databases back with the sqlite3 shell
     pkg-config     # SwiftPM finds system libraries through their .pc files
     strace         # the file archive's tests check the order of a save's system calls
+    python3        # the LMDB dead-reader test plays the other processes with python3's ctypes
 )
 
 missing=()
