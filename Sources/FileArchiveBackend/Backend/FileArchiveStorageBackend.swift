@@ -31,8 +31,9 @@ public final class FileArchiveStorageBackend: StorageBackend {
     private let lockDescriptor: Int32
     /// The committed store and the generation it reflects.
     private let committed: Locked<Committed>
-    /// Held for the whole of a write transaction: writers of the process run one at a time.
-    private let writerLock = Locked(())
+    /// Held for the whole of a write transaction: writers of the process run one at a time. It
+    /// counts the write transactions begun (a sized value: see `Locked` on zero-sized ones).
+    private let writerLock = Locked<UInt64>(0)
     /// The thread running a write transaction, so that a nested one is refused instead of
     /// deadlocking.
     private let writerThread = Locked<pthread_t?>(nil)
@@ -129,7 +130,8 @@ public final class FileArchiveStorageBackend: StorageBackend {
         guard !isWriterThread else {
             throw StorageError(.misuse, "a write transaction is already open on this thread", path: directory)
         }
-        return try writerLock.withLock { _ in
+        return try writerLock.withLock { begun in
+            begun &+= 1
             writerThread.withLock { $0 = pthread_self() }
             defer { writerThread.withLock { $0 = nil } }
             try Self.lock(lockDescriptor, LOCK_EX, path: files.lockPath)

@@ -21,7 +21,7 @@ public final class ObjectStore: Sendable {
     private let readPlans = Locked<[String: ReadPlan]>([:])
     /// The number of write transactions committed. Its lock is held from the start of a write
     /// transaction until its changes are published, so change streams deliver in commit order.
-    /// (Not a `Locked<Void>`: ThreadSanitizer misreads exclusive access to a zero-sized value.)
+    /// (A counter rather than `Void`: see `Locked` on zero-sized values.)
     private let commits = Locked<UInt64>(0)
     let changeHub = ChangeHub()
     let settingsCenter = SettingsCenter()

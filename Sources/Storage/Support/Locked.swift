@@ -11,6 +11,10 @@ import Darwin
 /// `swift test --sanitize=thread`. A pthread mutex is intercepted by the sanitizer, so our
 /// race checks stay meaningful.
 ///
+/// Guard a value with a size, never `Void`: exclusive access to a zero-sized stored property is
+/// reported at the address just past the object, which can be the next heap object, so
+/// ThreadSanitizer reports a race between two unrelated locks.
+///
 /// `@unchecked Sendable`: `value` is only read or written inside `withLock`, with the mutex held.
 package final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
