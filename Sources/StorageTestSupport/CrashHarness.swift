@@ -1,4 +1,5 @@
 public import Foundation
+public import Storage
 
 #if canImport(Glibc)
 import Glibc
@@ -61,6 +62,42 @@ public enum CrashHarness {
             throw CrashWriterFailure(description: String(failure))
         }
         return lines.compactMap { $0.hasPrefix("ack ") ? Int64($0.dropFirst(4)) : nil }.max() ?? 0
+    }
+}
+
+extension CrashHarness {
+    /// Kills the crash writer `kills` times on the store at `path`, and after each kill reopens
+    /// the store with `open`, checks it with `CrashWorkload.verify`, and runs `afterEach`.
+    ///
+    /// ```swift
+    /// let committed = try CrashHarness.killRepeatedly(backend: "sqlite", path: path) {
+    ///     try ObjectStore(backend: .sqlite(path: $0))
+    /// }
+    /// ```
+    /// - Returns: the last batch committed.
+    /// - Throws: `CrashCheckFailure` when a kill left the store in a state a committed, atomic,
+    ///   durable store cannot be in, or when a run acknowledged no new batch.
+    @discardableResult
+    public static func killRepeatedly(
+        backend: String,
+        path: String,
+        kills: Int = 20,
+        batchSize: Int = 20,
+        open: (String) throws -> ObjectStore,
+        afterEach: () throws -> Void = {}
+    ) throws -> Int64 {
+        var generator = SystemRandomNumberGenerator()
+        var committed: Int64 = 0
+        for kill in 1...kills {
+            let acknowledged = try runAndKill(backend: backend, path: path, batchSize: batchSize, using: &generator)
+            guard acknowledged > committed else {
+                throw CrashCheckFailure("run \(kill) acknowledged no batch after \(committed)")
+            }
+            let store = try open(path)
+            committed = try CrashWorkload.verify(store, batchSize: batchSize, acknowledged: acknowledged)
+            try afterEach()
+        }
+        return committed
     }
 }
 

@@ -11,18 +11,9 @@ import Testing
 @Test func killedWriterLosesNoCommittedBatch() throws {
     try TemporaryDirectory.with("archive-crash") { directory in
         let path = directory.appendingPathComponent("crash.archive").path
-        var generator = SystemRandomNumberGenerator()
-        var committed: Int64 = 0
-        for _ in 0..<20 {
-            let acknowledged = try CrashHarness.runAndKill(
-                backend: "archive",
-                path: path,
-                batchSize: 20,
-                using: &generator
-            )
-            #expect(acknowledged > committed)
-            let store = try ObjectStore(backend: .fileArchive(directory: path))
-            committed = try CrashWorkload.verify(store, batchSize: 20, acknowledged: max(acknowledged, committed))
+        let committed = try CrashHarness.killRepeatedly(backend: "archive", path: path) {
+            try ObjectStore(backend: .fileArchive(directory: $0))
+        } afterEach: {
             let leftovers = FileManager.default.enumerator(atPath: path)?.allObjects as? [String] ?? []
             #expect(!leftovers.contains { $0 == "journal" || $0.contains(".tmp-") }, "\(leftovers)")
         }
