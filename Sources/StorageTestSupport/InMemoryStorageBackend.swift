@@ -98,7 +98,7 @@ final class MemoryTransaction: StorageWriteTransaction {
             )
         }
         if let limit = request.limit { matching = Array(matching.prefix(limit)) }
-        for record in matching where try !body(MemoryRow(values: record, positions: positions)) { return }
+        for record in matching where try !body(ProjectedRow(values: record, positions: positions)) { return }
     }
 
     func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
@@ -115,7 +115,7 @@ final class MemoryTransaction: StorageWriteTransaction {
     ) throws -> Bool {
         try check()
         guard let table = database[table: collection], let record = table.records[key] else { return false }
-        try body(MemoryRow(values: record, positions: columns.map { table.schema.columnIndex(named: $0) }))
+        try body(ProjectedRow(values: record, positions: columns.map { table.schema.columnIndex(named: $0) }))
         return true
     }
 
@@ -246,14 +246,5 @@ private final class MemoryWriter: RecordWriter {
 
     func put(_ values: [StorageValue]) throws -> StorageValue {
         try transaction.put(into: collection, positions: positions, keyPosition: keyPosition, values: values)
-    }
-}
-
-private struct MemoryRow: StorageRow {
-    let values: [StorageValue]
-    let positions: [Int?]
-
-    func value(at index: Int) -> StorageValue {
-        positions[index].map { values[$0] } ?? .null
     }
 }

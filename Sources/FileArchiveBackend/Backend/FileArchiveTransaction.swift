@@ -55,7 +55,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
             }
         }
         if let limit = request.limit { matching = Array(matching.prefix(max(limit, 0))) }
-        for record in matching where try !body(ArchiveRow(values: record, positions: positions)) { return }
+        for record in matching where try !body(ProjectedRow(values: record, positions: positions)) { return }
     }
 
     func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
@@ -75,7 +75,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
         guard let table = database.tables[Identifier.folded(collection)], let record = table.records[key] else {
             return false
         }
-        try body(ArchiveRow(values: record, positions: columns.map { table.schema.columnIndex(named: $0) }))
+        try body(ProjectedRow(values: record, positions: columns.map { table.schema.columnIndex(named: $0) }))
         return true
     }
 
@@ -227,14 +227,5 @@ private final class ArchiveRecordWriter: RecordWriter {
 
     func put(_ values: [StorageValue]) throws -> StorageValue {
         try transaction.put(into: table, positions: positions, keyPosition: keyPosition, values: values)
-    }
-}
-
-private struct ArchiveRow: StorageRow {
-    let values: [StorageValue]
-    let positions: [Int?]
-
-    func value(at index: Int) -> StorageValue {
-        positions[index].map { values[$0] } ?? .null
     }
 }

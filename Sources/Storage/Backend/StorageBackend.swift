@@ -153,3 +153,22 @@ public protocol StorageRow {
     /// The value of the column at `index` of the request's `columns`.
     func value(at index: Int) -> StorageValue
 }
+
+/// A row that is a stored record seen through a column projection: the value at `index` is the
+/// record's value at `positions[index]`, or `.null` where the record lacks that column. For
+/// backends that keep records as `[StorageValue]` in their schema's column order.
+package struct ProjectedRow: StorageRow {
+    let values: [StorageValue]
+    let positions: [Int?]
+
+    /// A row of `values` (in schema order) projected by `positions` (a schema index per requested
+    /// column, `nil` for a column the schema lacks).
+    package init(values: [StorageValue], positions: [Int?]) {
+        self.values = values
+        self.positions = positions
+    }
+
+    package func value(at index: Int) -> StorageValue {
+        positions[index].map { values[$0] } ?? .null
+    }
+}
