@@ -22,9 +22,15 @@ import Darwin
 ///
 /// A process notices the commits of other processes through a generation counter in the lock
 /// file, and reloads the store before its next transaction.
+///
+/// Waits for the lock file are bounded by `Configuration.lockTimeout`: when another process
+/// holds it longer (it is hung, or stopped), opening, writing or reloading fails with
+/// `StorageError.Code.busy` before changing anything.
 public final class FileArchiveStorageBackend: StorageBackend {
     /// The store folder.
     public let directory: String
+    /// The configuration the backend was opened with.
+    public let configuration: Configuration
 
     private let files: StoreFiles
     /// The lock file, open for the backend's lifetime; `flock`ed exclusively by writers.
@@ -47,10 +53,14 @@ public final class FileArchiveStorageBackend: StorageBackend {
 
     /// Opens the store in `directory`, creating the folder (mode 0700) when missing, and
     /// completes or undoes a commit a crash interrupted.
-    /// - Parameter directory: the store folder; its parent must exist.
+    /// - Parameters:
+    ///   - directory: the store folder; its parent must exist.
+    ///   - configuration: how the store is used, such as how long to wait for another
+    ///     process's lock.
     /// - Throws: `StorageError` with code `.cannotOpen` when the folder cannot be created or
-    ///   opened, `.corrupt` when a file of the store is damaged (the error names it).
-    public init(directory: String) throws {
+    ///   opened, `.corrupt` when a file of the store is damaged (the error names it), `.busy`
+    ///   when another process holds the store's lock longer than `configuration.lockTimeout`.
+    public init(directory: String, configuration: Configuration = .init()) throws {
         guard !directory.isEmpty else {
             throw StorageError(.cannotOpen, "the store folder's path is empty", path: directory)
         }
@@ -61,7 +71,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
         let descriptor = open(files.lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw FileSystem.error(.cannotOpen, "open the lock file", files.lockPath) }
         do {
-            try Self.lock(descriptor, LOCK_EX, path: files.lockPath)
+            try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout)
             defer { _ = flock(descriptor, LOCK_UN) }
             if try files.recover() { files.setGeneration(files.generation(descriptor) + 1, descriptor) }
             try files.removeTemporaryFiles()
@@ -72,6 +82,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
             throw error
         }
         self.directory = directory
+        self.configuration = configuration
         self.files = files
         self.lockDescriptor = descriptor
     }
@@ -80,10 +91,37 @@ public final class FileArchiveStorageBackend: StorageBackend {
         close(lockDescriptor)
     }
 
-    private static func lock(_ descriptor: Int32, _ operation: Int32, path: String) throws {
-        while flock(descriptor, operation) != 0 {
-            guard errno == EINTR else { throw FileSystem.error(.busy, "lock", path) }
+    /// Locks the lock file `descriptor` exclusively, waiting at most `timeout` for another
+    /// process to release it: a non-blocking attempt is retried after sleeps growing from 1 ms
+    /// to 50 ms until the deadline, measured on the monotonic clock.
+    /// - Throws: `StorageError` with code `.busy` naming the lock file when the deadline passes.
+    private static func lock(_ descriptor: Int32, path: String, timeout: Duration) throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        var pause = Duration.milliseconds(1)
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let number = errno
+            if number == EINTR { continue }
+            guard number == EWOULDBLOCK else { throw FileSystem.error(.busy, "lock", path, errno: number) }
+            let remaining = deadline - clock.now
+            guard remaining > .zero else {
+                throw StorageError(
+                    .busy,
+                    "another process holds the store's lock file \(path) (waited \(timeout))",
+                    path: path,
+                    underlying: POSIXError(.EWOULDBLOCK)
+                )
+            }
+            Self.sleep(for: min(pause, remaining))
+            pause = min(pause * 2, .milliseconds(50))
         }
+    }
+
+    /// Blocks the thread for `duration` (or less, when a signal interrupts the sleep).
+    private static func sleep(for duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        _ = nanosleep(&request, nil)
     }
 
     private var isWriterThread: Bool {
@@ -95,7 +133,8 @@ public final class FileArchiveStorageBackend: StorageBackend {
     /// since the store was loaded, it is loaded again first.
     /// - Parameter body: the reads; the transaction is valid only during the call.
     /// - Returns: what `body` returns.
-    /// - Throws: what `body` throws, or `StorageError` when the store cannot be read.
+    /// - Throws: what `body` throws, or `StorageError` when the store cannot be read, `.busy`
+    ///   when a reload waits for another process's lock longer than `lockTimeout`.
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
         let transaction = FileArchiveTransaction(database: try currentDatabase(), isWritable: false)
         defer { transaction.isOpen = false }
@@ -111,7 +150,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
         let descriptor = open(files.lockPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { throw FileSystem.error(.io, "open the lock file", files.lockPath) }
         defer { close(descriptor) }
-        try Self.lock(descriptor, LOCK_EX, path: files.lockPath)
+        try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout)
         defer { _ = flock(descriptor, LOCK_UN) }
         if try files.recover() { files.setGeneration(files.generation(descriptor) + 1, descriptor) }
         let loaded = Committed(database: try files.load(), generation: files.generation(descriptor))
@@ -125,7 +164,9 @@ public final class FileArchiveStorageBackend: StorageBackend {
     /// - Parameter body: the changes; the transaction is valid only during the call.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws (nothing is written), or `StorageError` when the commit
-    ///   fails, or `.misuse` when called from inside a write transaction on the same thread.
+    ///   fails, `.misuse` when called from inside a write transaction on the same thread, or
+    ///   `.busy` (before `body` runs) when another process holds the store's lock longer than
+    ///   `lockTimeout`.
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
         guard !isWriterThread else {
             throw StorageError(.misuse, "a write transaction is already open on this thread", path: directory)
@@ -134,7 +175,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
             begun &+= 1
             writerThread.withLock { $0 = pthread_self() }
             defer { writerThread.withLock { $0 = nil } }
-            try Self.lock(lockDescriptor, LOCK_EX, path: files.lockPath)
+            try Self.lock(lockDescriptor, path: files.lockPath, timeout: configuration.lockTimeout)
             defer { _ = flock(lockDescriptor, LOCK_UN) }
             var snapshot = committed.withLock { $0 }
             var generation = files.generation(lockDescriptor)
