@@ -30,14 +30,13 @@ public enum CrashHarness {
     }
 
     /// Starts the crash writer on the store at `path`, waits for its first acknowledged commit,
-    /// lets it run for a random `0..<maximumDelay` microseconds, and kills it with SIGKILL.
+    /// lets it run for `delay` more microseconds, and kills it with SIGKILL.
     /// - Returns: the last batch it acknowledged (0 if it acknowledged none).
     public static func runAndKill(
         backend: String,
         path: String,
         batchSize: Int,
-        maximumDelay: Int = 20_000,
-        using generator: inout some RandomNumberGenerator
+        delay: Int
     ) throws -> Int64 {
         let process = Process()
         process.executableURL = executable
@@ -53,7 +52,7 @@ public enum CrashHarness {
             if chunk.isEmpty { break }  // the writer ended before its first commit
             received.append(chunk)
         }
-        usleep(UInt32(Int.random(in: 0..<max(1, maximumDelay), using: &generator)))
+        usleep(UInt32(max(0, delay)))
         kill(process.processIdentifier, SIGKILL)
         received.append(reader.readDataToEndOfFile())
         process.waitUntilExit()
@@ -66,8 +65,9 @@ public enum CrashHarness {
 }
 
 extension CrashHarness {
-    /// Kills the crash writer `kills` times on the store at `path`, and after each kill reopens
-    /// the store with `open`, checks it with `CrashWorkload.verify`, and runs `afterEach`.
+    /// Kills the crash writer `kills` times on the store at `path`, each time a random
+    /// `0..<maximumDelay` microseconds after its first commit, and after each kill reopens the
+    /// store with `open`, checks it with `CrashWorkload.verify`, and runs `afterEach`.
     ///
     /// ```swift
     /// let committed = try CrashHarness.killRepeatedly(backend: "sqlite", path: path) {
@@ -83,13 +83,16 @@ extension CrashHarness {
         path: String,
         kills: Int = 20,
         batchSize: Int = 20,
+        maximumDelay: Int = 20_000,
         open: (String) throws -> ObjectStore,
         afterEach: () throws -> Void = {}
     ) throws -> Int64 {
-        var generator = SystemRandomNumberGenerator()
+        // `Int.random(in:)` rather than a `SystemRandomNumberGenerator` passed `inout`: that
+        // generator is zero-sized, and ThreadSanitizer faults on an inout access to one.
         var committed: Int64 = 0
         for kill in 1...kills {
-            let acknowledged = try runAndKill(backend: backend, path: path, batchSize: batchSize, using: &generator)
+            let delay = Int.random(in: 0..<max(1, maximumDelay))
+            let acknowledged = try runAndKill(backend: backend, path: path, batchSize: batchSize, delay: delay)
             guard acknowledged > committed else {
                 throw CrashCheckFailure("run \(kill) acknowledged no batch after \(committed)")
             }
