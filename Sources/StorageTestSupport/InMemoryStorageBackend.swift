@@ -149,16 +149,10 @@ final class MemoryTransaction: StorageWriteTransaction {
         guard let schema = database[table: collection]?.schema else {
             throw StorageError(.misuse, "collection '\(collection)' was not prepared", collection: collection)
         }
-        let positions = try columns.map { name in
-            guard let position = schema.columnIndex(named: name) else {
-                throw StorageError(.unknownColumn, "no column '\(name)'", collection: collection, column: name)
-            }
-            return position
+        let layout = try WriterLayout(columns: columns, in: schema, collection: collection)
+        return ForwardingRecordWriter { [self] values in
+            try put(into: collection, positions: layout.positions, keyPosition: layout.keyPosition, values: values)
         }
-        guard let keyPosition = columns.firstIndex(of: schema.primaryKey) else {
-            throw StorageError(.invalidKey, "the writer's columns lack the primary key", collection: collection)
-        }
-        return MemoryWriter(transaction: self, collection: collection, positions: positions, keyPosition: keyPosition)
     }
 
     func put(
@@ -228,23 +222,5 @@ final class MemoryTransaction: StorageWriteTransaction {
                 )
             }
         }
-    }
-}
-
-private final class MemoryWriter: RecordWriter {
-    let transaction: MemoryTransaction
-    let collection: String
-    let positions: [Int]
-    let keyPosition: Int
-
-    init(transaction: MemoryTransaction, collection: String, positions: [Int], keyPosition: Int) {
-        self.transaction = transaction
-        self.collection = collection
-        self.positions = positions
-        self.keyPosition = keyPosition
-    }
-
-    func put(_ values: [StorageValue]) throws -> StorageValue {
-        try transaction.put(into: collection, positions: positions, keyPosition: keyPosition, values: values)
     }
 }

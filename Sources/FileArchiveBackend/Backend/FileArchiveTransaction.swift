@@ -139,16 +139,10 @@ final class FileArchiveTransaction: StorageWriteTransaction {
         guard let schema = database.tables[name]?.schema else {
             throw StorageError(.misuse, "collection '\(collection)' was not prepared", collection: collection)
         }
-        let positions = try columns.map { column in
-            guard let position = schema.columnIndex(named: column) else {
-                throw StorageError(.unknownColumn, "no column '\(column)'", collection: collection, column: column)
-            }
-            return position
+        let layout = try WriterLayout(columns: columns, in: schema, collection: collection)
+        return ForwardingRecordWriter { [self] values in
+            try put(into: name, positions: layout.positions, keyPosition: layout.keyPosition, values: values)
         }
-        guard let keyPosition = columns.firstIndex(of: schema.primaryKey) else {
-            throw StorageError(.invalidKey, "the writer's columns lack the primary key", collection: collection)
-        }
-        return ArchiveRecordWriter(transaction: self, table: name, positions: positions, keyPosition: keyPosition)
     }
 
     func put(into name: String, positions: [Int], keyPosition: Int, values: [StorageValue]) throws -> StorageValue {
@@ -209,23 +203,5 @@ final class FileArchiveTransaction: StorageWriteTransaction {
             changedKeys[name, default: []].insert(key)
         }
         return keys
-    }
-}
-
-private final class ArchiveRecordWriter: RecordWriter {
-    let transaction: FileArchiveTransaction
-    let table: String
-    let positions: [Int]
-    let keyPosition: Int
-
-    init(transaction: FileArchiveTransaction, table: String, positions: [Int], keyPosition: Int) {
-        self.transaction = transaction
-        self.table = table
-        self.positions = positions
-        self.keyPosition = keyPosition
-    }
-
-    func put(_ values: [StorageValue]) throws -> StorageValue {
-        try transaction.put(into: table, positions: positions, keyPosition: keyPosition, values: values)
     }
 }

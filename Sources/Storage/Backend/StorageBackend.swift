@@ -172,3 +172,43 @@ package struct ProjectedRow: StorageRow {
         positions[index].map { values[$0] } ?? .null
     }
 }
+
+/// Where a writer's columns sit in a schema's column order, for backends that keep records as
+/// `[StorageValue]` in that order.
+package struct WriterLayout: Sendable {
+    /// The schema index of each of the writer's columns.
+    package let positions: [Int]
+    /// The index, among the writer's columns, of the primary key.
+    package let keyPosition: Int
+
+    /// The layout of `columns` in `schema`.
+    /// - Throws: `StorageError` with code `.unknownColumn` for a column the schema lacks, or
+    ///   `.invalidKey` when the columns lack the primary key.
+    package init(columns: [String], in schema: CollectionSchema, collection: String) throws {
+        positions = try columns.map { column in
+            guard let position = schema.columnIndex(named: column) else {
+                throw StorageError(.unknownColumn, "no column '\(column)'", collection: collection, column: column)
+            }
+            return position
+        }
+        guard let keyPosition = columns.firstIndex(of: schema.primaryKey) else {
+            throw StorageError(.invalidKey, "the writer's columns lack the primary key", collection: collection)
+        }
+        self.keyPosition = keyPosition
+    }
+}
+
+/// A `RecordWriter` that hands each record to a closure: for backends whose transaction does the
+/// writing itself.
+package final class ForwardingRecordWriter: RecordWriter {
+    private let body: ([StorageValue]) throws -> StorageValue
+
+    /// A writer whose `put` calls `body`.
+    package init(_ body: @escaping ([StorageValue]) throws -> StorageValue) {
+        self.body = body
+    }
+
+    package func put(_ values: [StorageValue]) throws -> StorageValue {
+        try body(values)
+    }
+}
