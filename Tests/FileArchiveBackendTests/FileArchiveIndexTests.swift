@@ -22,7 +22,7 @@ private struct Reading: Codable, Equatable, StorableModel {
         let path = directory.appendingPathComponent("store").path
         var store = try ObjectStore(backend: .fileArchive(directory: path))
         let reference = ObjectStore(backend: InMemoryStorageBackend())
-        var generator = SplitMix(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         func reading(_ id: Int64) -> Reading {
             let level: Double? = generator.next() % 5 == 0 ? nil : Double(generator.next() % 6) / 2
             return Reading(
@@ -93,17 +93,4 @@ private struct Reading: Codable, Equatable, StorableModel {
     #expect(table.candidateKeys(for: .or(.compare("v", .equal, .integer(1)), .compare("w", .equal, .text("w")))) == nil)
     _ = table.removeRecord(forKey: .integer(4))
     #expect(table.candidateKeys(for: .compare("v", .equal, .real(1))) == [.integer(1), .integer(7), .integer(10)])
-}
-
-/// A small deterministic generator for the test data.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

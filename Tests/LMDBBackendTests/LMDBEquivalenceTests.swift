@@ -16,18 +16,7 @@ private struct Sample: Codable, Equatable, StorableModel {
     var s: String?
 }
 
-private struct Generator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-private func randomValue(for column: String, _ random: inout Generator) -> StorageValue {
+private func randomValue(for column: String, _ random: inout SeededGenerator) -> StorageValue {
     switch (column, Int.random(in: 0..<10, using: &random)) {
     case (_, 0): return .text(["", "m", "s1", "zz"].randomElement(using: &random)!)
     case (_, 1): return .real(Double(Int.random(in: -20...20, using: &random)) / 4)
@@ -37,7 +26,7 @@ private func randomValue(for column: String, _ random: inout Generator) -> Stora
     }
 }
 
-private func randomPredicate(_ depth: Int, _ random: inout Generator) -> StoragePredicate {
+private func randomPredicate(_ depth: Int, _ random: inout SeededGenerator) -> StoragePredicate {
     let columns = ["id", "a", "b", "s"]
     if depth > 0 && Bool.random(using: &random) {
         let lhs = randomPredicate(depth - 1, &random)
@@ -64,7 +53,7 @@ private func randomPredicate(_ depth: Int, _ random: inout Generator) -> Storage
     try TemporaryDirectory.with("lmdb-equivalence") { directory in
         let lmdb = try ObjectStore(backend: .lmdb(path: directory.appendingPathComponent("e.lmdb").path))
         let sqlite = try ObjectStore(backend: .sqlite(path: directory.appendingPathComponent("e.sqlite").path))
-        var random = Generator(state: 7)
+        var random = SeededGenerator(seed: 7)
         var samples: [String: Sample] = [:]
         for index in 0..<400 {
             let sample = Sample(
