@@ -33,6 +33,11 @@ let package = Package(
         .target(name: "FileArchiveBackend", dependencies: ["Storage"], swiftSettings: upcoming),
         .target(name: "LMDBBackend", dependencies: ["Storage", "CLMDB"], swiftSettings: upcoming),
         .target(name: "StorageTestSupport", dependencies: ["Storage"], swiftSettings: upcoming),
+        .target(
+            name: "StorageTestBackends",
+            dependencies: ["Storage", "SQLiteBackend", "LMDBBackend", "FileArchiveBackend", "StorageTestSupport"],
+            swiftSettings: upcoming
+        ),
         .executableTarget(
             name: "Benchmarks",
             dependencies: ["Storage", "SQLiteBackend", "CSQLite", "LMDBBackend", "CLMDB", "FileArchiveBackend"],
@@ -41,7 +46,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "StorageCrashWriter",
-            dependencies: ["Storage", "SQLiteBackend", "LMDBBackend", "FileArchiveBackend", "StorageTestSupport"],
+            dependencies: ["Storage", "StorageTestSupport", "StorageTestBackends"],
             swiftSettings: upcoming
         ),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageTestSupport"], swiftSettings: upcoming),
@@ -62,7 +67,18 @@ let package = Package(
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["Storage", "SQLiteBackend", "LMDBBackend", "FileArchiveBackend", "StorageTestSupport"],
+            dependencies: [
+                "Storage", "SQLiteBackend", "LMDBBackend", "FileArchiveBackend", "StorageTestSupport",
+                "StorageTestBackends",
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: [
+                "Storage", "SQLiteBackend", "LMDBBackend", "FileArchiveBackend", "StorageTestSupport",
+                "StorageTestBackends", "CSQLite", "CLMDB",
+            ],
             swiftSettings: upcoming
         ),
     ],

@@ -2,11 +2,9 @@
 // "ack N" after each commit returns, until it is killed. See `CrashHarness` and `CrashWorkload`.
 //
 // Usage: StorageCrashWriter --backend sqlite|lmdb|archive --path PATH [--batch-size N] [--batches N]
-import FileArchiveBackend
 import Foundation
-import LMDBBackend
-import SQLiteBackend
 import Storage
+import StorageTestBackends
 import StorageTestSupport
 
 func option(_ name: String) -> String? {
@@ -25,13 +23,9 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-func openStore(backend: String, path: String) throws -> ObjectStore {
-    switch backend {
-    case "sqlite": return try ObjectStore(backend: .sqlite(path: path))
-    case "lmdb": return try ObjectStore(backend: .lmdb(path: path))
-    case "archive": return try ObjectStore(backend: .fileArchive(directory: path))
-    default: throw UsageError(description: "unknown backend \(backend)")
-    }
+func openStore(backend name: String, path: String) throws -> ObjectStore {
+    guard let backend = DiskBackend(rawValue: name) else { throw UsageError(description: "unknown backend \(name)") }
+    return try backend.openStore(path: path)
 }
 
 do {

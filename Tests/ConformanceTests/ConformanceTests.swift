@@ -3,22 +3,12 @@ import Foundation
 import LMDBBackend
 import SQLiteBackend
 import Storage
+import StorageTestBackends
 import StorageTestSupport
 import Testing
 
 /// Every backend the package has.
-let fixtures: [BackendFixture] = [
-    .inMemory,
-    BackendFixture("sqlite") { directory in
-        try ObjectStore(backend: .sqlite(path: directory.appendingPathComponent("store.sqlite").path))
-    },
-    BackendFixture("lmdb") { directory in
-        try ObjectStore(backend: .lmdb(path: directory.appendingPathComponent("store.lmdb").path))
-    },
-    BackendFixture("archive") { directory in
-        try ObjectStore(backend: .fileArchive(directory: directory.appendingPathComponent("store.archive").path))
-    },
-]
+let fixtures: [BackendFixture] = [.inMemory] + BackendFixture.onDisk
 
 @Test(arguments: fixtures, ConformanceSuite.checks)
 func conformance(_ fixture: BackendFixture, _ check: ConformanceCheck) throws {
