@@ -108,7 +108,7 @@ struct SQLiteStorageBackendTests {
             }
             try backend.read { tx in
                 #expect(try tx.count(in: "people", where: nil) == 1)
-                try backend.write { writer in
+                _ = try backend.write { writer in
                     try writer.put([[1, "after"], [2, "new"]], into: "people", columns: ["id", "name"])
                 }
                 #expect(try tx.count(in: "people", where: nil) == 1)
