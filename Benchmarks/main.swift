@@ -10,7 +10,7 @@ let usage = """
       --json PATH       also write the results as JSON
       --operations LIST which operations to run (default all)
       --repetitions N   timed runs per figure; the median is kept (default 3)
-      --archive-count N records for the file archive (default: the count, at most 5,000; every
+      --archive-count N records for the file archive (default: the count, at most 2,000; every
                         record is a file, and the baseline fsyncs each one)
     Example, forEach over a million SQLite rows: --count 1000000 --backends sqlite --operations forEach
     """
@@ -98,12 +98,12 @@ for backend in backends {
     case "sqlite": try SQLiteBenchmarks(context: makeContext(people, operations)).run(&harness)
     case "lmdb": try LMDBBenchmarks(context: makeContext(people, operations)).run(&harness)
     default:
-        let records = min(count, archiveCount ?? min(count, 5_000))
+        let records = min(count, archiveCount ?? min(count, 2_000))
         try ArchiveBenchmarks(context: makeContext(Array(people.prefix(records)), operations)).run(&harness)
     }
 }
 let elapsed = Harness.seconds(ContinuousClock.now - started)
-let archiveNote = backends.contains("archive") ? " (archive: \(min(count, archiveCount ?? 5_000)))" : ""
+let archiveNote = backends.contains("archive") ? " (archive: \(min(count, archiveCount ?? 2_000)))" : ""
 print(
     "\(count) records\(archiveNote), median of \(repetitions) runs, ratio = ours / baseline (higher is better);"
         + String(format: " %.0f s in all", elapsed)
