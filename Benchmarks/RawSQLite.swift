@@ -80,6 +80,7 @@ final class RawSQLite {
     }
 
     /// All of `people` in one transaction.
+    @inline(never)  // a symbol of its own, for profiles
     func insert(_ people: [Person]) throws {
         try execute("BEGIN IMMEDIATE")
         let statement = try prepare("INSERT INTO Person VALUES (?,?,?,?,?,?,?,?,?,?)")
@@ -110,6 +111,7 @@ final class RawSQLite {
         while sqlite3_step(statement) == SQLITE_ROW { try body(person(statement)) }
     }
 
+    @inline(never)  // a symbol of its own, for profiles
     func fetchAll(_ clause: String = "ORDER BY id") throws -> [Person] {
         var people: [Person] = []
         try stream(clause) { people.append($0) }
@@ -117,6 +119,7 @@ final class RawSQLite {
     }
 
     /// One prepared `SELECT … WHERE id = ?`, each look-up its own (autocommit) read.
+    @inline(never)  // a symbol of its own, for profiles
     func lookUp(_ ids: [Int64]) throws -> Int {
         let statement = try prepare("SELECT \(Self.columns) FROM Person WHERE id = ?")
         defer { sqlite3_finalize(statement) }
