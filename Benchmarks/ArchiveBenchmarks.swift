@@ -23,20 +23,18 @@ struct ArchiveBenchmarks {
         if context.runs(.insert) {
             var store: ObjectStore?
             var raw: RawFiles?
-            let ours = try harness.measure(
-                setUp: {
+            let (ours, baseline) = try harness.measurePair(
+                setUpOurs: {
                     store = nil
                     context.remove(oursPath)
                     store = try ObjectStore(backend: .fileArchive(directory: oursPath))
                 },
-                run: { try store!.save(contentsOf: people) }
-            )
-            let baseline = try harness.measure(
-                setUp: {
+                ours: { try store!.save(contentsOf: people) },
+                setUpBaseline: {
                     context.remove(rawFolder.path)
                     raw = try RawFiles(folder: rawFolder)
                 },
-                run: { try raw!.insert(people) }
+                baseline: { try raw!.insert(people) }
             )
             record(&harness, .insert, rows: people.count, ours, "JSONEncoder + atomic write per file", baseline)
         } else if context.needsFilledStore {
@@ -56,71 +54,83 @@ struct ArchiveBenchmarks {
     private func measureReads(_ harness: inout Harness, _ store: ObjectStore, _ raw: RawFiles, _ path: String) throws {
         let people = context.people
         var found = 0
+        var foundRaw = 0
         if context.runs(.fetchAll) {
-            let ours = try harness.measure(warmUp: true) { found = try store.fetchAll(Person.self).count }
+            let (ours, baseline) = try harness.measurePair(
+                warmUp: true,
+                ours: { found = try store.fetchAll(Person.self).count },
+                baseline: { foundRaw = try raw.fetchAll().count }
+            )
             check(found == people.count, "fetchAll returned \(found) records")
-            let baseline = try harness.measure(warmUp: true) { found = try raw.fetchAll().count }
-            check(found == people.count, "the raw loop returned \(found) records")
+            check(foundRaw == people.count, "the raw loop returned \(foundRaw) records")
             record(&harness, .fetchAll, rows: people.count, ours, "read + JSONDecoder per file", baseline)
             // The store keeps its records in memory once open; opening reads every file.
-            let open = try harness.measure {
-                found = try ObjectStore(backend: .fileArchive(directory: path)).fetchAll(Person.self).count
-            }
+            let (open, rawAgain) = try harness.measurePair(
+                ours: { found = try ObjectStore(backend: .fileArchive(directory: path)).fetchAll(Person.self).count },
+                baseline: { foundRaw = try raw.fetchAll().count }
+            )
             check(found == people.count, "open + fetchAll returned \(found) records")
-            record(&harness, .openAndFetchAll, rows: people.count, open, "read + JSONDecoder per file", baseline)
+            record(&harness, .openAndFetchAll, rows: people.count, open, "read + JSONDecoder per file", rawAgain)
         }
         if context.runs(.lookup) {
             let ids = context.ids
-            let ours = try harness.measure(warmUp: true) {
-                found = 0
-                for id in ids where try store.fetch(Person.self, id: id)?.id == id { found += 1 }
-            }
+            let (ours, baseline) = try harness.measurePair(
+                warmUp: true,
+                ours: {
+                    found = 0
+                    for id in ids where try store.fetch(Person.self, id: id)?.id == id { found += 1 }
+                },
+                baseline: { foundRaw = try raw.lookUp(ids) }
+            )
             check(found == ids.count, "fetch(_:id:) found \(found) records")
-            let baseline = try harness.measure(warmUp: true) { found = try raw.lookUp(ids) }
-            check(found == ids.count, "the raw look-ups found \(found) records")
+            check(foundRaw == ids.count, "the raw look-ups found \(foundRaw) records")
             record(&harness, .lookup, rows: ids.count, ours, "read + JSONDecoder of one file", baseline)
         }
         if context.runs(.filter) {
             let expected = context.expectedFilterCount
-            let ours = try harness.measure(warmUp: true) {
-                found = try store.fetchAll(Person.self, where: SQLiteBenchmarks.filter).count
-            }
+            let (ours, baseline) = try harness.measurePair(
+                warmUp: true,
+                ours: { found = try store.fetchAll(Person.self, where: SQLiteBenchmarks.filter).count },
+                baseline: { foundRaw = try raw.fetchAll(where: \.isInFilter).count }
+            )
             check(found == expected, "the filter returned \(found) records, not \(expected)")
-            let baseline = try harness.measure(warmUp: true) { found = try raw.fetchAll(where: \.isInFilter).count }
-            check(found == expected, "the raw filter returned \(found) records, not \(expected)")
+            check(foundRaw == expected, "the raw filter returned \(foundRaw) records, not \(expected)")
             record(&harness, .filter, rows: people.count, ours, "read + JSONDecoder per file, then test", baseline)
         }
         if context.runs(.forEach) {
-            let (ours, oursGrowth) = try measureStream(harness) { sampler in
-                found = 0
-                var ages = 0
-                try store.forEach(Person.self) { person in
-                    found += 1
-                    ages &+= person.age
-                    if found & 4095 == 0 { sampler.sample() }
+            let measured = try measureStreamPair(
+                harness,
+                ours: { sampler in
+                    found = 0
+                    var ages = 0
+                    try store.forEach(Person.self) { person in
+                        found += 1
+                        ages &+= person.age
+                        if found & 4095 == 0 { sampler.sample() }
+                    }
+                    consume(ages)
+                },
+                baseline: { sampler in
+                    foundRaw = 0
+                    var ages = 0
+                    try raw.stream { person in
+                        foundRaw += 1
+                        ages &+= person.age
+                        if foundRaw & 4095 == 0 { sampler.sample() }
+                    }
+                    consume(ages)
                 }
-                consume(ages)
-            }
+            )
             check(found == people.count, "forEach streamed \(found) records")
-            let (baseline, baselineGrowth) = try measureStream(harness) { sampler in
-                found = 0
-                var ages = 0
-                try raw.stream { person in
-                    found += 1
-                    ages &+= person.age
-                    if found & 4095 == 0 { sampler.sample() }
-                }
-                consume(ages)
-            }
-            check(found == people.count, "the raw stream returned \(found) records")
+            check(foundRaw == people.count, "the raw stream returned \(foundRaw) records")
             record(
                 &harness,
                 .forEach,
                 rows: people.count,
-                ours,
+                measured.ours,
                 "read + JSONDecoder per file",
-                baseline,
-                memoryGrowth: (oursGrowth, baselineGrowth)
+                measured.baseline,
+                memoryGrowth: (measured.oursGrowth, measured.baselineGrowth)
             )
         }
     }
@@ -136,23 +146,22 @@ struct ArchiveBenchmarks {
         var store: ObjectStore?
         var raw: RawFiles?
         var stored = 0
-        let ours = try harness.measure(
-            setUp: {
+        var storedRaw = 0
+        let (ours, baseline) = try harness.measurePair(
+            setUpOurs: {
                 store = nil
                 context.remove(oursPath)
                 store = try ObjectStore(backend: .fileArchive(directory: oursPath))
             },
-            run: { stored = try store!.insert(jsonArray: json, into: "Person").count }
-        )
-        check(stored == context.people.count, "insert(jsonArray:into:) stored \(stored) records")
-        let baseline = try harness.measure(
-            setUp: {
+            ours: { stored = try store!.insert(jsonArray: json, into: "Person").count },
+            setUpBaseline: {
                 context.remove(rawFolder.path)
                 raw = try RawFiles(folder: rawFolder)
             },
-            run: { stored = try raw!.ingest(json: json) }
+            baseline: { storedRaw = try raw!.ingest(json: json) }
         )
-        check(stored == context.people.count, "the raw ingestion stored \(stored) records")
+        check(stored == context.people.count, "insert(jsonArray:into:) stored \(stored) records")
+        check(storedRaw == context.people.count, "the raw ingestion stored \(storedRaw) records")
         record(
             &harness,
             .ingestJSON,
@@ -173,22 +182,20 @@ struct ArchiveBenchmarks {
         }
         var store: ObjectStore?
         var raw: RawFiles?
-        let ours = try harness.measure(
-            setUp: {
+        let (ours, baseline) = try harness.measurePair(
+            setUpOurs: {
                 store = nil
                 context.remove(oursPath)
                 store = try ObjectStore(backend: .fileArchive(directory: oursPath))
                 try store!.save(people[0])
             },
-            run: { for person in people.dropFirst() { try store!.save(person) } }
-        )
-        let baseline = try harness.measure(
-            setUp: {
+            ours: { for person in people.dropFirst() { try store!.save(person) } },
+            setUpBaseline: {
                 context.remove(rawFolder.path)
                 raw = try RawFiles(folder: rawFolder)
                 try raw!.insert(people.prefix(1))
             },
-            run: { try raw!.insert(people.dropFirst()) }
+            baseline: { try raw!.insert(people.dropFirst()) }
         )
         record(
             &harness,

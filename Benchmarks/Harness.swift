@@ -76,6 +76,40 @@ struct Harness {
         return durations.sorted()[durations.count / 2]
     }
 
+    /// The median durations of our case and its baseline, run alternately (ours, baseline,
+    /// ours, ...) so that both see the same load on a shared machine; `setUp`s run untimed
+    /// before each run. With `warmUp`, each runs once untimed first.
+    func measurePair(
+        warmUp: Bool = false,
+        setUpOurs: () throws -> Void = {},
+        ours: () throws -> Void,
+        setUpBaseline: () throws -> Void = {},
+        baseline: () throws -> Void
+    ) rethrows -> (ours: Duration, baseline: Duration) {
+        if warmUp {
+            try setUpOurs()
+            try ours()
+            try setUpBaseline()
+            try baseline()
+        }
+        let clock = ContinuousClock()
+        var oursTimes: [Duration] = []
+        var baselineTimes: [Duration] = []
+        for _ in 0..<repetitions {
+            try setUpOurs()
+            oursTimes.append(try clock.measure(ours))
+            try setUpBaseline()
+            baselineTimes.append(try clock.measure(baseline))
+            // A slow pair (fsync-bound file writes) stops repeating after its time budget.
+            if (oursTimes + baselineTimes).reduce(.zero, +) > Self.timeBudget * 2 { break }
+        }
+        return (Self.median(oursTimes), Self.median(baselineTimes))
+    }
+
+    static func median(_ durations: [Duration]) -> Duration {
+        durations.sorted()[durations.count / 2]
+    }
+
     static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
@@ -235,20 +269,31 @@ struct MemorySampler {
     }
 }
 
-/// Runs a streaming loop `repetitions` times and keeps the median time and the largest memory
-/// growth. `body` gets a sampler to call every few thousand rows.
-func measureStream(
+/// Runs our stream and its baseline alternately, as `measurePair` does, and keeps each one's
+/// median time and largest memory growth. Each body gets a sampler to call every few thousand rows.
+func measureStreamPair(
     _ harness: Harness,
-    _ body: (inout MemorySampler) throws -> Void
-) throws -> (Duration, Int) {
-    var growth = 0
-    let time = try harness.measure(warmUp: true) {
-        var sampler = MemorySampler()
-        try body(&sampler)
-        sampler.sample()
-        growth = max(growth, sampler.growth)
-    }
-    return (time, growth)
+    ours: (inout MemorySampler) throws -> Void,
+    baseline: (inout MemorySampler) throws -> Void
+) throws -> (ours: Duration, baseline: Duration, oursGrowth: Int, baselineGrowth: Int) {
+    var oursGrowth = 0
+    var baselineGrowth = 0
+    let (oursTime, baselineTime) = try harness.measurePair(
+        warmUp: true,
+        ours: {
+            var sampler = MemorySampler()
+            try ours(&sampler)
+            sampler.sample()
+            oursGrowth = max(oursGrowth, sampler.growth)
+        },
+        baseline: {
+            var sampler = MemorySampler()
+            try baseline(&sampler)
+            sampler.sample()
+            baselineGrowth = max(baselineGrowth, sampler.growth)
+        }
+    )
+    return (oursTime, baselineTime, oursGrowth, baselineGrowth)
 }
 
 /// Progress goes to stderr, so stdout holds only the results.

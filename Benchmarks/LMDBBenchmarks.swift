@@ -25,23 +25,22 @@ struct LMDBBenchmarks {
         if context.runs(.insert) {
             var store: ObjectStore?
             var raw: RawLMDB?
-            let ours = try harness.measure(
-                setUp: {
+            let (ours, baseline) = try harness.measurePair(
+                setUpOurs: {
                     store = nil
                     context.remove(oursPath, suffixes: Self.suffixes)
                     store = try ObjectStore(backend: .lmdb(path: oursPath))
                 },
-                run: { try store!.save(contentsOf: people) }
-            )
-            store = nil
-            let baseline = try harness.measure(
-                setUp: {
+                ours: { try store!.save(contentsOf: people) },
+                setUpBaseline: {
                     raw = nil
                     context.remove(rawPath, suffixes: Self.suffixes)
                     raw = try RawLMDB(path: rawPath)
                 },
-                run: { try raw!.insert(people) }
+                baseline: { try raw!.insert(people) }
             )
+            store = nil
+            raw = nil
             record(&harness, .insert, rows: people.count, ours, "raw mdb_put loop, fixed binary layout", baseline)
         } else if context.needsFilledStore {
             try ObjectStore(backend: .lmdb(path: oursPath)).save(contentsOf: people)
@@ -60,66 +59,77 @@ struct LMDBBenchmarks {
     private func measureReads(_ harness: inout Harness, _ store: ObjectStore, _ raw: RawLMDB) throws {
         let people = context.people
         var found = 0
+        var foundRaw = 0
         if context.runs(.fetchAll) {
-            let ours = try harness.measure(warmUp: true) { found = try store.fetchAll(Person.self).count }
+            let (ours, baseline) = try harness.measurePair(
+                warmUp: true,
+                ours: { found = try store.fetchAll(Person.self).count },
+                baseline: { foundRaw = try raw.fetchAll().count }
+            )
             check(found == people.count, "fetchAll returned \(found) records")
-            let baseline = try harness.measure(warmUp: true) { found = try raw.fetchAll().count }
-            check(found == people.count, "the raw loop returned \(found) records")
+            check(foundRaw == people.count, "the raw loop returned \(foundRaw) records")
             record(&harness, .fetchAll, rows: people.count, ours, "raw cursor scan, fixed layout", baseline)
         }
         if context.runs(.lookup) {
             let ids = context.ids
-            let ours = try harness.measure(warmUp: true) {
-                found = 0
-                for id in ids where try store.fetch(Person.self, id: id)?.id == id { found += 1 }
-            }
+            let (ours, baseline) = try harness.measurePair(
+                warmUp: true,
+                ours: {
+                    found = 0
+                    for id in ids where try store.fetch(Person.self, id: id)?.id == id { found += 1 }
+                },
+                baseline: { foundRaw = try raw.lookUp(ids) }
+            )
             check(found == ids.count, "fetch(_:id:) found \(found) records")
-            let baseline = try harness.measure(warmUp: true) { found = try raw.lookUp(ids) }
-            check(found == ids.count, "the raw look-ups found \(found) records")
+            check(foundRaw == ids.count, "the raw look-ups found \(foundRaw) records")
             record(&harness, .lookup, rows: ids.count, ours, "mdb_get in a read transaction each", baseline)
             try compareWithSQLite(&harness, ours: Harness.rate(ids.count, ours))
         }
         if context.runs(.filter) {
             let expected = context.expectedFilterCount
-            let ours = try harness.measure(warmUp: true) {
-                found = try store.fetchAll(Person.self, where: SQLiteBenchmarks.filter).count
-            }
+            let (ours, baseline) = try harness.measurePair(
+                warmUp: true,
+                ours: { found = try store.fetchAll(Person.self, where: SQLiteBenchmarks.filter).count },
+                baseline: { foundRaw = try raw.fetchFiltered().count }
+            )
             check(found == expected, "the filter returned \(found) records, not \(expected)")
-            let baseline = try harness.measure(warmUp: true) { found = try raw.fetchFiltered().count }
-            check(found == expected, "the raw filter returned \(found) records, not \(expected)")
+            check(foundRaw == expected, "the raw filter returned \(foundRaw) records, not \(expected)")
             record(&harness, .filter, rows: people.count, ours, "raw cursor scan testing age in place", baseline)
         }
         if context.runs(.forEach) {
-            let (ours, oursGrowth) = try measureStream(harness) { sampler in
-                found = 0
-                var ages = 0
-                try store.forEach(Person.self) { person in
-                    found += 1
-                    ages &+= person.age
-                    if found & 4095 == 0 { sampler.sample() }
+            let measured = try measureStreamPair(
+                harness,
+                ours: { sampler in
+                    found = 0
+                    var ages = 0
+                    try store.forEach(Person.self) { person in
+                        found += 1
+                        ages &+= person.age
+                        if found & 4095 == 0 { sampler.sample() }
+                    }
+                    consume(ages)
+                },
+                baseline: { sampler in
+                    foundRaw = 0
+                    var ages = 0
+                    try raw.stream { person in
+                        foundRaw += 1
+                        ages &+= person.age
+                        if foundRaw & 4095 == 0 { sampler.sample() }
+                    }
+                    consume(ages)
                 }
-                consume(ages)
-            }
+            )
             check(found == people.count, "forEach streamed \(found) records")
-            let (baseline, baselineGrowth) = try measureStream(harness) { sampler in
-                found = 0
-                var ages = 0
-                try raw.stream { person in
-                    found += 1
-                    ages &+= person.age
-                    if found & 4095 == 0 { sampler.sample() }
-                }
-                consume(ages)
-            }
-            check(found == people.count, "the raw stream returned \(found) records")
+            check(foundRaw == people.count, "the raw stream returned \(foundRaw) records")
             record(
                 &harness,
                 .forEach,
                 rows: people.count,
-                ours,
+                measured.ours,
                 "raw cursor scan",
-                baseline,
-                memoryGrowth: (oursGrowth, baselineGrowth)
+                measured.baseline,
+                memoryGrowth: (measured.oursGrowth, measured.baselineGrowth)
             )
         }
     }
@@ -165,25 +175,25 @@ struct LMDBBenchmarks {
         var store: ObjectStore?
         var raw: RawLMDB?
         var stored = 0
-        let ours = try harness.measure(
-            setUp: {
+        var storedRaw = 0
+        let (ours, baseline) = try harness.measurePair(
+            setUpOurs: {
                 store = nil
                 context.remove(oursPath, suffixes: Self.suffixes)
                 store = try ObjectStore(backend: .lmdb(path: oursPath))
             },
-            run: { stored = try store!.insert(jsonArray: json, into: "Person").count }
-        )
-        store = nil
-        check(stored == context.people.count, "insert(jsonArray:into:) stored \(stored) records")
-        let baseline = try harness.measure(
-            setUp: {
+            ours: { stored = try store!.insert(jsonArray: json, into: "Person").count },
+            setUpBaseline: {
                 raw = nil
                 context.remove(rawPath, suffixes: Self.suffixes)
                 raw = try RawLMDB(path: rawPath)
             },
-            run: { stored = try raw!.ingest(json: json) }
+            baseline: { storedRaw = try raw!.ingest(json: json) }
         )
-        check(stored == context.people.count, "the raw ingestion stored \(stored) records")
+        store = nil
+        raw = nil
+        check(stored == context.people.count, "insert(jsonArray:into:) stored \(stored) records")
+        check(storedRaw == context.people.count, "the raw ingestion stored \(storedRaw) records")
         record(
             &harness,
             .ingestJSON,
@@ -204,25 +214,24 @@ struct LMDBBenchmarks {
         }
         var store: ObjectStore?
         var raw: RawLMDB?
-        let ours = try harness.measure(
-            setUp: {
+        let (ours, baseline) = try harness.measurePair(
+            setUpOurs: {
                 store = nil
                 context.remove(oursPath, suffixes: Self.suffixes)
                 store = try ObjectStore(backend: .lmdb(path: oursPath))
                 try store!.save(people[0])
             },
-            run: { for person in people.dropFirst() { try store!.save(person) } }
-        )
-        store = nil
-        let baseline = try harness.measure(
-            setUp: {
+            ours: { for person in people.dropFirst() { try store!.save(person) } },
+            setUpBaseline: {
                 raw = nil
                 context.remove(rawPath, suffixes: Self.suffixes)
                 raw = try RawLMDB(path: rawPath)
                 try raw!.insertEachCommitted(people.prefix(1))
             },
-            run: { try raw!.insertEachCommitted(people.dropFirst()) }
+            baseline: { try raw!.insertEachCommitted(people.dropFirst()) }
         )
+        store = nil
+        raw = nil
         record(
             &harness,
             .singleCommits,
