@@ -27,8 +27,8 @@ struct Goal {
     }
 }
 
-/// Shared timing: runs a case several times (reads after one untimed warm-up) and keeps the
-/// median, and prints each figure beside its baseline measured in the same run.
+/// Shared timing: runs a case and its baseline alternately several times (reads after one
+/// untimed warm-up) and keeps the medians, and prints each figure beside its baseline.
 struct Harness {
     var count: Int
     var repetitions: Int
@@ -51,30 +51,6 @@ struct Harness {
 
     /// How long one figure may keep repeating: once its runs took this long, no more are started.
     static let timeBudget = Duration.seconds(4)
-
-    /// The median duration of `repetitions` runs (fewer when they exceed `timeBudget`) of `body`; `setUp` runs before each, untimed.
-    /// With `warmUp`, one more untimed run comes first (caches, page cache, lazy statements).
-    func measure(
-        warmUp: Bool = false,
-        setUp: () throws -> Void = {},
-        run body: () throws -> Void
-    ) rethrows -> Duration {
-        if warmUp {
-            try setUp()
-            try body()
-        }
-        var durations: [Duration] = []
-        for _ in 0..<repetitions {
-            try setUp()
-            let clock = ContinuousClock()
-            let start = clock.now
-            try body()
-            durations.append(clock.now - start)
-            // A slow case (fsync-bound file writes) stops repeating after its time budget.
-            if durations.reduce(.zero, +) > Self.timeBudget { break }
-        }
-        return durations.sorted()[durations.count / 2]
-    }
 
     /// The median durations of our case and its baseline, run alternately (ours, baseline,
     /// ours, ...) so that both see the same load on a shared machine; `setUp`s run untimed
@@ -169,11 +145,6 @@ struct Harness {
             + " \(Self.format(result.baselineRowsPerSecond)), ratio \(String(format: "%.2f", result.ratio))"
         if let memoryGrowth { line += ", memory +\(Self.megabytes(memoryGrowth.ours))" }
         progress(line)
-    }
-
-    /// The result of an operation already measured, if any.
-    func result(backend: String, operation: Operation) -> Result? {
-        results.first { $0.backend == backend && $0.operation == operation.rawValue }
     }
 
     /// One table per backend.

@@ -83,7 +83,7 @@ struct LMDBBenchmarks {
             check(found == ids.count, "fetch(_:id:) found \(found) records")
             check(foundRaw == ids.count, "the raw look-ups found \(foundRaw) records")
             record(&harness, .lookup, rows: ids.count, ours, "mdb_get in a read transaction each", baseline)
-            try compareWithSQLite(&harness, ours: Harness.rate(ids.count, ours))
+            try compareWithSQLite(&harness, store)
         }
         if context.runs(.filter) {
             let expected = context.expectedFilterCount
@@ -134,34 +134,30 @@ struct LMDBBenchmarks {
         }
     }
 
-    /// LMDB's look-ups beside SQLite's through ObjectStore: from this run's SQLite figures when
-    /// SQLite ran, else measured here on a SQLite store of the same people.
-    private func compareWithSQLite(_ harness: inout Harness, ours: Double) throws {
-        let sqliteRate: Double
-        if let measured = harness.result(backend: SQLiteBenchmarks.backend, operation: .lookup) {
-            sqliteRate = measured.rowsPerSecond
-        } else {
-            let path = context.path("compare.sqlite")
-            defer { context.remove(path, suffixes: SQLiteBenchmarks.suffixes) }
-            let sqlite = try ObjectStore(backend: .sqlite(path: path))
-            try sqlite.save(contentsOf: context.people)
-            let ids = context.ids
-            var found = 0
-            let time = try harness.measure(warmUp: true) {
+    /// LMDB's look-ups beside SQLite's, both through ObjectStore, run alternately on a SQLite
+    /// store of the same people (so both see the same load).
+    private func compareWithSQLite(_ harness: inout Harness, _ store: ObjectStore) throws {
+        let path = context.path("compare.sqlite")
+        defer { context.remove(path, suffixes: SQLiteBenchmarks.suffixes) }
+        let sqlite = try ObjectStore(backend: .sqlite(path: path))
+        try sqlite.save(contentsOf: context.people)
+        let ids = context.ids
+        var found = 0
+        var foundSQLite = 0
+        let (ours, baseline) = try harness.measurePair(
+            warmUp: true,
+            ours: {
                 found = 0
-                for id in ids where try sqlite.fetch(Person.self, id: id)?.id == id { found += 1 }
+                for id in ids where try store.fetch(Person.self, id: id)?.id == id { found += 1 }
+            },
+            baseline: {
+                foundSQLite = 0
+                for id in ids where try sqlite.fetch(Person.self, id: id)?.id == id { foundSQLite += 1 }
             }
-            check(found == ids.count, "fetch(_:id:) on SQLite found \(found) records")
-            sqliteRate = Harness.rate(ids.count, time)
-        }
-        harness.record(
-            backend: Self.backend,
-            operation: .lookupVsSQLite,
-            rowsPerSecond: ours,
-            baseline: "ObjectStore on SQLite, fetch(_:id:)",
-            baselineRowsPerSecond: sqliteRate,
-            goal: Self.goals[.lookupVsSQLite]
         )
+        check(found == ids.count, "fetch(_:id:) found \(found) records")
+        check(foundSQLite == ids.count, "fetch(_:id:) on SQLite found \(foundSQLite) records")
+        record(&harness, .lookupVsSQLite, rows: ids.count, ours, "ObjectStore on SQLite, fetch(_:id:)", baseline)
     }
 
     private func measureIngestion(_ harness: inout Harness) throws {
