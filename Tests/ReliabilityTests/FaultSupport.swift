@@ -170,7 +170,7 @@ private func lmdbFullScan(_ path: String) throws -> String {
     guard mdb_env_create(&created) == 0, let env = created else { throw FaultTestFailure("mdb_env_create failed") }
     defer { mdb_env_close(env) }
     mdb_env_set_maxdbs(env, 4096)
-    var rc = mdb_env_open(env, path, UInt32(MDB_NOSUBDIR | MDB_RDONLY | MDB_NOTLS), 0o600)
+    var rc = mdb_env_open(env, path, UInt32(MDB_NOSUBDIR | MDB_RDONLY | MDB_NOTLS | MDB_NOLOCK), 0o600)
     guard rc == 0 else { throw FaultTestFailure("cannot open \(path): \(String(cString: mdb_strerror(rc)))") }
     var transaction: OpaquePointer?
     rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &transaction)
