@@ -12,7 +12,8 @@
 //     next ok | next error CODE MESSAGE
 //
 // Usage: StorageFaultWriter --backend sqlite|lmdb|archive --path PATH [--batch-size N]
-//            [--synchronous normal|full] [--no-next]
+//            [--synchronous normal|full] [--pause] [--no-next]
+//   --pause    waits for a line on standard input after the "calls" line, before the next save
 import FileArchiveBackend
 import Foundation
 import LMDBBackend
@@ -91,6 +92,11 @@ let calls = shimFunction("faultshim_disarm").map { $0() } ?? -1
 let failures = shimFunction("faultshim_failures").map { $0() } ?? -1
 say("save \(outcome)")
 say("calls \(calls) failures \(failures)")
+
+if CommandLine.arguments.contains("--pause") {
+    // The parent looks at the store from another process, then sends a line.
+    _ = readLine()
+}
 
 if !CommandLine.arguments.contains("--no-next") {
     do {

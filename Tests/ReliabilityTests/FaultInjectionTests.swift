@@ -41,23 +41,23 @@ struct FaultTally: CustomStringConvertible {
     var succeededAnyway = 0
     /// The same store object could not save again until the store was reopened.
     var neededReopen = 0
+    /// The faulted calls behind `failedButApplied`, `succeededAnyway` and `neededReopen`, e.g. "rename #16".
+    var notable: [String] = []
 
     var description: String {
         "\(faults) faults: \(failedCleanly) failed with nothing applied, \(failedButApplied) failed after the"
             + " commit point (batch whole), \(succeededAnyway) succeeded despite the fault, \(neededReopen) needed"
-            + " a reopen before the next save"
+            + " a reopen before the next save" + (notable.isEmpty ? "" : " (\(notable.joined(separator: ", ")))")
     }
 }
 
 /// For every call N along one save, a child process saves a batch with the shim failing the Nth
 /// write/pwrite/writev/fsync/fdatasync/syncfs/rename. The save must end in a `StorageError`
-/// (never a trap, never a success that is not in the store); after reopening, every earlier batch
+/// (never a trap, never a success that is not in the store, nor one a store open in another
+/// process does not see); after reopening, every earlier batch
 /// is whole, the faulted batch is absent or whole, no temporary file or journal is left, the
 /// engine's integrity check passes, and the next save succeeds.
-@Test(
-    .enabled(if: !runsUnderThreadSanitizer, "the TSan runtime's interceptors come before an LD_PRELOAD library"),
-    arguments: FaultScenario.all
-)
+@Test(arguments: FaultScenario.all)
 func everyFaultAlongASaveFailsCleanly(_ scenario: FaultScenario) throws {
     let backend = scenario.backend
     let batchSize = 5
@@ -96,11 +96,27 @@ func everyFaultAlongASaveFailsCleanly(_ scenario: FaultScenario) throws {
             let folder = directory.appendingPathComponent("fault-\(nth)")
             try copyFolder(base, to: folder)
             let path = backend.storePath(in: folder)
+            let log = directory.appendingPathComponent("fault-\(nth).log").path
+            // A store open in this process across the child's save must see a save that
+            // reported success, before the child goes on.
+            let watcher = try backend.openStore(path: path)
+            _ = try watcher.fetch(CrashTally.self, id: 1)
+            var seenAfterSave: Int64 = -1
+            var environment = try FaultShim.environment(nth: nth, errno: scenario.errno, calls: scenario.calls)
+            environment["FAULT_LOG"] = log
             let result = try runChild(
                 faultWriter,
-                arguments(folder),
-                environment: try FaultShim.environment(nth: nth, errno: scenario.errno, calls: scenario.calls)
-            )
+                arguments(folder) + ["--pause"],
+                environment: environment,
+                pausingAfter: "calls"
+            ) {
+                seenAfterSave = try watcher.fetch(CrashTally.self, id: 1)?.lastBatch ?? 0
+            }
+            // "N name fd fail": the call that failed.
+            let faultedCall =
+                (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n")
+                .first { $0.hasSuffix(" fail") }?.split(separator: " ").dropFirst().first.map { "\($0) #\(nth)" }
+                ?? "call #\(nth)"
             let context = "\(scenario), call \(nth) of \(calls): \(result.output)"
             // No trap: the child ends normally and reports both saves.
             #expect(result.exitedNormally && result.status == 0, "\(context)")
@@ -123,13 +139,22 @@ func everyFaultAlongASaveFailsCleanly(_ scenario: FaultScenario) throws {
                     try CrashWorkload.run(on: store, batchSize: batchSize, limit: 1) { _ in }
                     nextSaved = true
                     tally.neededReopen += 1
+                    tally.notable.append("reopen after \(faultedCall)")
                 }
                 let acknowledged = before + (saved ? 1 : 0) + 1
                 let last = try CrashWorkload.verify(store, batchSize: batchSize, acknowledged: acknowledged)
                 if saved {
+                    #expect(
+                        seenAfterSave == before + 1,
+                        "the save succeeded, but a store open in another process saw batch \(seenAfterSave): \(context)"
+                    )
+                }
+                if saved {
                     tally.succeededAnyway += 1
+                    tally.notable.append("ignored \(faultedCall)")
                 } else if last > acknowledged {
                     tally.failedButApplied += 1
+                    tally.notable.append("applied after \(faultedCall)")
                 } else {
                     tally.failedCleanly += 1
                 }

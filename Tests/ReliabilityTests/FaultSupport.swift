@@ -57,6 +57,52 @@ func runChild(_ executable: URL, _ arguments: [String], environment: [String: St
     )
 }
 
+/// Runs `executable` to its end like `runChild`, but when it prints a line starting with `pause`
+/// calls `body` and then sends the child a line on its standard input.
+func runChild(
+    _ executable: URL,
+    _ arguments: [String],
+    environment: [String: String] = [:],
+    pausingAfter pause: String,
+    _ body: () throws -> Void
+) throws -> ChildResult {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    let output = Pipe()
+    let input = Pipe()
+    process.standardOutput = output
+    process.standardInput = input
+    try process.run()
+    let reader = output.fileHandleForReading
+    var received = Data()
+    var paused = false
+    defer {
+        if !paused { try? input.fileHandleForWriting.close() }
+    }
+    while !paused {
+        let chunk = reader.availableData
+        if chunk.isEmpty { break }
+        received.append(chunk)
+        if String(decoding: received, as: UTF8.self).split(separator: "\n").contains(where: { $0.hasPrefix(pause) }) {
+            paused = true
+            defer {
+                input.fileHandleForWriting.write(Data("go\n".utf8))
+                try? input.fileHandleForWriting.close()
+            }
+            try body()
+        }
+    }
+    received.append(reader.readDataToEndOfFile())
+    process.waitUntilExit()
+    return ChildResult(
+        output: String(decoding: received, as: UTF8.self),
+        status: process.terminationStatus,
+        exitedNormally: process.terminationReason == .exit
+    )
+}
+
 /// Finds a program on the PATH.
 func findProgram(_ name: String) -> URL? {
     let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
@@ -103,12 +149,6 @@ enum FaultShim {
         if sticky { environment["FAULT_STICKY"] = "1" }
         return environment
     }
-}
-
-/// Whether this test process runs under ThreadSanitizer (whose runtime is linked into every
-/// executable of the build, ahead of an LD_PRELOAD library).
-var runsUnderThreadSanitizer: Bool {
-    dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
 }
 
 /// Copies the folder `source` to `target` (which must not exist), keeping file modes.

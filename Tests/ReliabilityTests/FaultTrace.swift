@@ -30,7 +30,8 @@ struct SyscallTrace {
         for line in text.split(separator: "\n") {
             guard let space = line.firstIndex(of: " ") else { continue }
             let pid = line[..<space]
-            var body = String(line[line.index(after: space)...])
+            // strace pads the pid: "5511  write(…)".
+            var body = String(line[line.index(after: space)...].drop { $0 == " " })
             if let range = body.range(of: " <unfinished ...>") {
                 pending[pid] = String(body[..<range.lowerBound])
                 continue

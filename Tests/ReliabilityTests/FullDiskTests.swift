@@ -103,10 +103,7 @@ func aFullFileSystemFailsCleanlyAndRecoversWhenSpaceReturns(_ backend: DiskBacke
 /// Without root: the fault shim makes every write of a save fail with ENOSPC (a disk that stays
 /// full), then is disarmed (space returns). The save fails with `.io`, and the next save, on the
 /// same store object (LMDB: after reopening, see `everyFaultAlongASaveFailsCleanly`), succeeds.
-@Test(
-    .enabled(if: !runsUnderThreadSanitizer, "the TSan runtime's interceptors come before an LD_PRELOAD library"),
-    arguments: DiskBackend.allCases
-)
+@Test(arguments: DiskBackend.allCases)
 func aDiskThatStaysFullFailsTheSaveAndTheNextSaveSucceeds(_ backend: DiskBackend) throws {
     try TemporaryDirectory.with("enospc-\(backend)") { directory in
         let path = backend.storePath(in: directory)
