@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The long kill -9 run: kills the crash writer KILLS times per backend (default 1,000) at random
-# moments and checks the store after every kill (see Tests/ReliabilityTests/KillTortureTests.swift
+# moments and checks the store after every kill, on a fresh store every 100 kills (see
+# Tests/ReliabilityTests/KillTortureTests.swift
 # and docs/RELIABILITY.md, "1. Kill -9 torture"). CI runs the same test with 30 kills.
 #
 # Usage: scripts/torture.sh [KILLS] [MAX_DELAY_US]

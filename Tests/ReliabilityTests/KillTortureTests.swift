@@ -7,6 +7,8 @@ import Testing
 /// How many kills each backend gets: 30 in `swift test`; scripts/torture.sh sets `TORTURE_KILLS`
 /// for a long run.
 let tortureKills = ProcessInfo.processInfo.environment["TORTURE_KILLS"].flatMap { Int($0) } ?? 30
+/// How many kills one store gets before a long run starts a fresh one.
+let tortureRound = 100
 /// The longest wait, in microseconds, between the writer's first commit and its kill.
 let tortureMaximumDelay = ProcessInfo.processInfo.environment["TORTURE_MAX_DELAY_US"].flatMap { Int($0) } ?? 20_000
 
@@ -19,27 +21,33 @@ let tortureMaximumDelay = ProcessInfo.processInfo.environment["TORTURE_MAX_DELAY
 /// a decode of every archive).
 @Test(arguments: DiskBackend.allCases)
 func killedWriterLosesNoAcknowledgedBatch(_ backend: DiskBackend) throws {
-    try TemporaryDirectory.with("torture-\(backend)") { directory in
-        let path = backend.storePath(in: directory)
-        var checked = 0
-        let start = ContinuousClock.now
-        let committed = try CrashHarness.killRepeatedly(
-            backend: backend.rawValue,
-            path: path,
-            kills: tortureKills,
-            maximumDelay: tortureMaximumDelay
-        ) {
-            try backend.openStore(path: $0)
-        } afterEach: {
-            #expect(leftovers(in: directory).isEmpty, "\(leftovers(in: directory))")
-            try checkIntegrity(backend, path: path)
-            checked += 1
+    var checked = 0
+    var committed: Int64 = 0
+    let start = ContinuousClock.now
+    // A long run starts a fresh store every `tortureRound` kills, so that checking the whole
+    // store after each kill does not grow without bound.
+    for round in stride(from: 0, to: tortureKills, by: tortureRound) {
+        let kills = min(tortureRound, tortureKills - round)
+        try TemporaryDirectory.with("torture-\(backend)") { directory in
+            let path = backend.storePath(in: directory)
+            committed += try CrashHarness.killRepeatedly(
+                backend: backend.rawValue,
+                path: path,
+                kills: kills,
+                maximumDelay: tortureMaximumDelay
+            ) {
+                try backend.openStore(path: $0)
+            } afterEach: {
+                #expect(leftovers(in: directory).isEmpty, "\(leftovers(in: directory))")
+                try checkIntegrity(backend, path: path)
+                checked += 1
+            }
         }
-        #expect(checked == tortureKills)
-        #expect(committed >= Int64(tortureKills))
-        print(
-            "kill torture, \(backend): \(checked) kills survived, \(committed) batches of 20 committed,"
-                + " integrity checked after each kill, in \(ContinuousClock.now - start)"
-        )
     }
+    #expect(checked == tortureKills)
+    #expect(committed >= Int64(tortureKills))
+    print(
+        "kill torture, \(backend): \(checked) kills survived, \(committed) batches of 20 committed,"
+            + " integrity checked after each kill, in \(ContinuousClock.now - start)"
+    )
 }
