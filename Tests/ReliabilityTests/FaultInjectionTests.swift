@@ -14,10 +14,12 @@ struct FaultScenario: Sendable, CustomStringConvertible {
     var errno = "EIO"
     /// The calls counted and faulted (see faultshim.c), `nil` for all of them.
     var calls: String?
+    /// Records per batch. From 16 files on, the archive flushes a commit with one `syncfs`.
+    var batchSize = 5
 
     var description: String {
-        "\(backend)\(synchronous.map { " synchronous=\($0)" } ?? "") \(firstSave ? "first" : "later") save,"
-            + " \(errno) on \(calls ?? "every") call"
+        "\(backend)\(synchronous.map { " synchronous=\($0)" } ?? "") \(firstSave ? "first" : "later") save"
+            + " of \(batchSize) records, \(errno) on \(calls ?? "every") call"
     }
 
     static let all: [FaultScenario] = [
@@ -26,7 +28,7 @@ struct FaultScenario: Sendable, CustomStringConvertible {
         .init(backend: .lmdb), .init(backend: .lmdb, firstSave: true),
         .init(backend: .lmdb, errno: "ENOSPC", calls: "write"),
         .init(backend: .archive), .init(backend: .archive, firstSave: true),
-        .init(backend: .archive, errno: "ENOSPC", calls: "write"),
+        .init(backend: .archive, errno: "ENOSPC", calls: "write"), .init(backend: .archive, batchSize: 20),
     ]
 }
 
@@ -60,7 +62,7 @@ struct FaultTally: CustomStringConvertible {
 @Test(arguments: FaultScenario.all)
 func everyFaultAlongASaveFailsCleanly(_ scenario: FaultScenario) throws {
     let backend = scenario.backend
-    let batchSize = 5
+    let batchSize = scenario.batchSize
     try TemporaryDirectory.with("fault-\(backend)") { directory in
         let base = directory.appendingPathComponent("base")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: false)
