@@ -33,6 +33,8 @@ final class LMDBEnvironment: @unchecked Sendable {
     let writerOwner = Locked<pthread_t?>(nil)
     let mapLock = LMDBReadWriteLock()
     let handleLock = LMDBMutex()
+    /// The process that opened the environment: LMDB forbids using it after `fork()`.
+    let owner = OwningProcess()
 
     /// Reset read transactions kept for reuse (each holds a reader slot).
     private let idleReaders = Locked<[OpaquePointer]>([])
