@@ -107,6 +107,10 @@ final class LMDBEnvironment: @unchecked Sendable {
         guard !path.isEmpty else {
             throw StorageError(.cannotOpen, "the store path is empty", path: path)
         }
+        // The C library would stop at the NUL and open a shorter path.
+        guard !path.utf8.contains(0) else {
+            throw StorageError(.cannotOpen, "the store path contains a NUL byte", path: path)
+        }
         let descriptor = Glibc.open(path, O_CREAT | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             let code = errno

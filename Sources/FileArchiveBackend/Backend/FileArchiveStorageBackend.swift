@@ -67,6 +67,10 @@ public final class FileArchiveStorageBackend: StorageBackend {
         guard !directory.isEmpty else {
             throw StorageError(.cannotOpen, "the store folder's path is empty", path: directory)
         }
+        // The C library would stop at the NUL and use a shorter path.
+        guard !directory.utf8.contains(0) else {
+            throw StorageError(.cannotOpen, "the store folder's path contains a NUL byte", path: directory)
+        }
         let absolute =
             directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
         try FileSystem.makeDirectory(absolute, code: .cannotOpen)
