@@ -78,7 +78,9 @@ import Testing
             #expect(final.reduce(0) { $0 + $1.balance } == Self.total)
             #expect(final.reduce(0) { $0 + $1.moves } == 2 * Int64(seen["writer"]?.operations ?? -1))
             let reads = (0..<4).map { seen["reader \($0)"]?.operations ?? 0 }
-            print("concurrency \(backend): \(seen["writer"]?.operations ?? 0) transfers, reads \(reads) in \(Self.duration)")
+            print(
+                "concurrency \(backend): \(seen["writer"]?.operations ?? 0) transfers, reads \(reads) in \(Self.duration)"
+            )
         }
     }
 
@@ -110,7 +112,8 @@ import Testing
         return outcome
     }
 
-    private static func audit(on store: ObjectStore, streamed: Bool, until deadline: ContinuousClock.Instant) -> Outcome {
+    private static func audit(on store: ObjectStore, streamed: Bool, until deadline: ContinuousClock.Instant) -> Outcome
+    {
         var outcome = Outcome()
         var lastMoves: Int64 = 0
         var useStream = streamed
@@ -134,7 +137,9 @@ import Testing
                 }
                 useStream.toggle()
                 if count != accounts || sum != total {
-                    outcome.failures.append("read \(count) accounts summing to \(sum), expected \(accounts) and \(total)")
+                    outcome.failures.append(
+                        "read \(count) accounts summing to \(sum), expected \(accounts) and \(total)"
+                    )
                 }
                 if moves < lastMoves {
                     outcome.failures.append("a read saw \(moves) moves after one that saw \(lastMoves)")

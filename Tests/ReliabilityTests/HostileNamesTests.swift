@@ -34,7 +34,10 @@ import Glibc
             for name in Self.oddNames {
                 let path = directory.appendingPathComponent(name).path
                 try backend.openStore(path: path).save(Self.item)
-                #expect(try backend.openStore(path: path).fetch(Item.self, id: 7) == Self.item, "\(name.debugDescription)")
+                #expect(
+                    try backend.openStore(path: path).fetch(Item.self, id: 7) == Self.item,
+                    "\(name.debugDescription)"
+                )
             }
             let entries = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             for entry in entries {
@@ -169,7 +172,11 @@ import Glibc
             let path = backend.storePath(in: directory)
             let outside = directory.appendingPathComponent("outside")
             try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
-            let target = try Self.makeTarget(for: plant, in: outside, scratch: directory.appendingPathComponent("donor"))
+            let target = try Self.makeTarget(
+                for: plant,
+                in: outside,
+                scratch: directory.appendingPathComponent("donor")
+            )
             if plant.afterCreation {
                 try backend.openStore(path: path).save(Self.item)
             } else if plant.suffix.hasPrefix("/") {

@@ -17,7 +17,8 @@ import Glibc
     /// 10,000 cycles take 3 to 9 seconds per backend in a debug build; under ThreadSanitizer,
     /// which runs them 5 to 10 times slower, 1,000. `STORAGE_HYGIENE_CYCLES` sets another count.
     static var cycles: Int {
-        if let text = ProcessInfo.processInfo.environment["STORAGE_HYGIENE_CYCLES"], let count = Int(text), count >= 10 {
+        if let text = ProcessInfo.processInfo.environment["STORAGE_HYGIENE_CYCLES"], let count = Int(text), count >= 10
+        {
             return count
         }
         return isThreadSanitized ? 1_000 : 10_000
