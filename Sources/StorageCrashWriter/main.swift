@@ -3,13 +3,14 @@
 //
 // Usage: StorageCrashWriter --backend sqlite|lmdb|archive --path PATH [--batch-size N] [--batches N]
 //
-// Two more workloads for the reliability tests (docs/RELIABILITY.md, sections 5 and 10):
+// More workloads for the reliability tests (docs/RELIABILITY.md, sections 5 and 10):
 //   --workload counter --writer N --count K   K transactions, each incrementing one shared
 //       counter and inserting a tick, printing "ack N I" after each commit (several writer
 //       processes on one store);
 //   --workload cycles --cycles N [--write-every M]   opens and closes the store N times, reading
 //       one record each time and writing one every M cycles, and prints the process's open file
-//       descriptors and resident memory ("fds ... rss ...") after a warm-up and at the end.
+//       descriptors and resident memory ("fds ... rss ...") after a warm-up and at the end;
+//   --workload fork   a store across fork() in a single-threaded process (see ForkWorkload).
 import Foundation
 import Storage
 import StorageTestBackends
@@ -57,6 +58,9 @@ do {
             open: { try openStore(backend: backend, path: path) },
             report: say
         )
+        exit(0)
+    case "fork":
+        try ForkWorkload.run(open: { try openStore(backend: backend, path: path) }, report: say)
         exit(0)
     case nil, "batches":
         break

@@ -109,4 +109,28 @@ import Glibc
         _ = waitpid(child, &status, 0)
         return nil
     }
+
+    /// A single-threaded process (`StorageCrashWriter --workload fork`) opens a store, writes and
+    /// forks. Its child gets `.misuse` from the parent's store, and a store it opens again itself
+    /// works: it writes and reads the parent's record. The parent then writes once more and finds
+    /// its record, the child's and its new one (and not the one the child tried through the
+    /// parent's store).
+    @Test(arguments: DiskBackend.allCases)
+    func aForkedChildOpensTheStoreAgainAndUsesIt(_ backend: DiskBackend) throws {
+        try TemporaryDirectory.with("fork-reopen-\(backend)") { directory in
+            let process = Process()
+            process.executableURL = CrashHarness.executable
+            process.arguments = [
+                "--backend", backend.rawValue, "--path", backend.storePath(in: directory), "--workload", "fork",
+            ]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(text)")
+            let lines = text.split(separator: "\n").map(String.init)
+            #expect(lines == ["child 0", "records 1,2,3"])
+        }
+    }
 }

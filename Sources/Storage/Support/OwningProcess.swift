@@ -32,7 +32,7 @@ private let forkHandlerResult: Int32 = pthread_atfork(nil, nil) {
 /// On Linux a child is recognized by a count of forks kept by a `pthread_atfork` handler
 /// (a child made by a raw `clone` system call, which runs no such handler, is not); elsewhere,
 /// and if the handler could not be installed, by `getpid()`.
-package struct OwningProcess: Sendable {
+package struct OwningProcess: Hashable, Sendable {
     /// The id of the process that opened the store.
     package let id: Int32
     #if canImport(Glibc)
