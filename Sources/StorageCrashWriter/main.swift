@@ -10,7 +10,7 @@
 //   --workload cycles --cycles N [--write-every M]   opens and closes the store N times, reading
 //       one record each time and writing one every M cycles, and prints the process's open file
 //       descriptors and resident memory ("fds ... rss ...") after a warm-up and at the end;
-//   --workload fork   a store across fork() in a single-threaded process (see ForkWorkload).
+//   --workload fork [--busy]   a store used in a child made by fork() (see ForkWorkload).
 import Foundation
 import Storage
 import StorageTestBackends
@@ -60,7 +60,11 @@ do {
         )
         exit(0)
     case "fork":
-        try ForkWorkload.run(open: { try openStore(backend: backend, path: path) }, report: say)
+        try ForkWorkload.run(
+            busy: CommandLine.arguments.contains("--busy"),
+            open: { try openStore(backend: backend, path: path) },
+            report: say
+        )
         exit(0)
     case nil, "batches":
         break
