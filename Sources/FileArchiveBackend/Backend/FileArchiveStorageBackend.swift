@@ -43,6 +43,9 @@ public final class FileArchiveStorageBackend: StorageBackend {
     /// The thread running a write transaction, so that a nested one is refused instead of
     /// deadlocking.
     private let writerThread = Locked<pthread_t?>(nil)
+    /// The process that opened the store: a child made by `fork()` shares `lockDescriptor`, so
+    /// its `flock` would succeed while the parent holds the lock.
+    private let owner = OwningProcess()
 
     private struct Committed: Sendable {
         var database: ArchiveDatabase
@@ -63,6 +66,10 @@ public final class FileArchiveStorageBackend: StorageBackend {
     public init(directory: String, configuration: Configuration = .init()) throws {
         guard !directory.isEmpty else {
             throw StorageError(.cannotOpen, "the store folder's path is empty", path: directory)
+        }
+        // The C library would stop at the NUL and use a shorter path.
+        guard !directory.utf8.contains(0) else {
+            throw StorageError(.cannotOpen, "the store folder's path contains a NUL byte", path: directory)
         }
         let absolute =
             directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
@@ -136,6 +143,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
     /// - Throws: what `body` throws, or `StorageError` when the store cannot be read, `.busy`
     ///   when a reload waits for another process's lock longer than `lockTimeout`.
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+        try owner.check(path: directory)
         let transaction = FileArchiveTransaction(database: try currentDatabase(), isWritable: false)
         defer { transaction.isOpen = false }
         return try body(transaction)
@@ -168,6 +176,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
     ///   `.busy` (before `body` runs) when another process holds the store's lock longer than
     ///   `lockTimeout`.
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
+        try owner.check(path: directory)
         guard !isWriterThread else {
             throw StorageError(.misuse, "a write transaction is already open on this thread", path: directory)
         }

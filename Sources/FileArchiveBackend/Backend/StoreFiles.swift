@@ -26,6 +26,17 @@ struct StoreFiles: Sendable {
         var database = ArchiveDatabase()
         for folder in try FileSystem.list(directory).sorted() where folder.hasPrefix(FileNames.collectionPrefix) {
             let folderPath = path(folder)
+            // A symbolic link (or anything but a folder) under a collection folder's name was
+            // not made by the store: following it would read and write files outside the store.
+            var status = stat()
+            guard lstat(folderPath, &status) == 0 else { throw FileSystem.error(.io, "inspect", folderPath) }
+            guard status.st_mode & S_IFMT == S_IFDIR else {
+                throw StorageError(
+                    .corrupt,
+                    "\(folderPath) should be a collection folder but is a symbolic link or a file",
+                    path: folderPath
+                )
+            }
             let schemaPath = folderPath + "/" + FileNames.schemaFile
             guard let schemaBytes = try FileSystem.readFile(schemaPath) else { continue }
             let stored = try ArchiveDecoder().decode(
