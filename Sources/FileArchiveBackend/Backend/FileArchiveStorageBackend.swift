@@ -80,7 +80,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
         do {
             try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout)
             defer { _ = flock(descriptor, LOCK_UN) }
-            if try files.recover() { files.setGeneration(files.generation(descriptor) + 1, descriptor) }
+            if try files.recover() { try files.setGeneration(files.generation(descriptor) + 1, descriptor) }
             try files.removeTemporaryFiles()
             let database = try files.load()
             committed = Locked(Committed(database: database, generation: files.generation(descriptor)))
@@ -160,7 +160,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
         defer { close(descriptor) }
         try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout)
         defer { _ = flock(descriptor, LOCK_UN) }
-        if try files.recover() { files.setGeneration(files.generation(descriptor) + 1, descriptor) }
+        if try files.recover() { try files.setGeneration(files.generation(descriptor) + 1, descriptor) }
         let loaded = Committed(database: try files.load(), generation: files.generation(descriptor))
         committed.withLock { current in
             if current.isStale || loaded.generation >= current.generation { current = loaded }
@@ -190,7 +190,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
             var generation = files.generation(lockDescriptor)
             if try files.recover() {
                 generation += 1
-                files.setGeneration(generation, lockDescriptor)
+                try files.setGeneration(generation, lockDescriptor)
             }
             if snapshot.isStale || generation != snapshot.generation {
                 snapshot = Committed(database: try files.load(), generation: generation)
@@ -202,17 +202,20 @@ public final class FileArchiveStorageBackend: StorageBackend {
             transaction.isOpen = false
             let plan = try makePlan(transaction)
             guard !plan.isEmpty else { return result }
+            // The counter moves before the files do, so that a counter that cannot be written
+            // fails the commit before it happens: another process never misses a commit. It
+            // moves in this process first, so that readers of this process, which keep the
+            // committed state until the commit is done, never reload for their own commit.
+            let next = snapshot.generation + 1
             do {
+                committed.withLock { $0.generation = next }
+                try files.setGeneration(next, lockDescriptor)
                 try files.commit(plan)
             } catch {
                 committed.withLock { $0.isStale = true }
                 throw error
             }
-            // Published before the counter moves, so that readers of this process never reload
-            // for their own process's commit.
-            let next = snapshot.generation + 1
             committed.withLock { $0 = Committed(database: transaction.database, generation: next) }
-            files.setGeneration(next, lockDescriptor)
             return result
         }
     }

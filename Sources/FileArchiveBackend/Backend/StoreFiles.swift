@@ -111,9 +111,14 @@ struct StoreFiles: Sendable {
         return count == 8 ? Int64(littleEndian: value) : 0
     }
 
-    func setGeneration(_ value: Int64, _ lock: Int32) {
+    /// - Throws: `StorageError` with code `.io` when the counter cannot be written: other
+    ///   processes would not see the commit it announces.
+    func setGeneration(_ value: Int64, _ lock: Int32) throws {
         var bytes = value.littleEndian
-        _ = withUnsafeBytes(of: &bytes) { pwrite(lock, $0.baseAddress, 8, 0) }
+        let written = withUnsafeBytes(of: &bytes) { pwrite(lock, $0.baseAddress, 8, 0) }
+        guard written == 8 else {
+            throw FileSystem.error(.io, "write the commit counter of", lockPath, errno: written < 0 ? errno : EIO)
+        }
     }
 
     // MARK: Committing
