@@ -185,7 +185,7 @@ struct Harness {
             var results: [Result]
         }
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try encoder.encode(Report(count: count, results: results)).write(to: URL(fileURLWithPath: path))
     }
 
