@@ -1,77 +1,192 @@
 import Foundation
 
-/// Shared timing: runs a case several times after a warm-up and keeps the median, and prints
-/// each figure beside its baseline measured in the same run.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The operations every backend is measured on, named as in the JSON output.
+enum Operation: String, CaseIterable {
+    case insert, fetchAll, lookup, filter, forEach, ingestJSON, singleCommits
+    /// ObjectStore on LMDB beside ObjectStore on SQLite for the same look-ups (LMDB's table only).
+    case lookupVsSQLite
+    /// Opening a file archive store (which reads every file) and `fetchAll` (archive's table only).
+    case openAndFetchAll
+
+    /// The operations `--operations` can name; the two above come with `lookup` and `fetchAll`.
+    static let selectable: [Operation] = [.insert, .fetchAll, .lookup, .filter, .forEach, .ingestJSON, .singleCommits]
+}
+
+/// What a ratio is expected to reach (ours / baseline at least `minimum`).
+struct Goal {
+    var minimum: Double
+
+    func describe(_ ratio: Double) -> String {
+        String(format: "≥ %.1f ", minimum) + (ratio >= minimum ? "met" : "NOT MET")
+    }
+}
+
+/// Shared timing: runs a case and its baseline alternately several times (reads after one
+/// untimed warm-up) and keeps the medians, and prints each figure beside its baseline.
 struct Harness {
     var count: Int
     var repetitions: Int
     var results: [Result] = []
 
-    struct Result {
+    struct Result: Encodable {
         var backend: String
         var operation: String
         var rowsPerSecond: Double
         var baseline: String
         var baselineRowsPerSecond: Double
-        var ratio: Double { rowsPerSecond / baselineRowsPerSecond }
+        var ratio: Double
+        var goal: Double?
+        /// For `forEach`: the largest growth of the resident set while streaming, in bytes.
+        var memoryGrowthBytes: Int?
+        var baselineMemoryGrowthBytes: Int?
+        /// For `forEach`: the most the resident set may grow, in bytes.
+        var memoryGoalBytes: Int?
     }
 
-    /// The median duration of `repetitions` runs of `body`; `setUp` runs before each, untimed.
-    func measure(setUp: () throws -> Void = {}, run body: () throws -> Void) rethrows -> Duration {
-        var durations: [Duration] = []
-        for _ in 0..<repetitions {
-            try setUp()
-            let clock = ContinuousClock()
-            let start = clock.now
-            try body()
-            durations.append(clock.now - start)
+    /// How long one figure may keep repeating: once its runs took this long, no more are started.
+    static let timeBudget = Duration.seconds(4)
+
+    /// The median durations of our case and its baseline, run alternately (ours, baseline,
+    /// ours, ...) so that both see the same load on a shared machine; `setUp`s run untimed
+    /// before each run. With `warmUp`, each runs once untimed first.
+    func measurePair(
+        warmUp: Bool = false,
+        setUpOurs: () throws -> Void = {},
+        ours: () throws -> Void,
+        setUpBaseline: () throws -> Void = {},
+        baseline: () throws -> Void
+    ) rethrows -> (ours: Duration, baseline: Duration) {
+        if warmUp {
+            try setUpOurs()
+            try ours()
+            try setUpBaseline()
+            try baseline()
         }
-        return durations.sorted()[durations.count / 2]
+        let clock = ContinuousClock()
+        var oursTimes: [Duration] = []
+        var baselineTimes: [Duration] = []
+        for _ in 0..<repetitions {
+            try setUpOurs()
+            oursTimes.append(try clock.measure(ours))
+            try setUpBaseline()
+            baselineTimes.append(try clock.measure(baseline))
+            // A slow pair (fsync-bound file writes) stops repeating after its time budget.
+            if (oursTimes + baselineTimes).reduce(.zero, +) > Self.timeBudget * 2 { break }
+        }
+        return (Self.median(oursTimes), Self.median(baselineTimes))
     }
 
-    func rate(_ rows: Int, _ duration: Duration) -> Double {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        return Double(rows) / max(seconds, 1e-9)
+    static func median(_ durations: [Duration]) -> Duration {
+        durations.sorted()[durations.count / 2]
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static func rate(_ rows: Int, _ duration: Duration) -> Double {
+        Double(rows) / max(seconds(duration), 1e-9)
     }
 
     mutating func record(
         backend: String,
-        operation: String,
+        operation: Operation,
         rows: Int,
         ours: Duration,
         baseline: String,
-        baselineTime: Duration
+        baselineTime: Duration,
+        goal: Double? = nil,
+        memoryGrowth: (ours: Int, baseline: Int)? = nil,
+        memoryGoal: Int? = nil
     ) {
-        let result = Result(
+        record(
             backend: backend,
             operation: operation,
-            rowsPerSecond: rate(rows, ours),
+            rowsPerSecond: Self.rate(rows, ours),
             baseline: baseline,
-            baselineRowsPerSecond: rate(rows, baselineTime)
-        )
-        results.append(result)
-        progress(
-            "  \(operation): \(Self.format(result.rowsPerSecond)) rows/s vs \(Self.format(result.baselineRowsPerSecond))"
+            baselineRowsPerSecond: Self.rate(rows, baselineTime),
+            goal: goal,
+            memoryGrowth: memoryGrowth,
+            memoryGoal: memoryGoal
         )
     }
 
-    func printTable() {
-        let header = ["backend", "operation", "rows/s", "baseline", "baseline rows/s", "ratio"]
-        var rows = [header]
-        for result in results {
-            rows.append([
-                result.backend, result.operation, Self.format(result.rowsPerSecond), result.baseline,
-                Self.format(result.baselineRowsPerSecond), String(format: "%.2f", result.ratio),
-            ])
+    mutating func record(
+        backend: String,
+        operation: Operation,
+        rowsPerSecond: Double,
+        baseline: String,
+        baselineRowsPerSecond: Double,
+        goal: Double? = nil,
+        memoryGrowth: (ours: Int, baseline: Int)? = nil,
+        memoryGoal: Int? = nil
+    ) {
+        let result = Result(
+            backend: backend,
+            operation: operation.rawValue,
+            rowsPerSecond: rowsPerSecond,
+            baseline: baseline,
+            baselineRowsPerSecond: baselineRowsPerSecond,
+            ratio: rowsPerSecond / max(baselineRowsPerSecond, 1e-9),
+            goal: goal,
+            memoryGrowthBytes: memoryGrowth?.ours,
+            baselineMemoryGrowthBytes: memoryGrowth?.baseline,
+            memoryGoalBytes: memoryGoal
+        )
+        results.append(result)
+        var line =
+            "  \(operation.rawValue): \(Self.format(result.rowsPerSecond)) rows/s vs"
+            + " \(Self.format(result.baselineRowsPerSecond)), ratio \(String(format: "%.2f", result.ratio))"
+        if let memoryGrowth { line += ", memory +\(Self.megabytes(memoryGrowth.ours))" }
+        progress(line)
+    }
+
+    /// One table per backend.
+    func printTables() {
+        var backends: [String] = []
+        for result in results where !backends.contains(result.backend) { backends.append(result.backend) }
+        for backend in backends {
+            print("\n\(backend)")
+            let header = ["operation", "rows/s", "baseline", "baseline rows/s", "ratio", "goal", "memory growth"]
+            var rows = [header]
+            for result in results where result.backend == backend {
+                var memory = ""
+                if let ours = result.memoryGrowthBytes, let theirs = result.baselineMemoryGrowthBytes {
+                    memory = "\(Self.megabytes(ours)) (baseline \(Self.megabytes(theirs)))"
+                }
+                var goal = result.goal.map { Goal(minimum: $0).describe(result.ratio) } ?? ""
+                if let limit = result.memoryGoalBytes, let growth = result.memoryGrowthBytes {
+                    goal = "memory ≤ \(limit / 1_048_576) MB " + (growth <= limit ? "met" : "NOT MET")
+                }
+                rows.append([
+                    result.operation, Self.format(result.rowsPerSecond), result.baseline,
+                    Self.format(result.baselineRowsPerSecond), String(format: "%.2f", result.ratio), goal, memory,
+                ])
+            }
+            let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+            for (index, row) in rows.enumerated() {
+                let line = row.indices.map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+                print(line.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+                if index == 0 { print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
+            }
         }
-        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-        for (index, row) in rows.enumerated() {
-            print(
-                row.indices.map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
-                    .joined(separator: "  ")
-            )
-            if index == 0 { print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
+    }
+
+    /// Writes `{"count": N, "results": [...]}`.
+    func writeJSON(to path: String) throws {
+        struct Report: Encodable {
+            var count: Int
+            var results: [Result]
         }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        try encoder.encode(Report(count: count, results: results)).write(to: URL(fileURLWithPath: path))
     }
 
     static func format(_ rate: Double) -> String {
@@ -84,9 +199,112 @@ struct Harness {
         }
         return String(digits)
     }
+
+    static func megabytes(_ bytes: Int) -> String {
+        String(format: "%.1f MB", Double(bytes) / 1_048_576)
+    }
+}
+
+/// Follows the resident set size while a stream runs: `sample()` every few thousand rows, then
+/// `growth` is the largest rise above the resident size at the start.
+struct MemorySampler {
+    private let start: Int
+    private(set) var peak: Int
+
+    init() {
+        start = Self.residentBytes()
+        peak = start
+    }
+
+    mutating func sample() {
+        peak = max(peak, Self.residentBytes())
+    }
+
+    var growth: Int { max(0, peak - start) }
+
+    /// The resident set size of this process, from `/proc/self/statm` (0 where there is none).
+    static func residentBytes() -> Int {
+        #if os(Linux)
+        let descriptor = open("/proc/self/statm", O_RDONLY)
+        guard descriptor >= 0 else { return 0 }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 128)
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count > 0 else { return 0 }
+        let fields = String(decoding: buffer[0..<count], as: UTF8.self).split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        #else
+        return 0
+        #endif
+    }
+}
+
+/// Runs our stream and its baseline alternately, as `measurePair` does, and keeps each one's
+/// median time and largest memory growth. Each body gets a sampler to call every few thousand rows.
+func measureStreamPair(
+    _ harness: Harness,
+    ours: (inout MemorySampler) throws -> Void,
+    baseline: (inout MemorySampler) throws -> Void
+) throws -> (ours: Duration, baseline: Duration, oursGrowth: Int, baselineGrowth: Int) {
+    var oursGrowth = 0
+    var baselineGrowth = 0
+    let (oursTime, baselineTime) = try harness.measurePair(
+        warmUp: true,
+        ours: {
+            var sampler = MemorySampler()
+            try ours(&sampler)
+            sampler.sample()
+            oursGrowth = max(oursGrowth, sampler.growth)
+        },
+        baseline: {
+            var sampler = MemorySampler()
+            try baseline(&sampler)
+            sampler.sample()
+            baselineGrowth = max(baselineGrowth, sampler.growth)
+        }
+    )
+    return (oursTime, baselineTime, oursGrowth, baselineGrowth)
 }
 
 /// Progress goes to stderr, so stdout holds only the results.
 func progress(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+/// Keeps a value alive so the optimizer cannot drop the work that made it.
+@inline(never)
+func consume<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}
+
+/// What every backend's benchmarks share: the data, the look-up ids, the selected operations
+/// and a scratch folder.
+struct BenchmarkContext {
+    let directory: URL
+    let people: [Person]
+    /// The 10,000 ids looked up one by one.
+    let ids: [Int64]
+    /// The people as a JSON array, made only when `ingestJSON` runs.
+    let json: Data
+    let operations: Set<Operation>
+    /// How many records `singleCommits` saves, each in a transaction of its own.
+    static let singleCommitCount = 1_000
+
+    func runs(_ operation: Operation) -> Bool { operations.contains(operation) }
+
+    /// Whether any read of the filled store runs.
+    var needsFilledStore: Bool {
+        !operations.isDisjoint(with: [.fetchAll, .lookup, .filter, .forEach, .lookupVsSQLite])
+    }
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// Removes a file or folder and the files beside it with `suffixes`.
+    func remove(_ path: String, suffixes: [String] = [""]) {
+        for suffix in suffixes { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// `people` in the filter (`age BETWEEN 30 AND 39`).
+    var expectedFilterCount: Int { people.count { $0.isInFilter } }
 }

@@ -1,242 +1,261 @@
-import CLMDB
 import Foundation
 import LMDBBackend
 import SQLiteBackend
 import Storage
 
-/// ObjectStore on LMDB beside a hand-written loop over LMDB's C API on the same data, and beside
-/// ObjectStore on SQLite for what LMDB is picked for (bulk loads and key look-ups).
+/// ObjectStore on LMDB beside a hand-written loop over LMDB's C API (`RawLMDB`) on the same
+/// data, in the same run; its look-ups also beside ObjectStore on SQLite's.
 struct LMDBBenchmarks {
-    let directory: URL
-    let people: [Person]
+    let context: BenchmarkContext
+
+    static let backend = "lmdb"
+    static let goals: [Operation: Double] = [.insert: 0.5, .fetchAll: 0.5, .lookup: 0.7, .lookupVsSQLite: 2]
+    static let suffixes = ["", "-lock"]
 
     func run(_ harness: inout Harness) throws {
+        let people = context.people
         progress("lmdb: \(people.count) records")
-        let oursPath = directory.appendingPathComponent("ours.lmdb").path
-        let rawPath = directory.appendingPathComponent("raw.lmdb").path
-        let sqlitePath = directory.appendingPathComponent("compare.sqlite").path
-
-        let oursInsert = try harness.measure(
-            setUp: { remove(oursPath, suffixes: ["", "-lock"]) },
-            run: { try ObjectStore(backend: .lmdb(path: oursPath)).save(contentsOf: people) }
-        )
-        let rawInsert = try harness.measure(
-            setUp: { remove(rawPath, suffixes: ["", "-lock"]) },
-            run: { try RawLMDB(path: rawPath).insert(people) }
-        )
-        let sqliteInsert = try harness.measure(
-            setUp: { remove(sqlitePath, suffixes: ["", "-wal", "-shm"]) },
-            run: { try ObjectStore(backend: .sqlite(path: sqlitePath)).save(contentsOf: people) }
-        )
-        harness.record(
-            backend: "lmdb",
-            operation: "insert",
-            rows: people.count,
-            ours: oursInsert,
-            baseline: "raw C API loop",
-            baselineTime: rawInsert
-        )
-        harness.record(
-            backend: "lmdb",
-            operation: "insert",
-            rows: people.count,
-            ours: oursInsert,
-            baseline: "ObjectStore on SQLite",
-            baselineTime: sqliteInsert
-        )
-
-        let store = try ObjectStore(backend: .lmdb(path: oursPath))
-        let raw = try RawLMDB(path: rawPath)
-        let sqlite = try ObjectStore(backend: .sqlite(path: sqlitePath))
-        var fetched = 0
-        let oursFetch = try harness.measure(run: { fetched = try store.fetchAll(Person.self).count })
-        precondition(fetched == people.count, "fetchAll returned \(fetched) records")
-        let rawFetch = try harness.measure(run: { fetched = try raw.fetchAll().count })
-        precondition(fetched == people.count, "the raw loop returned \(fetched) records")
-        harness.record(
-            backend: "lmdb",
-            operation: "fetchAll",
-            rows: people.count,
-            ours: oursFetch,
-            baseline: "raw cursor loop",
-            baselineTime: rawFetch
-        )
-
-        // Point look-ups, each in a read transaction of its own.
-        let ids = (0..<people.count).map { Int64(($0 &* 7_919) % people.count + 1) }
-        func lookUp(_ store: ObjectStore) throws -> Int {
-            var found = 0
-            for id in ids where try store.fetch(Person.self, id: id) != nil { found += 1 }
-            return found
+        let oursPath = context.path("ours.lmdb")
+        let rawPath = context.path("raw.lmdb")
+        defer {
+            context.remove(oursPath, suffixes: Self.suffixes)
+            context.remove(rawPath, suffixes: Self.suffixes)
         }
-        let oursLookup = try harness.measure(run: { fetched = try lookUp(store) })
-        precondition(fetched == ids.count, "fetch(id:) found \(fetched) records")
-        let rawLookup = try harness.measure(run: { fetched = try raw.lookUp(ids) })
-        precondition(fetched == ids.count, "the raw look-ups found \(fetched) records")
-        let sqliteLookup = try harness.measure(run: { fetched = try lookUp(sqlite) })
-        precondition(fetched == ids.count, "fetch(id:) on SQLite found \(fetched) records")
-        harness.record(
-            backend: "lmdb",
-            operation: "fetch(id:)",
-            rows: ids.count,
-            ours: oursLookup,
-            baseline: "raw mdb_get",
-            baselineTime: rawLookup
-        )
-        harness.record(
-            backend: "lmdb",
-            operation: "fetch(id:)",
-            rows: ids.count,
-            ours: oursLookup,
-            baseline: "ObjectStore on SQLite",
-            baselineTime: sqliteLookup
-        )
-    }
 
-    private func remove(_ path: String, suffixes: [String]) {
-        for suffix in suffixes { try? FileManager.default.removeItem(atPath: path + suffix) }
-    }
-}
-
-/// The baseline: what a careful programmer writes by hand against LMDB's C API with the same
-/// settings the backend uses (NOSUBDIR, NOTLS, synchronous commits): big-endian keys, a packed
-/// record, one write transaction for the load.
-final class RawLMDB {
-    private var env: OpaquePointer?
-    private var dbi: MDB_dbi = 0
-
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    init(path: String) throws {
-        try check(mdb_env_create(&env))
-        try check(mdb_env_set_mapsize(env, 1 << 32))
-        try check(mdb_env_set_maxdbs(env, 4))
-        try check(mdb_env_open(env, path, UInt32(MDB_NOSUBDIR | MDB_NOTLS), 0o600))
-        var txn: OpaquePointer?
-        try check(mdb_txn_begin(env, nil, 0, &txn))
-        try check(mdb_dbi_open(txn, "Person", UInt32(MDB_CREATE), &dbi))
-        try check(mdb_txn_commit(txn))
-    }
-
-    deinit { mdb_env_close(env) }
-
-    private func check(_ rc: Int32) throws {
-        guard rc == 0 else { throw Failure(description: String(cString: mdb_strerror(rc))) }
-    }
-
-    private static func key(_ id: Int64) -> UInt64 { (UInt64(bitPattern: id) ^ (1 << 63)).bigEndian }
-
-    func insert(_ people: [Person]) throws {
-        var txn: OpaquePointer?
-        try check(mdb_txn_begin(env, nil, 0, &txn))
-        var buffer: [UInt8] = []
-        for person in people {
-            buffer.removeAll(keepingCapacity: true)
-            func append<T>(_ value: T) { withUnsafeBytes(of: value) { buffer.append(contentsOf: $0) } }
-            func append(_ text: String) {
-                append(UInt32(text.utf8.count))
-                buffer.append(contentsOf: text.utf8)
-            }
-            append(person.id)
-            append(person.firstName)
-            append(person.lastName)
-            append(person.email)
-            append(Int64(person.age))
-            append(person.height)
-            append(person.score)
-            append(UInt8(person.isActive ? 1 : 0))
-            append(person.createdAt.timeIntervalSince1970)
-            append(UInt32(person.avatar.count))
-            buffer.append(contentsOf: person.avatar)
-            var key = Self.key(person.id)
-            let rc = withUnsafeMutableBytes(of: &key) { keyBytes in
-                buffer.withUnsafeMutableBytes { bytes in
-                    var keyValue = MDB_val(mv_size: 8, mv_data: keyBytes.baseAddress)
-                    var value = MDB_val(mv_size: bytes.count, mv_data: bytes.baseAddress)
-                    return mdb_put(txn, dbi, &keyValue, &value, 0)
-                }
-            }
-            guard rc == 0 else {
-                mdb_txn_abort(txn)
-                throw Failure(description: String(cString: mdb_strerror(rc)))
-            }
+        if context.runs(.insert) {
+            var store: ObjectStore?
+            var raw: RawLMDB?
+            let (ours, baseline) = try harness.measurePair(
+                setUpOurs: {
+                    store = nil
+                    context.remove(oursPath, suffixes: Self.suffixes)
+                    store = try ObjectStore(backend: .lmdb(path: oursPath))
+                },
+                ours: { try store!.save(contentsOf: people) },
+                setUpBaseline: {
+                    raw = nil
+                    context.remove(rawPath, suffixes: Self.suffixes)
+                    raw = try RawLMDB(path: rawPath)
+                },
+                baseline: { try raw!.insert(people) }
+            )
+            store = nil
+            raw = nil
+            record(&harness, .insert, rows: people.count, ours, "raw mdb_put loop, fixed binary layout", baseline)
+        } else if context.needsFilledStore {
+            try ObjectStore(backend: .lmdb(path: oursPath)).save(contentsOf: people)
+            try RawLMDB(path: rawPath).insert(people)
         }
-        try check(mdb_txn_commit(txn))
+
+        if context.needsFilledStore {
+            let store = try ObjectStore(backend: .lmdb(path: oursPath))
+            let raw = try RawLMDB(path: rawPath)
+            try measureReads(&harness, store, raw)
+        }
+        if context.runs(.ingestJSON) { try measureIngestion(&harness) }
+        if context.runs(.singleCommits) { try measureSingleCommits(&harness) }
     }
 
-    private static func decode(_ bytes: UnsafeRawBufferPointer) -> Person {
-        var offset = 0
-        func read<T>(_: T.Type) -> T {
-            defer { offset += MemoryLayout<T>.size }
-            return bytes.loadUnaligned(fromByteOffset: offset, as: T.self)
-        }
-        func text() -> String {
-            let count = Int(read(UInt32.self))
-            defer { offset += count }
-            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count]), as: UTF8.self)
-        }
-        let id = read(Int64.self)
-        let firstName = text()
-        let lastName = text()
-        let email = text()
-        let age = Int(read(Int64.self))
-        let height = read(Double.self)
-        let score = read(Double.self)
-        let isActive = read(UInt8.self) != 0
-        let createdAt = Date(timeIntervalSince1970: read(Double.self))
-        let count = Int(read(UInt32.self))
-        let avatar = Data(bytes[offset..<offset + count])
-        return Person(
-            id: id,
-            firstName: firstName,
-            lastName: lastName,
-            email: email,
-            age: age,
-            height: height,
-            score: score,
-            isActive: isActive,
-            createdAt: createdAt,
-            avatar: avatar
-        )
-    }
-
-    func fetchAll() throws -> [Person] {
-        var txn: OpaquePointer?
-        try check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn))
-        defer { mdb_txn_abort(txn) }
-        var cursor: OpaquePointer?
-        try check(mdb_cursor_open(txn, dbi, &cursor))
-        defer { mdb_cursor_close(cursor) }
-        var key = MDB_val()
-        var value = MDB_val()
-        var people: [Person] = []
-        var rc = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
-        while rc == 0 {
-            people.append(Self.decode(UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)))
-            rc = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
-        }
-        return people
-    }
-
-    /// Each id in a read transaction of its own, as `fetch(_:id:)` does.
-    func lookUp(_ ids: [Int64]) throws -> Int {
+    private func measureReads(_ harness: inout Harness, _ store: ObjectStore, _ raw: RawLMDB) throws {
+        let people = context.people
         var found = 0
-        for id in ids {
-            var txn: OpaquePointer?
-            try check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn))
-            var keyBits = Self.key(id)
-            var value = MDB_val()
-            let rc = withUnsafeMutableBytes(of: &keyBits) { keyBytes in
-                var key = MDB_val(mv_size: 8, mv_data: keyBytes.baseAddress)
-                return mdb_get(txn, dbi, &key, &value)
-            }
-            if rc == 0, Self.decode(UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)).id == id {
-                found += 1
-            }
-            mdb_txn_abort(txn)
+        var foundRaw = 0
+        if context.runs(.fetchAll) {
+            let (ours, baseline) = try harness.measurePair(
+                warmUp: true,
+                ours: { found = try store.fetchAll(Person.self).count },
+                baseline: { foundRaw = try raw.fetchAll().count }
+            )
+            check(found == people.count, "fetchAll returned \(found) records")
+            check(foundRaw == people.count, "the raw loop returned \(foundRaw) records")
+            record(&harness, .fetchAll, rows: people.count, ours, "raw cursor scan, fixed layout", baseline)
         }
-        return found
+        if context.runs(.lookup) {
+            let ids = context.ids
+            let (ours, baseline) = try harness.measurePair(
+                warmUp: true,
+                ours: {
+                    found = 0
+                    for id in ids where try store.fetch(Person.self, id: id)?.id == id { found += 1 }
+                },
+                baseline: { foundRaw = try raw.lookUp(ids) }
+            )
+            check(found == ids.count, "fetch(_:id:) found \(found) records")
+            check(foundRaw == ids.count, "the raw look-ups found \(foundRaw) records")
+            record(&harness, .lookup, rows: ids.count, ours, "mdb_get in a read transaction each", baseline)
+            try compareWithSQLite(&harness, store)
+        }
+        if context.runs(.filter) {
+            let expected = context.expectedFilterCount
+            let (ours, baseline) = try harness.measurePair(
+                warmUp: true,
+                ours: { found = try store.fetchAll(Person.self, where: SQLiteBenchmarks.filter).count },
+                baseline: { foundRaw = try raw.fetchFiltered().count }
+            )
+            check(found == expected, "the filter returned \(found) records, not \(expected)")
+            check(foundRaw == expected, "the raw filter returned \(foundRaw) records, not \(expected)")
+            record(&harness, .filter, rows: people.count, ours, "raw cursor scan testing age in place", baseline)
+        }
+        if context.runs(.forEach) {
+            let measured = try measureStreamPair(
+                harness,
+                ours: { sampler in
+                    found = 0
+                    var ages = 0
+                    try store.forEach(Person.self) { person in
+                        found += 1
+                        ages &+= person.age
+                        if found & 4095 == 0 { sampler.sample() }
+                    }
+                    consume(ages)
+                },
+                baseline: { sampler in
+                    foundRaw = 0
+                    var ages = 0
+                    try raw.stream { person in
+                        foundRaw += 1
+                        ages &+= person.age
+                        if foundRaw & 4095 == 0 { sampler.sample() }
+                    }
+                    consume(ages)
+                }
+            )
+            check(found == people.count, "forEach streamed \(found) records")
+            check(foundRaw == people.count, "the raw stream returned \(foundRaw) records")
+            record(
+                &harness,
+                .forEach,
+                rows: people.count,
+                measured.ours,
+                "raw cursor scan",
+                measured.baseline,
+                memoryGrowth: (measured.oursGrowth, measured.baselineGrowth)
+            )
+        }
+    }
+
+    /// LMDB's look-ups beside SQLite's, both through ObjectStore, run alternately on a SQLite
+    /// store of the same people (so both see the same load).
+    private func compareWithSQLite(_ harness: inout Harness, _ store: ObjectStore) throws {
+        let path = context.path("compare.sqlite")
+        defer { context.remove(path, suffixes: SQLiteBenchmarks.suffixes) }
+        let sqlite = try ObjectStore(backend: .sqlite(path: path))
+        try sqlite.save(contentsOf: context.people)
+        let ids = context.ids
+        var found = 0
+        var foundSQLite = 0
+        let (ours, baseline) = try harness.measurePair(
+            warmUp: true,
+            ours: {
+                found = 0
+                for id in ids where try store.fetch(Person.self, id: id)?.id == id { found += 1 }
+            },
+            baseline: {
+                foundSQLite = 0
+                for id in ids where try sqlite.fetch(Person.self, id: id)?.id == id { foundSQLite += 1 }
+            }
+        )
+        check(found == ids.count, "fetch(_:id:) found \(found) records")
+        check(foundSQLite == ids.count, "fetch(_:id:) on SQLite found \(foundSQLite) records")
+        record(&harness, .lookupVsSQLite, rows: ids.count, ours, "ObjectStore on SQLite, fetch(_:id:)", baseline)
+    }
+
+    private func measureIngestion(_ harness: inout Harness) throws {
+        let json = context.json
+        let oursPath = context.path("ingest-ours.lmdb")
+        let rawPath = context.path("ingest-raw.lmdb")
+        defer {
+            context.remove(oursPath, suffixes: Self.suffixes)
+            context.remove(rawPath, suffixes: Self.suffixes)
+        }
+        var store: ObjectStore?
+        var raw: RawLMDB?
+        var stored = 0
+        var storedRaw = 0
+        let (ours, baseline) = try harness.measurePair(
+            setUpOurs: {
+                store = nil
+                context.remove(oursPath, suffixes: Self.suffixes)
+                store = try ObjectStore(backend: .lmdb(path: oursPath))
+            },
+            ours: { stored = try store!.insert(jsonArray: json, into: "Person").count },
+            setUpBaseline: {
+                raw = nil
+                context.remove(rawPath, suffixes: Self.suffixes)
+                raw = try RawLMDB(path: rawPath)
+            },
+            baseline: { storedRaw = try raw!.ingest(json: json) }
+        )
+        store = nil
+        raw = nil
+        check(stored == context.people.count, "insert(jsonArray:into:) stored \(stored) records")
+        check(storedRaw == context.people.count, "the raw ingestion stored \(storedRaw) records")
+        record(
+            &harness,
+            .ingestJSON,
+            rows: context.people.count,
+            ours,
+            "JSONSerialization + raw mdb_put loop",
+            baseline
+        )
+    }
+
+    private func measureSingleCommits(_ harness: inout Harness) throws {
+        let people = Person.make(BenchmarkContext.singleCommitCount + 1)
+        let oursPath = context.path("single-ours.lmdb")
+        let rawPath = context.path("single-raw.lmdb")
+        defer {
+            context.remove(oursPath, suffixes: Self.suffixes)
+            context.remove(rawPath, suffixes: Self.suffixes)
+        }
+        var store: ObjectStore?
+        var raw: RawLMDB?
+        let (ours, baseline) = try harness.measurePair(
+            setUpOurs: {
+                store = nil
+                context.remove(oursPath, suffixes: Self.suffixes)
+                store = try ObjectStore(backend: .lmdb(path: oursPath))
+                try store!.save(people[0])
+            },
+            ours: { for person in people.dropFirst() { try store!.save(person) } },
+            setUpBaseline: {
+                raw = nil
+                context.remove(rawPath, suffixes: Self.suffixes)
+                raw = try RawLMDB(path: rawPath)
+                try raw!.insertEachCommitted(people.prefix(1))
+            },
+            baseline: { try raw!.insertEachCommitted(people.dropFirst()) }
+        )
+        store = nil
+        raw = nil
+        record(
+            &harness,
+            .singleCommits,
+            rows: people.count - 1,
+            ours,
+            "one write transaction per mdb_put",
+            baseline
+        )
+    }
+
+    private func record(
+        _ harness: inout Harness,
+        _ operation: Operation,
+        rows: Int,
+        _ ours: Duration,
+        _ baseline: String,
+        _ baselineTime: Duration,
+        memoryGrowth: (ours: Int, baseline: Int)? = nil
+    ) {
+        harness.record(
+            backend: Self.backend,
+            operation: operation,
+            rows: rows,
+            ours: ours,
+            baseline: baseline,
+            baselineTime: baselineTime,
+            goal: Self.goals[operation],
+            memoryGrowth: memoryGrowth
+        )
     }
 }

@@ -36,6 +36,25 @@ struct Person: Codable, Equatable {
     }
 }
 
+extension Person {
+    /// The people as a JSON array, as a server would send them: dates as seconds since 1970,
+    /// the avatar as base64 text.
+    static func jsonArray(_ people: [Person]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        return try encoder.encode(people)
+    }
+
+    /// `count` ids drawn at random (deterministically) from 1...`upperBound`.
+    static func randomIDs(_ count: Int, upTo upperBound: Int) -> [Int64] {
+        var generator = SplitMix64(seed: 7)
+        return (0..<count).map { _ in Int64(generator.next() % UInt64(max(upperBound, 1))) + 1 }
+    }
+
+    /// Whether the person passes the filter every backend measures: `age BETWEEN 30 AND 39`.
+    var isInFilter: Bool { age >= 30 && age <= 39 }
+}
+
 /// A small deterministic generator, so every run stores the same data.
 struct SplitMix64 {
     private var state: UInt64

@@ -1,18 +1,73 @@
 import Foundation
 
-// swift run -c release Benchmarks [--count N] [--repetitions N] [--archive]
+// swift run -c release Benchmarks [--count N] [--backends sqlite,lmdb,archive] [--json PATH]
+//                                 [--operations insert,fetchAll,...] [--repetitions N] [--archive-count N]
+let usage = """
+    usage: Benchmarks [--count N] [--backends sqlite,lmdb,archive] [--json PATH]
+                      [--operations \(Operation.selectable.map(\.rawValue).joined(separator: ","))] [--repetitions N]
+      --count N         records per backend (default 100,000)
+      --backends LIST   which backends to measure (default all three)
+      --json PATH       also write the results as JSON
+      --operations LIST which operations to run (default all)
+      --repetitions N   timed runs per figure; the median is kept (default 3)
+      --archive-count N records for the file archive (default: the count, at most 2,000; every
+                        record is a file, and the baseline fsyncs each one)
+    Example, forEach over a million SQLite rows: --count 1000000 --backends sqlite --operations forEach
+    """
+
 var count = 100_000
 var repetitions = 3
-var runsArchive = false
+var backends = ["sqlite", "lmdb", "archive"]
+var operations = Set(Operation.selectable)
+var jsonPath: String?
+var archiveCount: Int?
+
+func fail(_ message: String) -> Never {
+    progress("error: \(message)\n\(usage)")
+    exit(2)
+}
+
+func list(_ text: String?) -> [String] {
+    (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+}
+
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
-    case "--count": count = arguments.popFirst().flatMap(Int.init) ?? count
-    case "--repetitions": repetitions = arguments.popFirst().flatMap(Int.init) ?? repetitions
-    case "--archive": runsArchive = true
+    case "--count":
+        guard let value = arguments.popFirst().flatMap(Int.init), value > 0 else { fail("--count needs a number") }
+        count = value
+    case "--repetitions":
+        guard let value = arguments.popFirst().flatMap(Int.init), value > 0 else {
+            fail("--repetitions needs a number")
+        }
+        repetitions = value
+    case "--backends":
+        backends = list(arguments.popFirst())
+        for backend in backends where !["sqlite", "lmdb", "archive"].contains(backend) {
+            fail("unknown backend '\(backend)'")
+        }
+    case "--operations":
+        operations = []
+        for name in list(arguments.popFirst()) {
+            guard let operation = Operation(rawValue: name), Operation.selectable.contains(operation) else {
+                fail("unknown operation '\(name)'")
+            }
+            operations.insert(operation)
+        }
+    case "--archive-count":
+        guard let value = arguments.popFirst().flatMap(Int.init), value > 0 else {
+            fail("--archive-count needs a number")
+        }
+        archiveCount = value
+    case "--json":
+        guard let path = arguments.popFirst() else { fail("--json needs a path") }
+        jsonPath = path
+    case "--help", "-h":
+        print(usage)
+        exit(0)
     default:
-        progress("usage: Benchmarks [--count N] [--repetitions N] [--archive]")
-        exit(2)
+        fail("unknown option '\(argument)'")
     }
 }
 
@@ -24,14 +79,37 @@ let directory = FileManager.default.temporaryDirectory.appendingPathComponent("s
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: directory) }
 
-var harness = Harness(count: count, repetitions: max(repetitions, 1))
+let started = ContinuousClock.now
+progress("making \(count) people")
 let people = Person.make(count)
-if runsArchive {
-    // The archive coder and the file archive backend only, so the default run stays as it was.
-    try ArchiveBenchmarks(directory: directory, people: people).run(&harness)
-} else {
-    try SQLiteBenchmarks(directory: directory, people: people).run(&harness)
-    try LMDBBenchmarks(directory: directory, people: people).run(&harness)
+progress("resident set: \(Harness.megabytes(MemorySampler.residentBytes()))")
+func makeContext(_ people: [Person], _ operations: Set<Operation>) throws -> BenchmarkContext {
+    BenchmarkContext(
+        directory: directory,
+        people: people,
+        ids: Person.randomIDs(10_000, upTo: people.count),
+        json: operations.contains(.ingestJSON) ? try Person.jsonArray(people) : Data(),
+        operations: operations
+    )
 }
-print("\(count) records, median of \(harness.repetitions) runs; ratio = ours / baseline")
-harness.printTable()
+var harness = Harness(count: count, repetitions: repetitions)
+for backend in backends {
+    switch backend {
+    case "sqlite": try SQLiteBenchmarks(context: makeContext(people, operations)).run(&harness)
+    case "lmdb": try LMDBBenchmarks(context: makeContext(people, operations)).run(&harness)
+    default:
+        let records = min(count, archiveCount ?? min(count, 2_000))
+        try ArchiveBenchmarks(context: makeContext(Array(people.prefix(records)), operations)).run(&harness)
+    }
+}
+let elapsed = Harness.seconds(ContinuousClock.now - started)
+let archiveNote = backends.contains("archive") ? " (archive: \(min(count, archiveCount ?? 2_000)))" : ""
+print(
+    "\(count) records\(archiveNote), median of \(repetitions) runs, ratio = ours / baseline (higher is better);"
+        + String(format: " %.0f s in all", elapsed)
+)
+harness.printTables()
+if let jsonPath {
+    try harness.writeJSON(to: jsonPath)
+    progress("wrote \(jsonPath)")
+}

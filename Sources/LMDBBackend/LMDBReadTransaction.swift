@@ -10,7 +10,12 @@ class LMDBReadTransaction: StorageReadTransaction {
     /// Cleared when the closure returns; a transaction used after that throws `.misuse`.
     private(set) var isActive = true
     /// Collections this transaction has looked up (or changed), by folded name.
-    var collections: [String: LMDBCollectionInfo] = [:]
+    var collections: [String: LMDBCollectionInfo] = [:] {
+        didSet { lastInfo = nil }
+    }
+    /// The collection last looked up, by the name it was asked for: a `fetch(_:id:)` asks for
+    /// the same collection twice, and folding and hashing its name again was a tenth of it.
+    private var lastInfo: (name: String, info: LMDBCollectionInfo)?
 
     init(environment: LMDBEnvironment, txn: OpaquePointer) {
         self.environment = environment
@@ -37,9 +42,13 @@ class LMDBReadTransaction: StorageReadTransaction {
 
     /// The metadata entry of a collection as this transaction sees it.
     func info(of collection: String) throws -> LMDBCollectionInfo? {
+        if let lastInfo, lastInfo.name == collection { return lastInfo.info }
         let folded = Identifier.folded(collection)
-        if let known = collections[folded] { return known }
-        let key = LMDBCollection.metadataKey(collection)
+        if let known = collections[folded] {
+            lastInfo = (collection, known)
+            return known
+        }
+        let key = LMDBCollection.metadataKey(folded)
         let found = try read(environment.metadata, key: key, collection: collection) { bytes -> LMDBCollectionInfo? in
             guard let bytes else { return nil }
             if let cached = environment.collectionCache.withLock({ $0[folded] }), cached.bytes.count == bytes.count,
@@ -63,7 +72,10 @@ class LMDBReadTransaction: StorageReadTransaction {
             environment.collectionCache.withLock { $0[folded] = (copy, info) }
             return info
         }
-        if let found { collections[folded] = found }
+        if let found {
+            collections[folded] = found
+            lastInfo = (collection, found)
+        }
         return found
     }
 

@@ -141,20 +141,31 @@ enum LMDBRecordCoding {
 final class LMDBRow: StorageRow {
     /// For each requested column, its field id, or -1 when the collection has no such column.
     private let requested: [Int]
-    /// Where each field's tag is in the current record, by field id; -1 when absent.
-    private var offsets: [Int]
-    private var record = UnsafeRawBufferPointer(start: nil, count: 0)
+    /// Where each field's tag is in the current record, by field id; -1 when absent. Raw memory
+    /// rather than stored `var`s: every access to a stored `var` of a class pays a dynamic
+    /// exclusivity check, and this is touched once per field per record.
+    private let offsets: UnsafeMutableBufferPointer<Int>
+    private let record: UnsafeMutablePointer<UnsafeRawBufferPointer>
 
     init(requested: [Int], fieldCount: Int) {
         self.requested = requested
-        self.offsets = Array(repeating: -1, count: max(fieldCount, 1))
+        offsets = UnsafeMutableBufferPointer.allocate(capacity: max(fieldCount, 1))
+        offsets.initialize(repeating: -1)
+        record = UnsafeMutablePointer.allocate(capacity: 1)
+        record.initialize(to: UnsafeRawBufferPointer(start: nil, count: 0))
+    }
+
+    deinit {
+        offsets.deallocate()
+        record.deallocate()
     }
 
     /// Points the row at a record's bytes.
     /// - Returns: `false` when the bytes are not a record.
     func load(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        for index in offsets.indices { offsets[index] = -1 }
-        record = bytes
+        let offsets = self.offsets
+        offsets.update(repeating: -1)
+        record.pointee = bytes
         return LMDBRecordCoding.forEachField(in: bytes) { field, _, tagOffset, _ in
             if field < offsets.count { offsets[field] = tagOffset }
         }
@@ -164,7 +175,7 @@ final class LMDBRow: StorageRow {
     func value(field: Int) -> StorageValue {
         guard field >= 0, field < offsets.count else { return .null }
         let offset = offsets[field]
-        return offset < 0 ? .null : LMDBRecordCoding.value(in: record, tagOffset: offset)
+        return offset < 0 ? .null : LMDBRecordCoding.value(in: record.pointee, tagOffset: offset)
     }
 
     func value(at index: Int) -> StorageValue {

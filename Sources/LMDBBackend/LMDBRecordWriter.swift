@@ -98,13 +98,22 @@ final class LMDBRecordWriter: RecordWriter {
             )
         }
 
-        // Everything that needs the stored record is done before the first write, which may move
-        // its mapped bytes.
+        // The buffer is taken out of the property while it is filled: every access to a stored
+        // property of a class pays a dynamic exclusivity check, and this appends once per field.
+        var buffer = self.buffer
+        self.buffer = []
+        defer { self.buffer = buffer }
         buffer.removeAll(keepingCapacity: true)
         buffer.append(LMDBRecordCoding.formatVersion)
         for (position, field) in fields.enumerated() {
             LMDBRecordCoding.appendField(field, position == keyPosition ? key : values[position], to: &buffer)
         }
+        if indexes.isEmpty {
+            return try putWithoutIndexes(key: key, keyBytes: keyBytes, buffer: &buffer)
+        }
+
+        // Everything that needs the stored record is done before the first write, which may move
+        // its mapped bytes.
         var entries: [(new: [UInt8], old: [UInt8]?, prefixLength: Int, hasNull: Bool)] = []
         entries.reserveCapacity(indexes.count)
         try transaction.read(records, key: keyBytes, collection: name) { stored in
@@ -157,6 +166,31 @@ final class LMDBRecordWriter: RecordWriter {
                 if let old = entry.old { try transaction.remove(index.dbi, key: old, collection: name) }
                 try transaction.put(index.dbi, key: entry.new, value: [], collection: name)
             }
+            try transaction.put(records, key: keyBytes, value: buffer, collection: name)
+        } catch var error as StorageError {
+            error.key = key
+            throw error
+        }
+        return key
+    }
+
+    /// Writes a record of a collection without indexes: a new key takes one `mdb_put`; a stored
+    /// record (which that put reports and leaves alone) gets the fields the writer does not name
+    /// appended, then is replaced.
+    private func putWithoutIndexes(key: StorageValue, keyBytes: [UInt8], buffer: inout [UInt8]) throws -> StorageValue {
+        let name = collection.name
+        do {
+            guard let stored = try transaction.putIfAbsent(records, key: keyBytes, value: buffer, collection: name)
+            else { return key }
+            guard storedRow.load(stored) else { throw transaction.damaged(name) }
+            let written = self.written
+            var kept: [UInt8] = []
+            _ = LMDBRecordCoding.forEachField(in: stored) { field, start, _, end in
+                if field >= written.count || !written[field] {
+                    kept.append(contentsOf: UnsafeRawBufferPointer(rebasing: stored[start..<end]))
+                }
+            }
+            buffer.append(contentsOf: kept)
             try transaction.put(records, key: keyBytes, value: buffer, collection: name)
         } catch var error as StorageError {
             error.key = key

@@ -73,6 +73,35 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         try check(rc, "cannot write a record", collection: collection)
     }
 
+    /// Writes `value` under `key` only when the key is absent (`MDB_NOOVERWRITE`): one B-tree
+    /// descent for a new key, where a look-up followed by a put takes two.
+    /// - Returns: `nil` when the value was written; otherwise the stored value, which was left
+    ///   as it was (the map's own bytes, valid until the next write).
+    func putIfAbsent(
+        _ dbi: MDB_dbi,
+        key: [UInt8],
+        value: [UInt8],
+        collection: String
+    ) throws -> UnsafeRawBufferPointer? {
+        var dataValue = MDB_val()
+        let rc = key.withUnsafeBytes { keyBytes in
+            value.withUnsafeBytes { valueBytes in
+                var keyValue = MDB_val(
+                    mv_size: keyBytes.count,
+                    mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress)
+                )
+                dataValue = MDB_val(
+                    mv_size: valueBytes.count,
+                    mv_data: UnsafeMutableRawPointer(mutating: valueBytes.baseAddress)
+                )
+                return mdb_put(txn, dbi, &keyValue, &dataValue, UInt32(MDB_NOOVERWRITE))
+            }
+        }
+        if rc == MDB_KEYEXIST { return UnsafeRawBufferPointer(start: dataValue.mv_data, count: dataValue.mv_size) }
+        try check(rc, "cannot write a record", collection: collection)
+        return nil
+    }
+
     /// Deletes `key`; a missing key is not an error.
     func remove(_ dbi: MDB_dbi, key: [UInt8], collection: String) throws {
         let rc = key.withUnsafeBytes { keyBytes in

@@ -19,8 +19,8 @@ final class SQLiteConnection: @unchecked Sendable {
     private var statements: [String: SQLiteStatement] = [:]
     /// The SQL text of scans already compiled on this connection, by shape (see `SQLiteScanShape`).
     var scanSQL: [SQLiteScanShape: String] = [:]
-    /// The SQL text of key look-ups already compiled on this connection, by collection.
-    var lookupSQL: [String: (columns: [String], schemaVersion: Int64, sql: String)] = [:]
+    /// The key look-ups already compiled on this connection, by collection, with their statements.
+    var lookupSQL: [String: (columns: [String], schemaVersion: Int64, sql: String, statement: SQLiteStatement)] = [:]
 
     /// Opens a connection and applies the settings every connection needs.
     /// - Parameters:
@@ -52,6 +52,7 @@ final class SQLiteConnection: @unchecked Sendable {
     deinit {
         // Statements first, so the connection really closes instead of becoming a zombie.
         statements.removeAll()
+        lookupSQL.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -153,9 +154,11 @@ final class SQLiteConnection: @unchecked Sendable {
     /// The number of rows the last statement changed.
     var changes: Int64 { Int64(sqlite3_changes(handle)) }
 
+    static let schemaVersionSQL = "PRAGMA schema_version"
+
     /// The schema cookie, which every schema change (by any connection) increments.
     func schemaVersion() throws -> Int64 {
-        try integer("PRAGMA schema_version") ?? 0
+        try integer(Self.schemaVersionSQL) ?? 0
     }
 
     /// Rolls back the open transaction, if any. Used on a path that is already failing, so a

@@ -1,14 +1,15 @@
 import Storage
 
-/// A read transaction on one connection: `BEGIN` ... `COMMIT`, so every statement of the closure
-/// sees one snapshot. Valid only inside the closure it was passed to.
+/// A read transaction on one connection, one snapshot for every statement of the closure (an
+/// implicit transaction held open by the backend). Valid only inside the closure it was passed to.
 class SQLiteReadTransaction: StorageReadTransaction {
     let connection: SQLiteConnection
     let schemaCache: SQLiteSchemaCache
     /// Cleared when the closure returns; a transaction used after that throws `.misuse`.
     private(set) var isActive = true
-    /// The schema version of this transaction's snapshot, read on first need.
-    private(set) var baseSchemaVersion: Int64?
+    /// The schema version of this transaction's snapshot: read when a read transaction begins,
+    /// on first need in a write transaction.
+    var baseSchemaVersion: Int64?
 
     init(connection: SQLiteConnection, schemaCache: SQLiteSchemaCache) {
         self.connection = connection
@@ -89,30 +90,41 @@ class SQLiteReadTransaction: StorageReadTransaction {
     ) throws -> Bool {
         try checkActive()
         guard let schema = try storedSchema(of: collection) else { return false }
-        let sql = lookupSQL(collection, columns: columns, schema: schema)
-        return try connection.withStatement(sql, collection: collection) { statement in
-            try statement.bind(key, at: 1)
-            guard try statement.step("cannot read a record", collection: collection) else { return false }
-            try body(statement.row)
-            return true
+        let statement = try lookupStatement(collection, columns: columns, schema: schema)
+        statement.isInUse = true
+        defer {
+            statement.reset()
+            statement.isInUse = false
         }
+        try statement.bind(key, at: 1)
+        guard try statement.step("cannot read a record", collection: collection) else { return false }
+        try body(statement.row)
+        return true
     }
 
-    /// `SELECT <columns> FROM t WHERE pk = ?`, compiled once per collection, column list and
-    /// schema version. The column list is compared with `==`, which is immediate when the caller
-    /// passes the same array each time (as `ObjectStore` does from its read plan).
-    private func lookupSQL(_ collection: String, columns: [String], schema: CollectionSchema) -> String {
+    /// The prepared `SELECT <columns> FROM t WHERE pk = ?`, compiled once per collection, column
+    /// list and schema version and kept with its statement (no look-up by SQL text, whose hashing
+    /// was a tenth of a key look-up). The column list is compared with `==`, which is immediate
+    /// when the caller passes the same array each time (as `ObjectStore` does from its read plan).
+    private func lookupStatement(
+        _ collection: String,
+        columns: [String],
+        schema: CollectionSchema
+    ) throws -> SQLiteStatement {
         let version = cacheableSchemaVersion
         if let version, let cached = connection.lookupSQL[collection], cached.schemaVersion == version,
             cached.columns == columns
         {
-            return cached.sql
+            // A look-up inside a scan of the same look-up (a callback) gets a statement of its own.
+            if !cached.statement.isInUse { return cached.statement }
+            return try connection.prepare(cached.sql, collection: collection)
         }
         let compiler = SQLiteQueryCompiler(schema: schema)
         let selected = columns.isEmpty ? "NULL" : columns.map { compiler.column($0) }.joined(separator: ", ")
         let sql = "SELECT " + selected + " FROM " + quote(collection) + " WHERE " + quote(schema.primaryKey) + " = ?"
-        if let version { connection.lookupSQL[collection] = (columns, version, sql) }
-        return sql
+        let statement = try connection.cachedStatement(sql, collection: collection)
+        if let version { connection.lookupSQL[collection] = (columns, version, sql, statement) }
+        return statement
     }
 
     /// The schema version the scan-SQL cache may be keyed by: the snapshot's version, unless this

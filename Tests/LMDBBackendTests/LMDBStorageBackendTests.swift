@@ -286,3 +286,42 @@ private struct Counter: Codable, Equatable {
         #expect(throws: StorageError.self) { try LMDBStorageBackend(path: "") }
     }
 }
+
+/// In a collection without indexes a record is written with one `mdb_put` that refuses to
+/// overwrite; a stored record it meets must still be replaced, keeping the fields the writer
+/// does not name.
+@Test func aReplaceWithoutIndexesKeepsTheFieldsTheWriterDoesNotName() throws {
+    try withStorePath { _, path in
+        let backend = try LMDBStorageBackend(path: path)
+        let schema = CollectionSchema(
+            name: "notes",
+            columns: [
+                ColumnDefinition(name: "id", type: .integer, isNullable: false),
+                ColumnDefinition(name: "title", type: .text),
+                ColumnDefinition(name: "body", type: .text),
+            ],
+            primaryKey: "id"
+        )
+        try backend.write { tx in
+            _ = try tx.prepareCollection(schema)
+            let writer = try tx.makeWriter(for: "notes", columns: ["id", "title", "body"])
+            try writer.put([1, "first", "kept"])
+            try writer.put([2, "second", "also kept"])
+        }
+        try backend.write { tx in
+            let narrow = try tx.makeWriter(for: "notes", columns: ["id", "title"])
+            try narrow.put([1, "renamed"])
+            try narrow.put([3, "new"])
+            try narrow.put([1, "renamed again"])
+        }
+        let rows = try backend.read { tx in
+            var rows: [[StorageValue]] = []
+            try tx.scan(ScanRequest(collection: "notes", columns: ["id", "title", "body"])) { row in
+                rows.append((0..<3).map { row.value(at: $0) })
+                return true
+            }
+            return rows
+        }
+        #expect(rows == [[1, "renamed again", "kept"], [2, "second", "also kept"], [3, "new", .null]])
+    }
+}

@@ -97,6 +97,30 @@ struct SQLiteStorageBackendTests {
         }
     }
 
+    /// A read transaction is an implicit one held open by its first statement, not BEGIN ...
+    /// COMMIT: every statement of the closure must still read the snapshot it began with, even
+    /// when writes commit (on the writer connection) between them.
+    @Test func readKeepsOneSnapshotAcrossStatementsWhileWritesCommit() throws {
+        try withBackend { backend, _ in
+            try backend.write { tx in
+                _ = try tx.prepareCollection(peopleSchema)
+                try tx.put([[1, "before"]], into: "people", columns: ["id", "name"])
+            }
+            try backend.read { tx in
+                #expect(try tx.count(in: "people", where: nil) == 1)
+                _ = try backend.write { writer in
+                    try writer.put([[1, "after"], [2, "new"]], into: "people", columns: ["id", "name"])
+                }
+                #expect(try tx.count(in: "people", where: nil) == 1)
+                #expect(try tx.column("name", of: "people") == ["before"])
+                var name: StorageValue?
+                _ = try tx.get("people", key: 1, columns: ["name"]) { name = $0.value(at: 0) }
+                #expect(name == "before")
+            }
+            #expect(try backend.read { try $0.column("name", of: "people") } == ["after", "new"])
+        }
+    }
+
     @Test func concurrentReadersAndWriters() throws {
         try withBackend { backend, _ in
             try backend.write { tx in _ = try tx.prepareCollection(peopleSchema) }

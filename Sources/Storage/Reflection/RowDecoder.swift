@@ -3,10 +3,87 @@ import Foundation
 /// Decodes model values straight from the rows of a scan: each property is read from its column
 /// by position (the synthesized `init(from:)` asks for properties in the same order every time),
 /// with a dictionary look-up only as a fallback. One decoder serves every row of a scan.
+///
+/// The keyed container is made once per decoder and handed out again for every row: making one
+/// allocates a box and looks up its generic metadata, which cost about a tenth of decoding a
+/// ten-property record.
 final class RowDecoder: Decoder {
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
+    /// What the containers need; they hold it, not the decoder, so the cached container does not
+    /// keep its decoder alive.
+    let core: RowDecoderCore
+    /// The container last made, behind a pointer (no exclusivity check per row).
+    private let cache: UnsafeMutablePointer<ContainerCache>
+
+    private struct ContainerCache {
+        var key: ObjectIdentifier?
+        var container: UnsafeMutableRawPointer?
+        var destroy: ((UnsafeMutableRawPointer) -> Void)?
+    }
+
+    /// A decoder for rows laid out as `plan.columns`.
+    init(typeName: String, collection: String, plan: ReadPlan) {
+        core = RowDecoderCore(typeName: typeName, collection: collection, plan: plan)
+        cache = UnsafeMutablePointer.allocate(capacity: 1)
+        cache.initialize(to: ContainerCache())
+    }
+
+    deinit {
+        if let container = cache.pointee.container { cache.pointee.destroy?(container) }
+        cache.deinitialize(count: 1)
+        cache.deallocate()
+    }
+
+    /// Decodes one value of `type` from `row`.
+    func decode<T: Decodable>(_ type: T.Type, from row: any StorageRow) throws -> T {
+        core.state.pointee.row = row
+        core.state.pointee.cursor = 0
+        defer { core.state.pointee.row = nil }
+        do {
+            return try T(from: self)
+        } catch let error as StorageError {
+            throw error.inCollection(core.collection)
+        } catch {
+            throw StorageError(
+                .typeMismatch,
+                "a \(core.typeName) could not be decoded from collection '\(core.collection)': \(error)",
+                collection: core.collection,
+                underlying: SendableErrorDescription(error)
+            )
+        }
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        let id = ObjectIdentifier(Key.self)
+        if cache.pointee.key == id, let stored = cache.pointee.container {
+            return stored.assumingMemoryBound(to: KeyedDecodingContainer<Key>.self).pointee
+        }
+        let container = KeyedDecodingContainer(RowKeyedDecoder<Key>(decoder: core))
+        // Kept from the second row on: a single-record fetch would only pay for keeping it.
+        if cache.pointee.container == nil && cache.pointee.key != id {
+            cache.pointee.key = id
+        } else if cache.pointee.container == nil {
+            let stored = UnsafeMutablePointer<KeyedDecodingContainer<Key>>.allocate(capacity: 1)
+            stored.initialize(to: container)
+            cache.pointee.key = id
+            cache.pointee.container = UnsafeMutableRawPointer(stored)
+            cache.pointee.destroy = { raw in
+                let typed = raw.assumingMemoryBound(to: KeyedDecodingContainer<Key>.self)
+                typed.deinitialize(count: 1)
+                typed.deallocate()
+            }
+        }
+        return container
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw core.notKeyed() }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { throw core.notKeyed() }
+}
+
+/// The columns, the current row and the error texts of a `RowDecoder`.
+final class RowDecoderCore {
     let typeName: String
     let collection: String
     /// Made on first use: only nested values stored as JSON need it.
@@ -15,14 +92,13 @@ final class RowDecoder: Decoder {
     private let slotByName: [String: Int]
     /// The per-row state, behind a pointer: as stored properties of a class every access would
     /// pay a dynamic exclusivity check, and this is read once per property per record.
-    private let state: UnsafeMutablePointer<RowState>
+    let state: UnsafeMutablePointer<RowState>
 
-    private struct RowState {
+    struct RowState {
         var row: (any StorageRow)?
         var cursor = 0
     }
 
-    /// A decoder for rows laid out as `plan.columns`.
     init(typeName: String, collection: String, plan: ReadPlan) {
         self.typeName = typeName
         self.collection = collection
@@ -35,25 +111,6 @@ final class RowDecoder: Decoder {
     deinit {
         state.deinitialize(count: 1)
         state.deallocate()
-    }
-
-    /// Decodes one value of `type` from `row`.
-    func decode<T: Decodable>(_ type: T.Type, from row: any StorageRow) throws -> T {
-        state.pointee.row = row
-        state.pointee.cursor = 0
-        defer { state.pointee.row = nil }
-        do {
-            return try T(from: self)
-        } catch let error as StorageError {
-            throw error.inCollection(collection)
-        } catch {
-            throw StorageError(
-                .typeMismatch,
-                "a \(typeName) could not be decoded from collection '\(collection)': \(error)",
-                collection: collection,
-                underlying: SendableErrorDescription(error)
-            )
-        }
     }
 
     /// The value of column `name` in the current row, or `nil` when the rows have no such column.
@@ -73,14 +130,7 @@ final class RowDecoder: Decoder {
 
     func hasColumn(_ name: String) -> Bool { slotByName[name] != nil }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(RowKeyedDecoder<Key>(decoder: self))
-    }
-
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw notKeyed() }
-    func singleValueContainer() throws -> any SingleValueDecodingContainer { throw notKeyed() }
-
-    private func notKeyed() -> StorageError {
+    func notKeyed() -> StorageError {
         StorageError(
             .unsupportedType,
             "\(typeName) does not decode from a keyed container; only structs and classes with properties can be stored",
@@ -99,7 +149,7 @@ final class RowDecoder: Decoder {
 }
 
 private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoder: RowDecoder
+    let decoder: RowDecoderCore
     var codingPath: [any CodingKey] { [] }
     var allKeys: [Key] { decoder.columns.compactMap { Key(stringValue: $0) } }
 
@@ -163,7 +213,7 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
                 column: key.stringValue
             )
         }
-        return try ValueMapping.decode(type, from: value, column: key.stringValue, json: decoder.json)
+        return try ValueMapping.decode(type, from: value, column: key.stringValue, json: self.decoder.json)
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
@@ -195,7 +245,9 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try present(key).map { try ValueMapping.decode(type, from: $0, column: key.stringValue, json: decoder.json) }
+        try present(key).map {
+            try ValueMapping.decode(type, from: $0, column: key.stringValue, json: self.decoder.json)
+        }
     }
 
     func nestedContainer<NestedKey: CodingKey>(

@@ -10,12 +10,107 @@ final class RowEncoder: Encoder {
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
+    /// What the containers need; they hold it, not the encoder, so the cached container does not
+    /// keep its encoder alive.
+    let core: RowEncoderCore
+    /// The keyed container last made, behind a pointer (no exclusivity check per record): made
+    /// once and handed out again for every record, since making one allocates a box and looks up
+    /// its generic metadata.
+    private let cache: UnsafeMutablePointer<ContainerCache>
+
+    private struct ContainerCache {
+        var key: ObjectIdentifier?
+        var container: UnsafeMutableRawPointer?
+        var destroy: ((UnsafeMutableRawPointer) -> Void)?
+    }
+
+    /// The columns of the layout, in order.
+    var columns: [ColumnDefinition] { core.columns }
+    /// The record last encoded, one value per column.
+    var values: [StorageValue] { core.values }
+
+    /// An encoder that fills records laid out as `columns`.
+    init(typeName: String, columns: [ColumnDefinition], discovering: Bool = false) {
+        core = RowEncoderCore(typeName: typeName, columns: columns, discovering: discovering)
+        cache = UnsafeMutablePointer.allocate(capacity: 1)
+        cache.initialize(to: ContainerCache())
+    }
+
+    deinit {
+        if let container = cache.pointee.container { cache.pointee.destroy?(container) }
+        cache.deinitialize(count: 1)
+        cache.deallocate()
+    }
+
+    /// Learns the layout of `value`'s type from `value`, appending to `columns`.
+    static func discover<T: Encodable>(_ value: T, extending columns: [ColumnDefinition] = []) throws -> RowEncoder {
+        let encoder = RowEncoder(typeName: String(describing: T.self), columns: columns, discovering: true)
+        encoder.core.mirror = Mirror(reflecting: value)
+        try encoder.encode(value)
+        encoder.core.mirror = nil
+        return encoder
+    }
+
+    /// Encodes one record into `values`.
+    /// - Throws: `PlanMiss` when the value has a property the layout lacks; `StorageError` otherwise.
+    func encode<T: Encodable>(_ value: T) throws {
+        core.startRecord()
+        do {
+            try value.encode(to: self)
+        } catch let error as StorageError {
+            throw error
+        } catch let miss as PlanMiss {
+            throw miss
+        } catch {
+            throw StorageError(
+                .unsupportedType,
+                "\(core.typeName) could not be encoded: \(error)",
+                underlying: SendableErrorDescription(error)
+            )
+        }
+        if let unsupported = core.unsupported { throw unsupported }
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        let id = ObjectIdentifier(Key.self)
+        if cache.pointee.key == id, let stored = cache.pointee.container {
+            return stored.assumingMemoryBound(to: KeyedEncodingContainer<Key>.self).pointee
+        }
+        let container = KeyedEncodingContainer(RowKeyedEncoder<Key>(encoder: core))
+        // Kept from the second record on: a single save would only pay for keeping it.
+        if cache.pointee.container == nil && cache.pointee.key != id {
+            cache.pointee.key = id
+        } else if cache.pointee.container == nil {
+            let stored = UnsafeMutablePointer<KeyedEncodingContainer<Key>>.allocate(capacity: 1)
+            stored.initialize(to: container)
+            cache.pointee.key = id
+            cache.pointee.container = UnsafeMutableRawPointer(stored)
+            cache.pointee.destroy = { raw in
+                let typed = raw.assumingMemoryBound(to: KeyedEncodingContainer<Key>.self)
+                typed.deinitialize(count: 1)
+                typed.deallocate()
+            }
+        }
+        return container
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        RefusingUnkeyedEncoder(error: core.refuse())
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        RefusingUnkeyedEncoder(error: core.refuse())
+    }
+}
+
+/// The layout, the record being filled and the errors of a `RowEncoder`.
+final class RowEncoderCore {
     let typeName: String
     /// Made on first use: only nested values stored as JSON need it.
     lazy var json = ValueMapping.makeJSONEncoder()
     private let discovering: Bool
-    private var mirror: Mirror?
-    private var unsupported: StorageError?
+    var mirror: Mirror?
+    private(set) var unsupported: StorageError?
     /// The layout and the record being filled, behind a pointer: as stored properties of a class
     /// every access would pay a dynamic exclusivity check, and they are touched once per
     /// property per record.
@@ -50,49 +145,13 @@ final class RowEncoder: Encoder {
         state.deallocate()
     }
 
-    /// Learns the layout of `value`'s type from `value`, appending to `columns`.
-    static func discover<T: Encodable>(_ value: T, extending columns: [ColumnDefinition] = []) throws -> RowEncoder {
-        let encoder = RowEncoder(typeName: String(describing: T.self), columns: columns, discovering: true)
-        encoder.mirror = Mirror(reflecting: value)
-        try encoder.encode(value)
-        encoder.mirror = nil
-        return encoder
-    }
-
-    /// Encodes one record into `values`.
-    /// - Throws: `PlanMiss` when the value has a property the layout lacks; `StorageError` otherwise.
-    func encode<T: Encodable>(_ value: T) throws {
+    /// Clears the record for the next value.
+    func startRecord() {
         for index in state.pointee.values.indices { state.pointee.values[index] = .null }
         state.pointee.cursor = 0
-        do {
-            try value.encode(to: self)
-        } catch let error as StorageError {
-            throw error
-        } catch let miss as PlanMiss {
-            throw miss
-        } catch {
-            throw StorageError(
-                .unsupportedType,
-                "\(typeName) could not be encoded: \(error)",
-                underlying: SendableErrorDescription(error)
-            )
-        }
-        if let unsupported { throw unsupported }
     }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(RowKeyedEncoder<Key>(encoder: self))
-    }
-
-    func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        RefusingUnkeyedEncoder(error: refuse())
-    }
-
-    func singleValueContainer() -> any SingleValueEncodingContainer {
-        RefusingUnkeyedEncoder(error: refuse())
-    }
-
-    private func refuse() -> StorageError {
+    func refuse() -> StorageError {
         let error = StorageError(
             .unsupportedType,
             "\(typeName) does not encode as a keyed container; only structs and classes with properties can be stored"
@@ -161,7 +220,7 @@ struct PlanMiss: Error {
 }
 
 private struct RowKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let encoder: RowEncoder
+    let encoder: RowEncoderCore
     var codingPath: [any CodingKey] { [] }
 
     mutating func encodeNil(forKey key: Key) throws { try encoder.storeNil(forKey: key.stringValue, staticType: nil) }

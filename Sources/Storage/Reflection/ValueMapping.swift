@@ -29,11 +29,14 @@ enum ValueMapping {
     private static func rawValueType<R: RawRepresentable>(_ type: R.Type) -> Any.Type { R.RawValue.self }
 
     /// The stored form of a value that is not a plain number, Bool or String.
+    ///
+    /// `json` is only called for a value stored as JSON: the coders keep their JSON coder in a
+    /// lazy property, and every read of one pays a dynamic exclusivity check.
     /// - Returns: the value and the column type it implies.
     static func encode<T: Encodable>(
         _ value: T,
         column: String,
-        json: JSONEncoder
+        json: @autoclosure () -> JSONEncoder
     ) throws -> (StorageValue, ColumnType) {
         // The common Foundation types first, by metatype identity: far cheaper than the
         // conformance look-up below, and this runs once per such property per record.
@@ -48,14 +51,15 @@ enum ValueMapping {
         case let decimal as Decimal: return (.text(decimal.description), .text)
         default: break
         }
-        let probe = SingleValueEncoder(column: column, json: json)
+        let encoder = json()
+        let probe = SingleValueEncoder(column: column, json: encoder)
         do {
             try value.encode(to: probe)
         } catch is NeedsContainer {
-            return (try encodeJSON(value, column: column, json: json), .text)
+            return (try encodeJSON(value, column: column, json: encoder), .text)
         }
         // An empty array or struct asks for a container but never writes to it.
-        if probe.needsContainer { return (try encodeJSON(value, column: column, json: json), .text) }
+        if probe.needsContainer { return (try encodeJSON(value, column: column, json: encoder), .text) }
         return (probe.result ?? .null, probe.resultType ?? .untyped)
     }
 
@@ -72,12 +76,13 @@ enum ValueMapping {
         }
     }
 
-    /// Reads a value that is not a plain number, Bool or String from its stored form.
+    /// Reads a value that is not a plain number, Bool or String from its stored form; `json` is
+    /// only called for a value stored as JSON.
     static func decode<T: Decodable>(
         _ type: T.Type,
         from value: StorageValue,
         column: String,
-        json: JSONDecoder
+        json: @autoclosure () -> JSONDecoder
     ) throws -> T {
         if T.self == Date.self {
             switch value {
@@ -126,8 +131,9 @@ enum ValueMapping {
         default:
             break
         }
+        let decoder = json()
         do {
-            return try T(from: SingleValueDecoder(value: value, column: column, json: json))
+            return try T(from: SingleValueDecoder(value: value, column: column, json: decoder))
         } catch is NeedsContainer {
             let bytes: Data
             switch value {
@@ -142,7 +148,7 @@ enum ValueMapping {
             default: throw mismatch(column, "expected JSON text for \(T.self), found \(kind(value))")
             }
             do {
-                return try json.decode(T.self, from: bytes)
+                return try decoder.decode(T.self, from: bytes)
             } catch {
                 throw mismatch(column, "stored JSON does not decode as \(T.self): \(error)", underlying: error)
             }

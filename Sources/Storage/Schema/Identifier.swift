@@ -58,7 +58,16 @@ package enum Identifier {
     /// folded forms are equal, as in SQLite (which folds ASCII letters only).
     package static func folded(_ name: String) -> String {
         guard name.utf8.contains(where: { $0 >= 65 && $0 <= 90 }) else { return name }
-        return String(decoding: name.utf8.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }, as: UTF8.self)
+        // Written in place: mapping to an array first allocated twice per call, and collection
+        // names are folded on every look-up of a collection.
+        return String(unsafeUninitializedCapacity: name.utf8.count) { buffer in
+            var count = 0
+            for byte in name.utf8 {
+                buffer[count] = byte >= 65 && byte <= 90 ? byte + 32 : byte
+                count += 1
+            }
+            return count
+        }
     }
 
     /// The name for an error message: shortened, with control characters escaped.

@@ -101,27 +101,32 @@ extension Session {
         column: String,
         row: Int
     ) throws -> (StorageValue, ColumnType?) {
+        // Text and numbers first: they are what JSONSerialization hands out, and every failed
+        // cast of an `Any` costs thousands of instructions. No value matches more than one case,
+        // so the order changes nothing else.
         switch any {
-        case is NSNull:
-            return (.null, nil)
-        case let value as StorageValue:
-            return (value, value.columnType)
         case let text as String:
             return (.text(text), .text)
-        case let data as Data:
-            return (.blob(data), .blob)
-        case let date as Date:
-            return (.real(date.timeIntervalSince1970), .real)
         case let number as NSNumber:
-            switch String(cString: number.objCType) {
-            case "d", "f":
+            // The type code's first character; "d"/"f" for floating point, "Q"/"L"/"I"/"S"/"C"
+            // for unsigned integers.
+            switch UInt8(bitPattern: number.objCType.pointee) {
+            case UInt8(ascii: "d"), UInt8(ascii: "f"):
                 return (.real(number.doubleValue), .real)
-            case "Q", "L", "I", "S", "C":
+            case UInt8(ascii: "Q"), UInt8(ascii: "L"), UInt8(ascii: "I"), UInt8(ascii: "S"), UInt8(ascii: "C"):
                 if let exact = Int64(exactly: number.uint64Value) { return (.integer(exact), .integer) }
                 return (.real(number.doubleValue), .real)
             default:
                 return (.integer(number.int64Value), .integer)
             }
+        case is NSNull:
+            return (.null, nil)
+        case let value as StorageValue:
+            return (value, value.columnType)
+        case let data as Data:
+            return (.blob(data), .blob)
+        case let date as Date:
+            return (.real(date.timeIntervalSince1970), .real)
         case is [Any], is [String: Any]:
             guard JSONSerialization.isValidJSONObject(any),
                 let data = try? JSONSerialization.data(withJSONObject: any, options: [.sortedKeys])

@@ -18,10 +18,13 @@ import Darwin
 /// `@unchecked Sendable`: `value` is only read or written inside `withLock`, with the mutex held.
 package final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    /// Behind a pointer: a stored `var` of a class pays a dynamic exclusivity check on every
+    /// access, which cost more than the lock itself; the mutex already makes access exclusive.
+    private let value: UnsafeMutablePointer<Value>
 
     package init(_ value: Value) {
-        self.value = value
+        self.value = UnsafeMutablePointer.allocate(capacity: 1)
+        self.value.initialize(to: value)
         mutex = UnsafeMutablePointer.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
@@ -30,12 +33,14 @@ package final class Locked<Value>: @unchecked Sendable {
     deinit {
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
+        value.deinitialize(count: 1)
+        value.deallocate()
     }
 
     /// Runs `body` with exclusive access to the value.
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
+        return try body(&value.pointee)
     }
 }
