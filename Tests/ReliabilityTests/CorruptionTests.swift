@@ -1,0 +1,191 @@
+internal import CSQLite
+import Foundation
+import Storage
+import StorageTestBackends
+import StorageTestSupport
+import Testing
+
+/// Damaged stores (docs/RELIABILITY.md, section 6): a store of known records is copied, the copy
+/// damaged (bytes flipped in about 1% of its pages; or a file cut short), and everything in it
+/// read back. Every read must give the right data or a `StorageError`; never a crash (each
+/// store is read in a child process, so a crash is counted rather than ending the run), never an
+/// error of another type. Where the format has checksums (archives) no read may give wrong data;
+/// SQLite and LMDB have none over record contents, so there a changed value can be read back
+/// as it now is — those reads are counted and reported, not refused.
+@Suite(.serialized)
+struct CorruptionTests {
+    /// The flip seeds: 12 in CI; `CORRUPTION_SEEDS=n` runs n (the long run).
+    static let flipSeeds: [UInt64] = Array(
+        1...UInt64(ProcessInfo.processInfo.environment["CORRUPTION_SEEDS"].flatMap { UInt64($0) } ?? 12)
+    )
+
+    /// A store image to damage: each backend's files as it leaves them when closed, and SQLite
+    /// also checkpointed (its WAL moved into the database file), so that the damage reaches the
+    /// B-tree pages rather than the log.
+    struct Image: Sendable, CustomStringConvertible {
+        var backend: DiskBackend
+        var checkpointed = false
+        var description: String { checkpointed ? "\(backend)-checkpointed" : "\(backend)" }
+
+        static let all = [
+            Image(backend: .sqlite), Image(backend: .sqlite, checkpointed: true), Image(backend: .lmdb),
+            Image(backend: .archive),
+        ]
+    }
+
+    /// Moves the WAL of the SQLite database at `path` into the database file and removes it.
+    private static func checkpoint(_ path: String) throws {
+        var database: OpaquePointer?
+        guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
+            sqlite3_close_v2(database)
+            throw StorageError(.cannotOpen, "cannot open the store to checkpoint it", path: path)
+        }
+        defer { sqlite3_close_v2(database) }
+        let rc = sqlite3_exec(database, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE", nil, nil, nil)
+        guard rc == SQLITE_OK else { throw StorageError(.engine, "the checkpoint failed (\(rc))", path: path) }
+    }
+
+    /// Builds the store of `CorruptionRecord.all` under `directory/pristine`, and closes it
+    /// (so SQLite has checkpointed its WAL into the database file).
+    private static func buildPristine(_ image: Image, in directory: URL) throws -> URL {
+        let backend = image.backend
+        let pristine = directory.appendingPathComponent("pristine")
+        try FileManager.default.createDirectory(at: pristine, withIntermediateDirectories: true)
+        try write(backend, path: backend.storePath(in: pristine))
+        if image.checkpointed { try checkpoint(backend.storePath(in: pristine)) }
+        let files = try CorruptionFiles.list(in: pristine)
+        let sizes = try files.map { "\($0) \(try CorruptionFiles.size(pristine.appendingPathComponent($0).path))" }
+        print("corruption \(image) store: \(files.count) files: \(sizes.prefix(4).joined(separator: ", "))")
+        return pristine
+    }
+
+    /// Writes the records (in batches of 50) and reads them back; the store closes on return.
+    private static func write(_ backend: DiskBackend, path: String) throws {
+        let store = try backend.openStore(path: path)
+        let records = CorruptionRecord.all
+        for start in stride(from: 0, to: records.count, by: 50) {
+            try store.save(contentsOf: records[start..<min(records.count, start + 50)])
+        }
+        // The pristine store reads back whole (else the damage tests would prove nothing).
+        #expect(try store.fetchAll(CorruptionRecord.self) == records)
+    }
+
+    /// Copies the pristine store once per damage, damages each copy, reads them all in child
+    /// processes, and returns the outcome of each, with what was damaged.
+    private static func run(
+        _ backend: DiskBackend,
+        in directory: URL,
+        pristine: URL,
+        damages: [CorruptionDamage]
+    ) throws -> [(damage: String, outcome: CorruptionChild.Outcome?)] {
+        var cases: [(DiskBackend, String)] = []
+        var changes: [String] = []
+        for (index, damage) in damages.enumerated() {
+            let copy = directory.appendingPathComponent("case-\(index)")
+            try CorruptionFiles.copy(pristine, to: copy)
+            changes.append("\(damage): " + (try damage.apply(in: copy)))
+            cases.append((backend, backend.storePath(in: copy)))
+        }
+        let outcomes = try CorruptionChild.run(cases, in: directory)
+        return Array(zip(changes, outcomes))
+    }
+
+    /// Checks the promises over all cases of one backend, and prints the figures.
+    private static func check(
+        _ image: Image,
+        _ label: String,
+        _ results: [(damage: String, outcome: CorruptionChild.Outcome?)]
+    ) {
+        let backend = image.backend
+        var total = CorruptionTally()
+        var crashes: [String] = []
+        var damagedCases = 0
+        let readsPerCase = Int(CorruptionRecord.count) + 4
+        for (damage, outcome) in results {
+            switch outcome {
+            case .read(let tally)?:
+                total.add(tally)
+                if tally.correct < readsPerCase { damagedCases += 1 }
+                #expect(tally.untyped == 0, "\(backend) \(damage): an error that is not a StorageError: \(tally.notes)")
+                if backend == .archive {
+                    // Every archive carries a CRC-32: damage is always detected.
+                    #expect(tally.wrong == 0, "archive \(damage): wrong data read without an error: \(tally.notes)")
+                    #expect(tally.typed == 0, "archive \(damage): damage reported as \(tally.codes): \(tally.notes)")
+                }
+            case .crashed(let report)?:
+                crashes.append("\(damage): \(report)")
+            case nil:
+                Issue.record("\(backend) \(damage): the case was not run")
+            }
+        }
+        print(
+            "corruption \(label) \(image): \(results.count) cases, \(damagedCases) with an effect, "
+                + "crashes=\(crashes.count) reads: \(total.line)"
+        )
+        #expect(crashes.isEmpty, "\(backend): reading a damaged store crashed: \(crashes)")
+        // The damage must have reached the data in some cases, or the test proves nothing.
+        #expect(damagedCases > 0, "\(backend): no damage had any effect")
+    }
+
+    @Test("bytes flipped in about 1% of the pages", arguments: Image.all)
+    func flippedPages(_ image: Image) throws {
+        try TemporaryDirectory.with("corruption-flip") { directory in
+            let pristine = try Self.buildPristine(image, in: directory)
+            let results = try Self.run(
+                image.backend,
+                in: directory,
+                pristine: pristine,
+                damages: Self.flipSeeds.map { .flip(seed: $0) }
+            )
+            Self.check(image, "flip", results)
+        }
+    }
+
+    @Test("store files cut short", arguments: Image.all)
+    func truncatedFiles(_ image: Image) throws {
+        try TemporaryDirectory.with("corruption-truncate") { directory in
+            let pristine = try Self.buildPristine(image, in: directory)
+            var files = try CorruptionFiles.list(in: pristine)
+            if files.count > 5 {
+                // Archives: one file per record; cut the first, the last and three more.
+                var generator = SeededGenerator(seed: 7)
+                let middle = files.dropFirst().dropLast().shuffled(using: &generator).prefix(3)
+                files = [files.first!, files.last!] + middle
+            }
+            var damages: [CorruptionDamage] = []
+            for file in files {
+                let size = try CorruptionFiles.size(pristine.appendingPathComponent(file).path)
+                let lengths = Set([0, 1, 100, 4096, size / 2, size - 4096, size - 1].filter { $0 >= 0 && $0 < size })
+                damages += lengths.sorted().map { .truncate(file: file, length: $0) }
+            }
+            let results = try Self.run(image.backend, in: directory, pristine: pristine, damages: damages)
+            Self.check(image, "truncate", results)
+        }
+    }
+
+    /// The child's side of `CorruptionChild.run`: runs only when the parent asks for it.
+    @Test(.enabled(if: CorruptionChild.planPath != nil))
+    func childEntry() throws {
+        try CorruptionChild.runPlan()
+    }
+}
+
+/// Regression: an LMDB file cut short used to open, and the first read of a page past its end
+/// killed the process with SIGBUS (LMDB maps the file and trusts the meta page).
+@Test func anLMDBFileCutShortIsRefusedAtOpenNamingTheFile() throws {
+    try TemporaryDirectory.with("corruption-lmdb-cut") { directory in
+        let path = DiskBackend.lmdb.storePath(in: directory)
+        do {
+            let store = try DiskBackend.lmdb.openStore(path: path)
+            try store.save(contentsOf: CorruptionRecord.all)
+        }
+        let size = try CorruptionFiles.size(path)
+        try CorruptionDamage.truncate(file: "store.lmdb", length: size / 2).apply(in: directory)
+        #expect {
+            _ = try DiskBackend.lmdb.openStore(path: path)
+        } throws: { error in
+            guard let error = error as? StorageError else { return false }
+            return error.code == .corrupt && error.path == path && error.message.contains("last page")
+        }
+    }
+}
