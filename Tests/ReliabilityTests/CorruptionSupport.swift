@@ -284,10 +284,24 @@ enum CorruptionChild {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
-    /// The outcome of one case: its tally, or how the child ended while reading it.
+    /// The outcome of one case: its tally, or how the child ended while reading it and the
+    /// frame it crashed in.
     enum Outcome {
         case read(CorruptionTally)
-        case crashed(String)
+        case crashed(report: String, frame: String)
+    }
+
+    /// The innermost frame of the crash report in a child's standard error: AddressSanitizer's
+    /// `#0` line, or the first frame of the Swift backtracer's crashed thread.
+    static func crashFrame(in report: String) -> String {
+        let lines = report.split(separator: "\n")
+        if let frame = lines.first(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("#0 ") }) {
+            return frame.trimmingCharacters(in: .whitespaces)
+        }
+        if let crashed = lines.firstIndex(where: { $0.hasSuffix(" crashed:") }), crashed + 1 < lines.count {
+            return lines[crashed + 1].trimmingCharacters(in: .whitespaces)
+        }
+        return "unknown"
     }
 
     /// In the parent: runs every case of `cases` (backend and store path), a child at a time,
@@ -309,7 +323,10 @@ enum CorruptionChild {
             var environment = ProcessInfo.processInfo.environment
             environment[planVariable] = plan.path
             environment[firstVariable] = String(next)
-            environment["SWIFT_BACKTRACE"] = "enable=no"
+            // A crash report names the frame the child died in (under AddressSanitizer, its own
+            // report does).
+            environment["SWIFT_BACKTRACE"] =
+                "enable=yes,interactive=no,color=no,threads=crashed,registers=none,images=none,output-to=stderr"
             process.environment = environment
             let output = Pipe()
             process.standardOutput = output
@@ -339,11 +356,13 @@ enum CorruptionChild {
             if let started {
                 let report = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
                 let summary = report.split(separator: "\n").filter {
-                    $0.contains("ERROR") || $0.contains("SUMMARY") || $0.contains("Fatal") || $0.contains("signal")
+                    $0.contains("ERROR") || $0.contains("SUMMARY") || $0.contains("Fatal") || $0.contains("crashed")
                 }
+                let ending = process.terminationReason == .uncaughtSignal ? "signal" : "exit status"
                 outcomes[started] = .crashed(
-                    "child ended with status \(process.terminationStatus) (\(process.terminationReason == .uncaughtSignal ? "signal" : "exit")): "
-                        + summary.prefix(3).joined(separator: " / ")
+                    report: "child ended (\(ending) \(process.terminationStatus)): "
+                        + summary.prefix(3).joined(separator: " / "),
+                    frame: crashFrame(in: report)
                 )
                 next = started + 1
             } else if next < cases.count {
