@@ -130,6 +130,8 @@ struct CorruptionTally: Equatable {
     var typed = 0
     var wrong = 0
     var untyped = 0
+    /// How many of the `detected` errors name the damaged file or store (`StorageError.path`).
+    var named = 0
     /// The error codes seen, and one example of each kind of problem.
     var codes: Set<String> = []
     var notes: [String] = []
@@ -144,6 +146,7 @@ struct CorruptionTally: Equatable {
         typed += other.typed
         wrong += other.wrong
         untyped += other.untyped
+        named += other.named
         codes.formUnion(other.codes)
         notes += other.notes
     }
@@ -165,6 +168,7 @@ struct CorruptionTally: Equatable {
             codes.insert(error.code.rawValue)
             if Self.damageCodes.contains(error.code) {
                 detected += 1
+                if error.path != nil { named += 1 }
             } else {
                 typed += 1
                 note("\(what): \(error.code)")
@@ -179,7 +183,7 @@ struct CorruptionTally: Equatable {
     var line: String {
         let fields = [
             "correct=\(correct)", "detected=\(detected)", "typed=\(typed)", "wrong=\(wrong)",
-            "untyped=\(untyped)", "codes=\(codes.sorted().joined(separator: ","))",
+            "untyped=\(untyped)", "named=\(named)", "codes=\(codes.sorted().joined(separator: ","))",
         ]
         let note = notes.joined(separator: " | ").replacingOccurrences(of: "\n", with: " ")
         return fields.joined(separator: " ") + " note=" + note
@@ -205,6 +209,7 @@ struct CorruptionTally: Equatable {
         self.typed = typed
         self.wrong = wrong
         self.untyped = untyped
+        named = fields["named"].flatMap { Int($0) } ?? 0
         codes = Set((fields["codes"] ?? "").split(separator: ",").map(String.init))
         notes = note.isEmpty ? [] : [String(note)]
     }

@@ -34,7 +34,7 @@ struct CorruptionTests {
     }
 
     /// Moves the WAL of the SQLite database at `path` into the database file and removes it.
-    private static func checkpoint(_ path: String) throws {
+    static func checkpoint(_ path: String) throws {
         var database: OpaquePointer?
         guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
             sqlite3_close_v2(database)
@@ -108,6 +108,7 @@ struct CorruptionTests {
                 total.add(tally)
                 if tally.correct < readsPerCase { damagedCases += 1 }
                 #expect(tally.untyped == 0, "\(backend) \(damage): an error that is not a StorageError: \(tally.notes)")
+                #expect(tally.named == tally.detected, "\(backend) \(damage): a damaged store not named: \(tally.codes)")
                 if backend == .archive {
                     // Every archive carries a CRC-32: damage is always detected.
                     #expect(tally.wrong == 0, "archive \(damage): wrong data read without an error: \(tally.notes)")
@@ -195,6 +196,35 @@ struct CorruptionTests {
         } throws: { error in
             guard let error = error as? StorageError else { return false }
             return error.code == .corrupt && error.path == path && error.message.contains("last page")
+        }
+    }
+}
+
+/// Regression: SQLite's "database disk image is malformed" found by a query (not at open) used to
+/// come without the store's path.
+@Test func aDamagedSQLitePageIsReportedAsCorruptNamingTheFile() throws {
+    try TemporaryDirectory.with("corruption-sqlite-page") { directory in
+        let path = DiskBackend.sqlite.storePath(in: directory)
+        do {
+            let store = try DiskBackend.sqlite.openStore(path: path)
+            try store.save(contentsOf: CorruptionRecord.all)
+        }
+        try CorruptionTests.checkpoint(path)
+        // Every page after the first gets an invalid page type: each B-tree but the schema's is
+        // damaged.
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        let size = try CorruptionFiles.size(path)
+        for page in stride(from: 4096, to: size, by: 4096) {
+            try handle.seek(toOffset: UInt64(page))
+            try handle.write(contentsOf: [0xEE])
+        }
+        try handle.close()
+        #expect {
+            let store = try DiskBackend.sqlite.openStore(path: path)
+            _ = try store.fetchAll(CorruptionRecord.self)
+        } throws: { error in
+            guard let error = error as? StorageError else { return false }
+            return error.code == .corrupt && error.path.map { URL(fileURLWithPath: $0).lastPathComponent } == "store.sqlite"
         }
     }
 }
