@@ -5,7 +5,10 @@
 import Foundation
 
 private enum FuzzMood: String, Codable { case calm, busy }
-private enum FuzzLevel: Int, Codable { case low = 1, high = 9 }
+private enum FuzzLevel: Int, Codable {
+    case low = 1
+    case high = 9
+}
 
 private struct FuzzNested: Codable {
     var name: String
@@ -92,8 +95,12 @@ private struct FuzzReader {
             let count = Int(byte() ?? 0)
             return .text(String(decoding: take(count), as: UTF8.self))
         case 6: return .blob(Data(take(Int(byte() ?? 0))))
-        default: return .text(["calm", "busy", "1", "9", "ff", "{\"name\":\"n\",\"values\":[1,null]}", "[\"a\"]"][
-            Int(byte() ?? 0) % 7])
+        default:
+            return .text(
+                ["calm", "busy", "1", "9", "ff", "{\"name\":\"n\",\"values\":[1,null]}", "[\"a\"]"][
+                    Int(byte() ?? 0) % 7
+                ]
+            )
         }
     }
 }

@@ -194,13 +194,15 @@ struct CorruptionTally: Equatable {
     /// Parses `line`.
     init?(line: Substring) {
         var fields: [Substring: Substring] = [:]
-        let (head, note) = line.firstRange(of: " note=").map { (line[..<$0.lowerBound], line[$0.upperBound...]) }
+        let (head, note) =
+            line.firstRange(of: " note=").map { (line[..<$0.lowerBound], line[$0.upperBound...]) }
             ?? (line, "")
         for field in head.split(separator: " ") {
             let parts = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             if parts.count == 2 { fields[parts[0]] = parts[1] }
         }
-        guard let correct = fields["correct"].flatMap({ Int($0) }), let detected = fields["detected"].flatMap({ Int($0) }),
+        guard let correct = fields["correct"].flatMap({ Int($0) }),
+            let detected = fields["detected"].flatMap({ Int($0) }),
             let typed = fields["typed"].flatMap({ Int($0) }), let wrong = fields["wrong"].flatMap({ Int($0) }),
             let untyped = fields["untyped"].flatMap({ Int($0) })
         else { return nil }

@@ -108,7 +108,10 @@ struct CorruptionTests {
                 total.add(tally)
                 if tally.correct < readsPerCase { damagedCases += 1 }
                 #expect(tally.untyped == 0, "\(backend) \(damage): an error that is not a StorageError: \(tally.notes)")
-                #expect(tally.named == tally.detected, "\(backend) \(damage): a damaged store not named: \(tally.codes)")
+                #expect(
+                    tally.named == tally.detected,
+                    "\(backend) \(damage): a damaged store not named: \(tally.codes)"
+                )
                 if backend == .archive {
                     // Every archive carries a CRC-32: damage is always detected.
                     #expect(tally.wrong == 0, "archive \(damage): wrong data read without an error: \(tally.notes)")
@@ -224,7 +227,8 @@ struct CorruptionTests {
             _ = try store.fetchAll(CorruptionRecord.self)
         } throws: { error in
             guard let error = error as? StorageError else { return false }
-            return error.code == .corrupt && error.path.map { URL(fileURLWithPath: $0).lastPathComponent } == "store.sqlite"
+            return error.code == .corrupt
+                && error.path.map { URL(fileURLWithPath: $0).lastPathComponent } == "store.sqlite"
         }
     }
 }
