@@ -1,5 +1,6 @@
 internal import CSQLite
 import Foundation
+import Glibc
 import Storage
 import StorageTestBackends
 import StorageTestSupport
@@ -18,6 +19,16 @@ struct CorruptionTests {
     static let flipSeeds: [UInt64] = Array(
         1...UInt64(ProcessInfo.processInfo.environment["CORRUPTION_SEEDS"].flatMap { UInt64($0) } ?? 12)
     )
+
+    /// Whether the tests run under ThreadSanitizer (its runtime exports `__tsan_init`). The
+    /// damage tests are skipped then: their reads are single-threaded, in child processes,
+    /// so there is nothing for it to check, and they would add minutes to that run. They run in
+    /// the normal suite and under AddressSanitizer.
+    static let underThreadSanitizer: Bool = {
+        guard let handle = dlopen(nil, RTLD_NOW) else { return false }
+        defer { dlclose(handle) }
+        return dlsym(handle, "__tsan_init") != nil
+    }()
 
     /// A store image to damage: each backend's files as it leaves them when closed, and SQLite
     /// also checkpointed (its WAL moved into the database file), so that the damage reaches the
@@ -140,7 +151,11 @@ struct CorruptionTests {
         #expect(damagedCases > 0, "\(backend): no damage had any effect")
     }
 
-    @Test("bytes flipped in about 1% of the pages", arguments: Image.all)
+    @Test(
+        "bytes flipped in about 1% of the pages",
+        .disabled(if: underThreadSanitizer, "single-threaded; run in the normal and AddressSanitizer suites"),
+        arguments: Image.all
+    )
     func flippedPages(_ image: Image) throws {
         try TemporaryDirectory.with("corruption-flip") { directory in
             let pristine = try Self.buildPristine(image, in: directory)
@@ -154,7 +169,11 @@ struct CorruptionTests {
         }
     }
 
-    @Test("store files cut short", arguments: Image.all)
+    @Test(
+        "store files cut short",
+        .disabled(if: underThreadSanitizer, "single-threaded; run in the normal and AddressSanitizer suites"),
+        arguments: Image.all
+    )
     func truncatedFiles(_ image: Image) throws {
         try TemporaryDirectory.with("corruption-truncate") { directory in
             let pristine = try Self.buildPristine(image, in: directory)
