@@ -13,7 +13,7 @@ import Testing
 /// error of another type. Where the format has checksums (archives) no read may give wrong data;
 /// SQLite and LMDB have none over record contents, so there a changed value can be read back
 /// as it now is — those reads are counted and reported, not refused.
-@Suite(.serialized)
+@Suite
 struct CorruptionTests {
     /// The flip seeds: 12 in CI; `CORRUPTION_SEEDS=n` runs n (the long run).
     static let flipSeeds: [UInt64] = Array(
