@@ -148,7 +148,7 @@ struct CorruptionTally: Equatable {
         untyped += other.untyped
         named += other.named
         codes.formUnion(other.codes)
-        notes += other.notes
+        for text in other.notes { note(text) }
     }
 
     mutating func note(_ text: String) {
