@@ -1,3 +1,4 @@
+internal import CLMDB
 internal import CSQLite
 import Foundation
 import Glibc
@@ -249,5 +250,55 @@ struct CorruptionTests {
             return error.code == .corrupt
                 && error.path.map { URL(fileURLWithPath: $0).lastPathComponent } == "store.sqlite"
         }
+    }
+}
+
+/// Regression: a damaged LMDB index entry (found by the long flip run) was reported as
+/// `.corrupt` without the store's path. The entries are written with liblmdb directly: one whose
+/// bytes are not a key component, and one naming a record that does not exist.
+@Test(arguments: [[0xEE, 0x01], LMDBKeyComponent.text("t3") + LMDBKeyComponent.integer(999_999)])
+func aDamagedLMDBIndexEntryIsReportedAsCorruptNamingTheFile(_ entry: [UInt8]) throws {
+    try TemporaryDirectory.with("corruption-lmdb-index") { directory in
+        let path = DiskBackend.lmdb.storePath(in: directory)
+        do {
+            let store = try DiskBackend.lmdb.openStore(path: path)
+            try store.save(contentsOf: CorruptionRecord.all.prefix(20))
+        }
+        var env: OpaquePointer?
+        try #require(mdb_env_create(&env) == 0)
+        defer { mdb_env_close(env) }
+        mdb_env_set_maxdbs(env, 16)
+        try #require(mdb_env_open(env, path, UInt32(MDB_NOSUBDIR), 0o600) == 0)
+        var transaction: OpaquePointer?
+        try #require(mdb_txn_begin(env, nil, 0, &transaction) == 0)
+        var dbi: MDB_dbi = 0
+        try #require(mdb_dbi_open(transaction, "i:damage:0", 0, &dbi) == 0)
+        var empty: UInt8 = 0
+        var value = MDB_val(mv_size: 0, mv_data: &empty)
+        let rc = entry.withUnsafeBytes { bytes in
+            var key = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            return mdb_put(transaction, dbi, &key, &value, 0)
+        }
+        try #require(rc == 0)
+        try #require(mdb_txn_commit(transaction) == 0)
+        mdb_env_close(env)
+        env = nil
+        #expect {
+            let store = try DiskBackend.lmdb.openStore(path: path)
+            _ = try store.fetchAll(CorruptionRecord.self, where: Column("tag") >= "t3")
+        } throws: { error in
+            guard let error = error as? StorageError else { return false }
+            return error.code == .corrupt && error.path == path
+        }
+    }
+}
+
+/// Key components as the LMDB backend writes them (LMDBKeyCoding), for the test above.
+enum LMDBKeyComponent {
+    static func text(_ text: String) -> [UInt8] { [0x20] + Array(text.utf8) + [0, 1] }
+    static func integer(_ number: Int64) -> [UInt8] {
+        let bits = UInt64(bitPattern: number) ^ (1 << 63)
+        return [0x11] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: bits >> ($0 * 8)) }
+            + Array(repeating: 0, count: 8)
     }
 }
