@@ -16,7 +16,8 @@ private func keyOrder(_ lhs: StorageValue, _ rhs: StorageValue) -> Int {
 @Test func negativeRealsAboveMinusOneHalfHaveKeysOfTheirOwn() {
     #expect(keyOrder(.real(-2.470176667735247e-82), .real(-4.778309726736481e-299)) == -1)
     let values: [Double] = [
-        -1, -0.75, -0.5, -0.5.nextUp, -0.25, -1e-3, -1e-17, -1.1e-17, -1e-100, -5e-324, -0.0, 0, 5e-324, 0.25, 1,
+        -1, -0.75, -0.5, -0.5.nextUp, -0.25, -1e-3, -1e-17, -1.1e-17, -1e-100, -.leastNonzeroMagnitude, -0.0, 0,
+        .leastNonzeroMagnitude, 0.25, 1,
     ]
     for (index, lhs) in values.enumerated() {
         for rhs in values[index...] {

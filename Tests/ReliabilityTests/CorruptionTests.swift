@@ -273,8 +273,9 @@ func aDamagedLMDBIndexEntryIsReportedAsCorruptNamingTheFile(_ entry: [UInt8]) th
         try #require(mdb_txn_begin(env, nil, 0, &transaction) == 0)
         var dbi: MDB_dbi = 0
         try #require(mdb_dbi_open(transaction, "i:damage:0", 0, &dbi) == 0)
-        var empty: UInt8 = 0
-        var value = MDB_val(mv_size: 0, mv_data: &empty)
+        let empty = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+        defer { empty.deallocate() }
+        var value = MDB_val(mv_size: 0, mv_data: empty)
         let rc = entry.withUnsafeBytes { bytes in
             var key = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
             return mdb_put(transaction, dbi, &key, &value, 0)
