@@ -18,7 +18,7 @@ import Testing
 struct CorruptionTests {
     /// The flip seeds: 12 in CI; `CORRUPTION_SEEDS=n` runs n (the long run).
     static let flipSeeds: [UInt64] = Array(
-        1...UInt64(ProcessInfo.processInfo.environment["CORRUPTION_SEEDS"].flatMap { UInt64($0) } ?? 12)
+        1...max(1, ProcessInfo.processInfo.environment["CORRUPTION_SEEDS"].flatMap { UInt64($0) } ?? 12)
     )
 
     /// Whether the tests run under ThreadSanitizer (its runtime exports `__tsan_init`). The
