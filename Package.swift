@@ -49,6 +49,14 @@ let package = Package(
             dependencies: ["Storage", "StorageTestSupport", "StorageTestBackends"],
             swiftSettings: upcoming
         ),
+        .executableTarget(
+            name: "StorageFaultWriter",
+            dependencies: [
+                "Storage", "SQLiteBackend", "LMDBBackend", "FileArchiveBackend", "StorageTestSupport",
+                "StorageTestBackends",
+            ],
+            swiftSettings: upcoming
+        ),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "StorageTestSupport"], swiftSettings: upcoming),
         .testTarget(
             name: "SQLiteBackendTests",

@@ -33,6 +33,8 @@ final class LMDBEnvironment: @unchecked Sendable {
     let writerOwner = Locked<pthread_t?>(nil)
     let mapLock = LMDBReadWriteLock()
     let handleLock = LMDBMutex()
+    /// The process that opened the environment: LMDB forbids using it after `fork()`.
+    var owner: OwningProcess { fileID.process }
 
     /// Reset read transactions kept for reuse (each holds a reader slot).
     private let idleReaders = Locked<[OpaquePointer]>([])
@@ -48,9 +50,12 @@ final class LMDBEnvironment: @unchecked Sendable {
     static let metadataName = "_storage_meta"
     static let generationKey = Array("generation".utf8)
 
+    /// A store file, in one process: a child made by `fork()` inherits the parent's registry,
+    /// whose environments it must neither use nor close, and opens environments of its own.
     private struct FileID: Hashable {
         let device: UInt64
         let inode: UInt64
+        let process: OwningProcess
     }
 
     private final class WeakEnvironment {
@@ -105,6 +110,10 @@ final class LMDBEnvironment: @unchecked Sendable {
         guard !path.isEmpty else {
             throw StorageError(.cannotOpen, "the store path is empty", path: path)
         }
+        // The C library would stop at the NUL and open a shorter path.
+        guard !path.utf8.contains(0) else {
+            throw StorageError(.cannotOpen, "the store path contains a NUL byte", path: path)
+        }
         let descriptor = Glibc.open(path, O_CREAT | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             let code = errno
@@ -116,7 +125,7 @@ final class LMDBEnvironment: @unchecked Sendable {
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             throw StorageError(.cannotOpen, "the \(role) is not a regular file", path: path)
         }
-        return FileID(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+        return FileID(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), process: OwningProcess())
     }
 
     private init(path: String, fileID: FileID, configuration: LMDBStorageBackend.Configuration) throws {
@@ -156,6 +165,10 @@ final class LMDBEnvironment: @unchecked Sendable {
     }
 
     deinit {
+        // In a child made by fork(), the parent's environment is left alone: closing it there
+        // would drop the child's own locks on the lock file (POSIX locks belong to the process)
+        // and free reader slots of the parent's.
+        guard owner.isCurrent else { return }
         for transaction in idleReaders.withLock({ $0 }) { mdb_txn_abort(transaction) }
         mdb_env_close(env)
         let fileID = fileID

@@ -21,9 +21,11 @@ public struct LMDBResultCode: Error, Sendable, Hashable, CustomStringConvertible
     /// The store's error code for this engine code.
     var storageErrorCode: StorageError.Code {
         switch rawValue {
-        case MDB_CORRUPTED, MDB_PANIC, MDB_INVALID, MDB_VERSION_MISMATCH, MDB_PAGE_NOTFOUND:
+        case MDB_CORRUPTED, MDB_INVALID, MDB_VERSION_MISMATCH, MDB_PAGE_NOTFOUND:
             return .corrupt
-        case MDB_MAP_FULL, EIO, ENOSPC:
+        case MDB_MAP_FULL, MDB_PANIC, EIO, ENOSPC:
+            // MDB_PANIC: a write of the meta page failed and LMDB stopped using the environment;
+            // the file keeps the last commit, so it is an I/O failure, not damage.
             return .io
         case MDB_READERS_FULL, EAGAIN, EBUSY:
             return .busy
@@ -52,6 +54,11 @@ extension StorageError {
         let result = LMDBResultCode(code)
         var message = context + ": " + (mdb_strerror(code).map { String(cString: $0) } ?? "error \(code)")
         if let collection { message += " (collection \(Identifier.quoted(collection)))" }
+        if code == MDB_PANIC {
+            message +=
+                " (a failed write stopped this store's environment; the file keeps its last commit:"
+                + " release every store open on it and reopen it)"
+        }
         return StorageError(
             result.storageErrorCode,
             message,

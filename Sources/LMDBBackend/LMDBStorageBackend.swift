@@ -49,6 +49,7 @@ public final class LMDBStorageBackend: StorageBackend {
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or a `StorageError` for an engine failure.
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+        try environment.owner.check(path: path)
         let txn = try beginCurrent(readOnly: true)
         let transaction = LMDBReadTransaction(environment: environment, txn: txn)
         environment.readDepth += 1
@@ -99,6 +100,7 @@ public final class LMDBStorageBackend: StorageBackend {
     ///   including a failed commit; `.misuse` for a write started inside another on the same
     ///   thread.
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
+        try environment.owner.check(path: path)
         let me = pthread_self()
         if environment.writerOwner.withLock({ owner in owner.map { pthread_equal($0, me) != 0 } ?? false }) {
             throw StorageError(

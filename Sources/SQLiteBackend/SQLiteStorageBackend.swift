@@ -35,6 +35,8 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// The path SQLite opens, `nil` in memory (where reads go through the writer).
     private let databasePath: String?
     let schemaCache = SQLiteSchemaCache()
+    /// The process that opened the database; SQLite connections must not cross a `fork()`.
+    private let owner = OwningProcess()
 
     /// Opens (creating if needed) the database file at `path`.
     ///
@@ -101,6 +103,10 @@ public final class SQLiteStorageBackend: StorageBackend {
         guard !path.isEmpty else {
             throw StorageError(.cannotOpen, "the database path is empty", path: path)
         }
+        // The C library would stop at the NUL and open a shorter path.
+        guard !path.utf8.contains(0) else {
+            throw StorageError(.cannotOpen, "the database path contains a NUL byte", path: path)
+        }
         let descriptor = open(path, O_CREAT | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             let code = errno
@@ -120,6 +126,7 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or a `StorageError` for an engine failure.
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+        try owner.check(path: path)
         guard let databasePath else {
             // In memory there is one connection, so reads wait for the writer.
             var result: Result?
@@ -184,6 +191,7 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// - Throws: what `body` throws (unchanged), or a `StorageError` for an engine failure,
     ///   including a failed commit.
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
+        try owner.check(path: path)
         var result: Result?
         try withWriterConnection { connection in
             try connection.execute("BEGIN IMMEDIATE", cached: true)

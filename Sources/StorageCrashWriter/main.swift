@@ -2,6 +2,15 @@
 // "ack N" after each commit returns, until it is killed. See `CrashHarness` and `CrashWorkload`.
 //
 // Usage: StorageCrashWriter --backend sqlite|lmdb|archive --path PATH [--batch-size N] [--batches N]
+//
+// More workloads for the reliability tests (docs/RELIABILITY.md, sections 5 and 10):
+//   --workload counter --writer N --count K   K transactions, each incrementing one shared
+//       counter and inserting a tick, printing "ack N I" after each commit (several writer
+//       processes on one store);
+//   --workload cycles --cycles N [--write-every M]   opens and closes the store N times, reading
+//       one record each time and writing one every M cycles, and prints the process's open file
+//       descriptors and resident memory ("fds ... rss ...") after a warm-up and at the end;
+//   --workload fork [--busy]   a store used in a child made by fork() (see ForkWorkload).
 import Foundation
 import Storage
 import StorageTestBackends
@@ -31,6 +40,36 @@ func openStore(backend name: String, path: String) throws -> ObjectStore {
 do {
     guard let backend = option("--backend"), let path = option("--path") else {
         throw UsageError(description: "usage: StorageCrashWriter --backend NAME --path PATH")
+    }
+    switch option("--workload") {
+    case "counter":
+        guard let writer = option("--writer").flatMap(Int64.init), let count = option("--count").flatMap(Int.init)
+        else { throw UsageError(description: "usage: --workload counter --writer N --count K") }
+        let store = try openStore(backend: backend, path: path)
+        try CounterWorkload.run(on: store, writer: writer, count: count) { index in say("ack \(writer) \(index)") }
+        exit(0)
+    case "cycles":
+        guard let cycles = option("--cycles").flatMap(Int.init), cycles > 0 else {
+            throw UsageError(description: "usage: --workload cycles --cycles N [--write-every M]")
+        }
+        try CycleWorkload.run(
+            cycles: cycles,
+            writeEvery: option("--write-every").flatMap(Int.init) ?? 10,
+            open: { try openStore(backend: backend, path: path) },
+            report: say
+        )
+        exit(0)
+    case "fork":
+        try ForkWorkload.run(
+            busy: CommandLine.arguments.contains("--busy"),
+            open: { try openStore(backend: backend, path: path) },
+            report: say
+        )
+        exit(0)
+    case nil, "batches":
+        break
+    case let other?:
+        throw UsageError(description: "unknown workload \(other)")
     }
     let store = try openStore(backend: backend, path: path)
     try CrashWorkload.run(

@@ -1,7 +1,7 @@
-public import FileArchiveBackend
+import FileArchiveBackend
 public import Foundation
-public import LMDBBackend
-public import SQLiteBackend
+import LMDBBackend
+import SQLiteBackend
 public import Storage
 public import StorageTestSupport
 

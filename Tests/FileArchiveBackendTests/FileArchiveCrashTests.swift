@@ -5,22 +5,6 @@ import Testing
 
 @testable import FileArchiveBackend
 
-/// A child process committing batches to a file archive is killed with SIGKILL at random
-/// moments; after each kill the reopened store holds every acknowledged batch, whole, at most one
-/// batch more, and no journal or temporary file.
-@Test func killedWriterLosesNoCommittedBatch() throws {
-    try TemporaryDirectory.with("archive-crash") { directory in
-        let path = directory.appendingPathComponent("crash.archive").path
-        let committed = try CrashHarness.killRepeatedly(backend: "archive", path: path) {
-            try ObjectStore(backend: .fileArchive(directory: $0))
-        } afterEach: {
-            let leftovers = FileManager.default.enumerator(atPath: path)?.allObjects as? [String] ?? []
-            #expect(!leftovers.contains { $0 == "journal" || $0.contains(".tmp-") }, "\(leftovers)")
-        }
-        #expect(committed >= 20)
-    }
-}
-
 /// Two crash-writer processes commit batches to one store at the same time: `flock` makes them
 /// take turns, each reloads what the other committed, and the store ends whole.
 @Test func twoProcessesWritingOneStoreTakeTurns() throws {

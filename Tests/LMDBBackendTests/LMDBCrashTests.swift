@@ -4,20 +4,6 @@ import Storage
 import StorageTestSupport
 import Testing
 
-/// A child process committing batches to an LMDB store is killed with SIGKILL at random moments;
-/// after each kill the store holds every acknowledged batch, whole, and at most one batch more.
-@Test func killedLMDBWriterLosesNoCommittedBatch() throws {
-    try TemporaryDirectory.with("lmdb-crash") { directory in
-        let path = directory.appendingPathComponent("crash.lmdb").path
-        // A fresh environment each round: the killed writer's reader slots and lock are cleaned
-        // up when the store is opened (mdb_reader_check).
-        let committed = try CrashHarness.killRepeatedly(backend: "lmdb", path: path) {
-            try ObjectStore(backend: .lmdb(path: $0))
-        }
-        #expect(committed >= 20)
-    }
-}
-
 /// The writer runs with a file-size limit, so a commit fails writing its pages (EFBIG): the
 /// failure is reported as an error instead of an acknowledged commit, the process ends normally
 /// (the failed transaction is not aborted a second time), and the store still holds every

@@ -43,6 +43,9 @@ public final class FileArchiveStorageBackend: StorageBackend {
     /// The thread running a write transaction, so that a nested one is refused instead of
     /// deadlocking.
     private let writerThread = Locked<pthread_t?>(nil)
+    /// The process that opened the store: a child made by `fork()` shares `lockDescriptor`, so
+    /// its `flock` would succeed while the parent holds the lock.
+    private let owner = OwningProcess()
 
     private struct Committed: Sendable {
         var database: ArchiveDatabase
@@ -64,6 +67,10 @@ public final class FileArchiveStorageBackend: StorageBackend {
         guard !directory.isEmpty else {
             throw StorageError(.cannotOpen, "the store folder's path is empty", path: directory)
         }
+        // The C library would stop at the NUL and use a shorter path.
+        guard !directory.utf8.contains(0) else {
+            throw StorageError(.cannotOpen, "the store folder's path contains a NUL byte", path: directory)
+        }
         let absolute =
             directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
         try FileSystem.makeDirectory(absolute, code: .cannotOpen)
@@ -73,7 +80,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
         do {
             try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout)
             defer { _ = flock(descriptor, LOCK_UN) }
-            if try files.recover() { files.setGeneration(files.generation(descriptor) + 1, descriptor) }
+            if try files.recover() { try files.setGeneration(files.generation(descriptor) + 1, descriptor) }
             try files.removeTemporaryFiles()
             let database = try files.load()
             committed = Locked(Committed(database: database, generation: files.generation(descriptor)))
@@ -136,6 +143,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
     /// - Throws: what `body` throws, or `StorageError` when the store cannot be read, `.busy`
     ///   when a reload waits for another process's lock longer than `lockTimeout`.
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+        try owner.check(path: directory)
         let transaction = FileArchiveTransaction(database: try currentDatabase(), isWritable: false)
         defer { transaction.isOpen = false }
         return try body(transaction)
@@ -152,7 +160,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
         defer { close(descriptor) }
         try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout)
         defer { _ = flock(descriptor, LOCK_UN) }
-        if try files.recover() { files.setGeneration(files.generation(descriptor) + 1, descriptor) }
+        if try files.recover() { try files.setGeneration(files.generation(descriptor) + 1, descriptor) }
         let loaded = Committed(database: try files.load(), generation: files.generation(descriptor))
         committed.withLock { current in
             if current.isStale || loaded.generation >= current.generation { current = loaded }
@@ -168,6 +176,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
     ///   `.busy` (before `body` runs) when another process holds the store's lock longer than
     ///   `lockTimeout`.
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
+        try owner.check(path: directory)
         guard !isWriterThread else {
             throw StorageError(.misuse, "a write transaction is already open on this thread", path: directory)
         }
@@ -181,7 +190,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
             var generation = files.generation(lockDescriptor)
             if try files.recover() {
                 generation += 1
-                files.setGeneration(generation, lockDescriptor)
+                try files.setGeneration(generation, lockDescriptor)
             }
             if snapshot.isStale || generation != snapshot.generation {
                 snapshot = Committed(database: try files.load(), generation: generation)
@@ -193,17 +202,20 @@ public final class FileArchiveStorageBackend: StorageBackend {
             transaction.isOpen = false
             let plan = try makePlan(transaction)
             guard !plan.isEmpty else { return result }
+            // The counter moves before the files do, so that a counter that cannot be written
+            // fails the commit before it happens: another process never misses a commit. It
+            // moves in this process first, so that readers of this process, which keep the
+            // committed state until the commit is done, never reload for their own commit.
+            let next = snapshot.generation + 1
             do {
+                committed.withLock { $0.generation = next }
+                try files.setGeneration(next, lockDescriptor)
                 try files.commit(plan)
             } catch {
                 committed.withLock { $0.isStale = true }
                 throw error
             }
-            // Published before the counter moves, so that readers of this process never reload
-            // for their own process's commit.
-            let next = snapshot.generation + 1
             committed.withLock { $0 = Committed(database: transaction.database, generation: next) }
-            files.setGeneration(next, lockDescriptor)
             return result
         }
     }

@@ -26,6 +26,17 @@ struct StoreFiles: Sendable {
         var database = ArchiveDatabase()
         for folder in try FileSystem.list(directory).sorted() where folder.hasPrefix(FileNames.collectionPrefix) {
             let folderPath = path(folder)
+            // A symbolic link (or anything but a folder) under a collection folder's name was
+            // not made by the store: following it would read and write files outside the store.
+            var status = stat()
+            guard lstat(folderPath, &status) == 0 else { throw FileSystem.error(.io, "inspect", folderPath) }
+            guard status.st_mode & S_IFMT == S_IFDIR else {
+                throw StorageError(
+                    .corrupt,
+                    "\(folderPath) should be a collection folder but is a symbolic link or a file",
+                    path: folderPath
+                )
+            }
             let schemaPath = folderPath + "/" + FileNames.schemaFile
             guard let schemaBytes = try FileSystem.readFile(schemaPath) else { continue }
             let stored = try ArchiveDecoder().decode(
@@ -100,9 +111,14 @@ struct StoreFiles: Sendable {
         return count == 8 ? Int64(littleEndian: value) : 0
     }
 
-    func setGeneration(_ value: Int64, _ lock: Int32) {
+    /// - Throws: `StorageError` with code `.io` when the counter cannot be written: other
+    ///   processes would not see the commit it announces.
+    func setGeneration(_ value: Int64, _ lock: Int32) throws {
         var bytes = value.littleEndian
-        _ = withUnsafeBytes(of: &bytes) { pwrite(lock, $0.baseAddress, 8, 0) }
+        let written = withUnsafeBytes(of: &bytes) { pwrite(lock, $0.baseAddress, 8, 0) }
+        guard written == 8 else {
+            throw FileSystem.error(.io, "write the commit counter of", lockPath, errno: written < 0 ? errno : EIO)
+        }
     }
 
     // MARK: Committing

@@ -25,6 +25,9 @@ public final class ObjectStore: Sendable {
     private let commits = Locked<UInt64>(0)
     let changeHub = ChangeHub()
     let settingsCenter = SettingsCenter()
+    /// The process that opened the store: a child made by `fork()` gets `.misuse`, checked before
+    /// any lock is taken (a copy of a lock held at the fork would never be released).
+    private let owner = OwningProcess()
 
     /// Opens a store over `backend`.
     ///
@@ -68,6 +71,7 @@ public final class ObjectStore: Sendable {
     /// Runs `body` in a read session: the current thread's write transaction if it has one,
     /// otherwise a read transaction of its own.
     func withReadSession<R>(_ body: (Session) throws -> R) throws -> R {
+        try owner.check(path: nil)
         if let active = currentWrite() { return try body(active.session) }
         return try backend.read { transaction in
             try body(Session(store: self, reader: transaction, writer: nil))
@@ -76,6 +80,7 @@ public final class ObjectStore: Sendable {
 
     /// Runs `body` in a write session, joining the current thread's write transaction if any.
     func withWriteSession<R>(_ body: (Session) throws -> R) throws -> R {
+        try owner.check(path: nil)
         if let active = currentWrite() { return try body(active.session) }
         return try commits.withLock { commits in
             // The session of the attempt that committed (a backend may run `body` again).

@@ -1,0 +1,151 @@
+import Foundation
+import Storage
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A record of the fork workload.
+struct ForkRecord: Codable {
+    var id: Int64
+    var writer: String
+}
+
+/// A store and `fork()`, in a process of its own. The parent opens the store, writes and forks.
+/// The child tries the parent's store: a save, a fetch, and a read and a write on its backend
+/// directly, each of which must throw `.misuse` about the fork; then (unless `busy`) it opens the
+/// store again itself, writes and reads, which must work. It reports through its exit status, a
+/// bit for each thing that went wrong. The parent waits for it (30 seconds at most: a child stuck
+/// on a lock copied at the fork is killed), writes again and reports `child S` (0 when all went as
+/// it should, `hung` when killed), then `records 1,2,3`: the ids below 1,000 it finds.
+///
+/// With `busy`, a second thread of the parent commits transactions without pause from before
+/// the fork until the child has ended, so that the fork copies the store's locks while a writer
+/// holds them: the child must still get `.misuse`, not wait for a lock no thread will release.
+/// (The child then only runs code the parent ran before, and does not open a store of its own,
+/// which would take SQLite's and LMDB's global locks that the writing thread may hold.)
+///
+/// Why a process of its own: a child of the test runner, which runs many tests on many threads,
+/// can block on any lock another thread held at the fork (in the runtime, in a test's code),
+/// which is not the store's doing; here the only other thread is the store's writer.
+enum ForkWorkload {
+    static let saveWorked: Int32 = 1
+    static let fetchWorked: Int32 = 2
+    static let backendReadWorked: Int32 = 4
+    static let backendWriteWorked: Int32 = 8
+    static let otherError: Int32 = 16
+    static let ownStoreFailed: Int32 = 32
+
+    static func run(busy: Bool, open: () throws -> ObjectStore, report: (String) -> Void) throws {
+        let store = try open()
+        try store.save(ForkRecord(id: 1, writer: "parent"))
+        // Everything the child runs, run once here first.
+        _ = isForkMisuse(StorageError(.misuse, "warm-up: used after fork()"))
+        _ = try store.fetch(ForkRecord.self, id: 1)
+        _ = try store.backend.read { _ in 0 }
+        _ = try store.backend.write { _ in 0 }
+        let writer = busy ? BusyWriter(store) : nil
+        writer?.startAndWaitForFirstCommit()
+
+        let child = fork()
+        if child == 0 {
+            _exit(
+                busy
+                    ? childAttempts(store, openOwn: nil)
+                    : withoutActuallyEscaping(open) { childAttempts(store, openOwn: $0) }
+            )
+        }
+        guard child > 0 else { throw StorageError(.io, "fork failed") }
+        let status = wait(for: child, seconds: 30)
+        try writer?.stop()
+        report("child \(status.map(String.init) ?? "hung")")
+        try store.save(ForkRecord(id: 3, writer: "parent"))
+        let ids = try store.fetchAll(ForkRecord.self, where: Column("id") < 1_000).map { String($0.id) }
+        report("records \(ids.joined(separator: ","))")
+    }
+
+    private static func childAttempts(_ store: ObjectStore, openOwn: (() throws -> ObjectStore)?) -> Int32 {
+        var status: Int32 = 0
+        func attempt(_ bit: Int32, _ body: () throws -> Void) {
+            do {
+                try body()
+                status |= bit
+            } catch {
+                if !isForkMisuse(error) { status |= otherError }
+            }
+        }
+        attempt(saveWorked) { try store.save(ForkRecord(id: 9, writer: "child, through the parent's store")) }
+        attempt(fetchWorked) { _ = try store.fetch(ForkRecord.self, id: 1) }
+        attempt(backendReadWorked) { _ = try store.backend.read { _ in 0 } }
+        attempt(backendWriteWorked) { _ = try store.backend.write { _ in 0 } }
+        guard let openOwn else { return status }
+        do {
+            let own = try openOwn()
+            try own.save(ForkRecord(id: 2, writer: "child"))
+            if try own.fetch(ForkRecord.self, id: 1)?.writer != "parent" { status |= ownStoreFailed }
+        } catch {
+            status |= ownStoreFailed
+        }
+        return status
+    }
+
+    private static func isForkMisuse(_ error: any Error) -> Bool {
+        guard let error = error as? StorageError else { return false }
+        return error.code == .misuse && error.message.contains("fork")
+    }
+
+    /// The child's exit status, or `nil` after killing it when it has not ended in time.
+    private static func wait(for child: pid_t, seconds: Int) -> Int32? {
+        var status: Int32 = 0
+        for _ in 0..<(seconds * 100) {
+            let result = waitpid(child, &status, WNOHANG)
+            if result == child {
+                // WIFEXITED and WEXITSTATUS, which Swift does not import.
+                return status & 0x7f == 0 ? (status >> 8) & 0xff : 1_000 + (status & 0x7f)
+            }
+            if result < 0 && errno != EINTR { return nil }
+            usleep(10_000)
+        }
+        kill(child, SIGKILL)
+        _ = waitpid(child, &status, 0)
+        return nil
+    }
+}
+
+/// A thread that commits one small transaction after another until stopped.
+private final class BusyWriter: Sendable {
+    private let store: ObjectStore
+    /// Commits so far, and whether to stop (a sized value behind the lock, never `Void`).
+    private let state = Locked<(commits: Int, stop: Bool, failure: String?)>((0, false, nil))
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ store: ObjectStore) {
+        self.store = store
+    }
+
+    func startAndWaitForFirstCommit() {
+        Thread { [self] in
+            var next: Int64 = 1_000
+            while !state.withLock({ $0.stop }) {
+                do {
+                    try store.save(ForkRecord(id: next, writer: "busy parent thread"))
+                    next += 1
+                    state.withLock { $0.commits += 1 }
+                } catch {
+                    state.withLock { $0.failure = "\(error)" }
+                    break
+                }
+            }
+            done.signal()
+        }.start()
+        while state.withLock({ $0.commits == 0 && $0.failure == nil }) { usleep(1_000) }
+    }
+
+    func stop() throws {
+        state.withLock { $0.stop = true }
+        done.wait()
+        if let failure = state.withLock({ $0.failure }) {
+            throw StorageError(.engine, "the busy writer failed: \(failure)")
+        }
+    }
+}
