@@ -54,7 +54,7 @@ public func fuzzArchive(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-/// With `ARCHIVE_FUZZ_SEEDS=folder` set, writes one valid input per mode there (the starting
+/// With `FUZZ_SEEDS=folder` set, writes one valid input per mode there (the starting
 /// corpus), then lets the run go on.
 @_cdecl("LLVMFuzzerInitialize")
 public func fuzzInitialize(
@@ -63,7 +63,7 @@ public func fuzzInitialize(
 )
     -> CInt
 {
-    guard let folder = ProcessInfo.processInfo.environment["ARCHIVE_FUZZ_SEEDS"] else { return 0 }
+    guard let folder = ProcessInfo.processInfo.environment["FUZZ_SEEDS"] else { return 0 }
     let leaf = FuzzDocument(
         text: "leaf",
         number: -3,
@@ -123,10 +123,10 @@ public func fuzzInitialize(
         guard let archive else { continue }
         // Mode byte, then the archive without its header and checksum.
         let seed = [UInt8(mode)] + archive.dropFirst(ArchiveLayout.headerSize).dropLast(ArchiveLayout.trailerSize)
-        FileManager.default.createFile(atPath: folder + "/seed-\(mode)", contents: Data(seed))
+        _ = FileManager.default.createFile(atPath: folder + "/seed-\(mode)", contents: Data(seed))
     }
     if let whole = archives[0] {
-        FileManager.default.createFile(atPath: folder + "/seed-4", contents: Data([4] + whole))
+        _ = FileManager.default.createFile(atPath: folder + "/seed-4", contents: Data([4] + whole))
     }
     return 0
 }

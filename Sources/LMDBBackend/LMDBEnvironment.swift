@@ -145,6 +145,7 @@ final class LMDBEnvironment: @unchecked Sendable {
             // transaction, not to the thread. NOSUBDIR: the store is one file (plus "-lock").
             rc = mdb_env_open(env, path, UInt32(MDB_NOTLS | MDB_NOSUBDIR), 0o600)
             guard rc == 0 else { throw StorageError.lmdb(rc, "cannot open the store", path: path) }
+            try Self.checkLength(env, path: path)
             // Reader slots left by processes that died would pin old pages forever.
             var dead: Int32 = 0
             rc = mdb_reader_check(env, &dead)
@@ -176,6 +177,28 @@ final class LMDBEnvironment: @unchecked Sendable {
             if open[fileID] == 0 { open[fileID] = nil }
         }
         pthread_key_delete(readDepthKey)
+    }
+
+    /// Refuses a file shorter than its meta page says it is (cut short, or a damaged meta page):
+    /// LMDB maps the file and trusts the meta page, so reading a page past the end of the file
+    /// would kill the process with SIGBUS instead of failing.
+    private static func checkLength(_ env: OpaquePointer, path: String) throws {
+        var info = MDB_envinfo()
+        var pages = MDB_stat()
+        var status = stat()
+        guard mdb_env_info(env, &info) == 0, mdb_env_stat(env, &pages) == 0, lstat(path, &status) == 0 else {
+            throw StorageError(.io, "cannot read the size of the store file", path: path)
+        }
+        let (count, overflow) = info.me_last_pgno.addingReportingOverflow(1)
+        let (needed, tooLarge) = count.multipliedReportingOverflow(by: Int(pages.ms_psize))
+        guard !overflow, !tooLarge, Int(status.st_size) >= needed else {
+            throw StorageError(
+                .corrupt,
+                "the store file is damaged: it has \(status.st_size) bytes, but its last page"
+                    + " (\(info.me_last_pgno), \(pages.ms_psize) bytes a page) needs \(overflow || tooLarge ? "more" : String(needed))",
+                path: path
+            )
+        }
     }
 
     private static func openMetadata(_ env: OpaquePointer, path: String) throws -> MDB_dbi {

@@ -7,8 +7,10 @@ import Storage
 /// Each value is one self-delimiting component: a tag byte, then
 /// - numbers: integers and reals share one form, so they interleave by value. A number inside
 ///   the Int64 range is its floor (Int64, big-endian, sign bit flipped) followed by its fraction
-///   (the bits of a Double in [0, 1), big-endian); `3` and `3.0` have the same bytes, as they are
-///   equal in SQLite. Reals outside the Int64 range get tags of their own, below and above.
+///   (the bits of a Double in [0, 1), big-endian; for a real between -0.5 and 0, where the
+///   fraction would round, the complement of the real's own bits); `3` and `3.0` have the same
+///   bytes, as they are equal in SQLite. Reals outside the Int64 range get tags of their own,
+///   below and above.
 /// - text and blobs: their bytes with `00` escaped as `00 FF`, ended by `00 01`, so a value
 ///   sorts before every longer value it is a prefix of, and a component is never a prefix of
 ///   another.
@@ -62,11 +64,19 @@ enum LMDBKeyCoding {
             appendBigEndian(orderedBits(number), to: &bytes)
         } else {
             let floor = number.rounded(.down)
-            let fraction = number - floor
             bytes.append(numberTag)
             appendBigEndian(UInt64(bitPattern: Int64(floor)) ^ (1 << 63), to: &bytes)
-            // A non-negative Double's bits order like its value.
-            appendBigEndian(fraction.bitPattern, to: &bytes)
+            if number < 0 && number > -0.5 {
+                // Here `number + 1` would round (to 1.0 for tiny values), so different values
+                // would share a key. The complement of a negative Double's bits orders like its
+                // value, and lies above the bits of every fraction up to 0.5 (those of
+                // [-1, -0.5]), so the order within floor -1 holds.
+                appendBigEndian(~number.bitPattern, to: &bytes)
+            } else {
+                // Exact everywhere else (Sterbenz); a non-negative Double's bits order like its
+                // value.
+                appendBigEndian((number - floor).bitPattern, to: &bytes)
+            }
         }
     }
 

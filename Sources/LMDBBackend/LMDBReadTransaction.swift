@@ -171,7 +171,12 @@ class LMDBReadTransaction: StorageReadTransaction {
                 var offset = 0
                 for _ in 0..<components {
                     guard let next = LMDBKeyCoding.skipComponent(in: entry, at: offset) else {
-                        throw StorageError(.corrupt, "an index entry is damaged", collection: collection.name)
+                        throw StorageError(
+                            .corrupt,
+                            "an index entry is damaged",
+                            collection: collection.name,
+                            path: environment.path
+                        )
                     }
                     offset = next
                 }
@@ -181,7 +186,8 @@ class LMDBReadTransaction: StorageReadTransaction {
                         throw StorageError(
                             .corrupt,
                             "an index entry names a missing record",
-                            collection: collection.name
+                            collection: collection.name,
+                            path: environment.path
                         )
                     }
                     return try key.withUnsafeBytes { key in try body(key, record) }

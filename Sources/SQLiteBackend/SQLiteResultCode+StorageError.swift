@@ -52,13 +52,14 @@ extension StorageError {
         }
         var message = "\(context): \(detail)"
         if let collection { message += " (collection \(Identifier.quoted(collection)))" }
-        return StorageError(
-            resultCode.storageErrorCode,
-            message,
-            collection: collection,
-            key: key,
-            path: path,
-            underlying: resultCode
-        )
+        let code = resultCode.storageErrorCode
+        var path = path
+        if path == nil, code == .corrupt || code == .io, let database,
+            let name = sqlite3_db_filename(database, "main"), name.pointee != 0
+        {
+            // A damaged or unreadable store names its file, wherever the damage was found.
+            path = String(cString: name)
+        }
+        return StorageError(code, message, collection: collection, key: key, path: path, underlying: resultCode)
     }
 }
