@@ -38,6 +38,19 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// The process that opened the database; SQLite connections must not cross a `fork()`.
     private let owner = OwningProcess()
 
+    /// Closes the idle readers before the writer (stored properties go in declaration order),
+    /// so that the writer is the database's last connection in this process: the last connection
+    /// to close checkpoints the WAL into the database file and removes it, leaving one file.
+    /// A WAL left behind holds every commit since the last checkpoint, and damage to one of its
+    /// frames silently drops all the commits after it.
+    deinit {
+        let readers = idleReaders.withLock { idle in
+            defer { idle.removeAll() }
+            return idle
+        }
+        _ = readers
+    }
+
     /// Opens (creating if needed) the database file at `path`.
     ///
     /// The file is created with mode 0600 before SQLite opens it, and SQLite gives its `-wal`

@@ -31,40 +31,37 @@ struct CorruptionTests {
         return dlsym(handle, "__tsan_init") != nil
     }()
 
-    /// A store image to damage: each backend's files as it leaves them when closed, and SQLite
-    /// also checkpointed (its WAL moved into the database file), so that the damage reaches the
-    /// B-tree pages rather than the log.
+    /// A store image to damage: each backend's files as it leaves them when closed (SQLite's
+    /// close checkpoints the WAL into the database file, so the damage reaches the B-tree
+    /// pages), and SQLite also as a writer that was killed leaves it: the data still in the WAL.
     struct Image: Sendable, CustomStringConvertible {
         var backend: DiskBackend
-        var checkpointed = false
-        var description: String { checkpointed ? "\(backend)-checkpointed" : "\(backend)" }
+        var withWAL = false
+        var description: String { withWAL ? "\(backend)-wal" : "\(backend)" }
 
         static let all = [
-            Image(backend: .sqlite), Image(backend: .sqlite, checkpointed: true), Image(backend: .lmdb),
+            Image(backend: .sqlite), Image(backend: .sqlite, withWAL: true), Image(backend: .lmdb),
             Image(backend: .archive),
         ]
     }
 
-    /// Moves the WAL of the SQLite database at `path` into the database file and removes it.
-    static func checkpoint(_ path: String) throws {
-        var database: OpaquePointer?
-        guard sqlite3_open_v2(path, &database, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
-            sqlite3_close_v2(database)
-            throw StorageError(.cannotOpen, "cannot open the store to checkpoint it", path: path)
-        }
-        defer { sqlite3_close_v2(database) }
-        let rc = sqlite3_exec(database, "PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE", nil, nil, nil)
-        guard rc == SQLITE_OK else { throw StorageError(.engine, "the checkpoint failed (\(rc))", path: path) }
-    }
-
-    /// Builds the store of `CorruptionRecord.all` under `directory/pristine`, and closes it
-    /// (so SQLite has checkpointed its WAL into the database file).
+    /// Builds the store of `CorruptionRecord.all` under `directory/pristine` and closes it; the
+    /// WAL image is a copy of the files taken while the store is still open, as a writer that
+    /// was killed leaves them.
     private static func buildPristine(_ image: Image, in directory: URL) throws -> URL {
         let backend = image.backend
         let pristine = directory.appendingPathComponent("pristine")
-        try FileManager.default.createDirectory(at: pristine, withIntermediateDirectories: true)
-        try write(backend, path: backend.storePath(in: pristine))
-        if image.checkpointed { try checkpoint(backend.storePath(in: pristine)) }
+        if image.withWAL {
+            let live = directory.appendingPathComponent("live")
+            try FileManager.default.createDirectory(at: live, withIntermediateDirectories: true)
+            let store = try write(backend, path: backend.storePath(in: live))
+            #expect(FileManager.default.fileExists(atPath: backend.storePath(in: live) + "-wal"))
+            try CorruptionFiles.copy(live, to: pristine)
+            withExtendedLifetime(store) {}
+        } else {
+            try FileManager.default.createDirectory(at: pristine, withIntermediateDirectories: true)
+            _ = try write(backend, path: backend.storePath(in: pristine))
+        }
         let files = try CorruptionFiles.list(in: pristine)
         let sizes = try files.map { "\($0) \(try CorruptionFiles.size(pristine.appendingPathComponent($0).path))" }
         print("corruption \(image) store: \(files.count) files: \(sizes.prefix(4).joined(separator: ", "))")
@@ -72,7 +69,7 @@ struct CorruptionTests {
     }
 
     /// Writes the records (in batches of 50) and reads them back; the store closes on return.
-    private static func write(_ backend: DiskBackend, path: String) throws {
+    private static func write(_ backend: DiskBackend, path: String) throws -> ObjectStore {
         let store = try backend.openStore(path: path)
         let records = CorruptionRecord.all
         for start in stride(from: 0, to: records.count, by: 50) {
@@ -80,6 +77,7 @@ struct CorruptionTests {
         }
         // The pristine store reads back whole (else the damage tests would prove nothing).
         #expect(try store.fetchAll(CorruptionRecord.self) == records)
+        return store
     }
 
     /// Copies the pristine store once per damage, damages each copy, reads them all in child
@@ -232,7 +230,8 @@ struct CorruptionTests {
             let store = try DiskBackend.sqlite.openStore(path: path)
             try store.save(contentsOf: CorruptionRecord.all)
         }
-        try CorruptionTests.checkpoint(path)
+        // Closing the store checkpointed its WAL into the database file.
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
         // Every page after the first gets an invalid page type: each B-tree but the schema's is
         // damaged.
         let handle = try #require(FileHandle(forUpdatingAtPath: path))
