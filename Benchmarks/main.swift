@@ -95,11 +95,11 @@ func makeContext(_ people: [Person], _ operations: Set<Operation>) throws -> Ben
 var harness = Harness(count: count, repetitions: repetitions)
 for backend in backends {
     switch backend {
-    case "sqlite": try SQLiteBenchmarks(context: makeContext(people, operations)).run(&harness)
-    case "lmdb": try LMDBBenchmarks(context: makeContext(people, operations)).run(&harness)
+    case "sqlite": try BackendBenchmarks<RawSQLite>(context: makeContext(people, operations)).run(&harness)
+    case "lmdb": try BackendBenchmarks<RawLMDB>(context: makeContext(people, operations)).run(&harness)
     default:
         let records = min(count, archiveCount ?? min(count, 2_000))
-        try ArchiveBenchmarks(context: makeContext(Array(people.prefix(records)), operations)).run(&harness)
+        try BackendBenchmarks<RawFiles>(context: makeContext(Array(people.prefix(records)), operations)).run(&harness)
     }
 }
 let elapsed = Harness.seconds(ContinuousClock.now - started)
