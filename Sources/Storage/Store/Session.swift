@@ -241,7 +241,10 @@ final class Session {
         guard let stored = try storedSchema(info.collection) else { return nil }
         let plan = store.readPlan(for: stored)
         let key = try normalizedKey(id, plan)
-        let decoder = RowDecoder(typeName: info.typeName, collection: info.collection, plan: plan)
+        let decoder =
+            plan.takeDecoder(for: T.self)
+            ?? RowDecoder(typeName: info.typeName, collection: info.collection, plan: plan)
+        defer { plan.keepDecoder(decoder, for: T.self) }
         var result: T?
         _ = try reader.get(info.collection, key: key, columns: plan.columns) { row in
             result = try decoder.decode(T.self, from: row)
