@@ -21,6 +21,11 @@ final class SQLiteConnection: @unchecked Sendable {
     var scanSQL: [SQLiteScanShape: String] = [:]
     /// The key look-ups already compiled on this connection, by collection, with their statements.
     var lookupSQL: [String: (columns: [String], schemaVersion: Int64, sql: String, statement: SQLiteStatement)] = [:]
+    /// The schema a read transaction on this connection last looked up: `name` as asked, the
+    /// schema version of its snapshot and the answer (`nil`: no such collection). A `fetch(_:id:)`
+    /// asks twice per transaction, and the shared cache's lock, name folding and hashing were a
+    /// twelfth of it.
+    var lastSchema: (name: String, version: Int64, schema: CollectionSchema?)?
 
     /// Opens a connection and applies the settings every connection needs.
     /// - Parameters:
