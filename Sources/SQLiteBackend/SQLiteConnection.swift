@@ -58,6 +58,7 @@ final class SQLiteConnection: @unchecked Sendable {
         // Statements first, so the connection really closes instead of becoming a zombie.
         statements.removeAll()
         lookupSQL.removeAll()
+        schemaVersionPin = nil
         sqlite3_close_v2(handle)
     }
 
@@ -97,6 +98,19 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// A statement for `sql` from the cache, or a new one that is then cached. A cached statement
     /// that is in use (stepping in an enclosing scan) is not shared: a fresh one is returned.
+    /// The statement that reads the schema version and pins a read transaction's snapshot (see
+    /// `SQLiteStorageBackend.read`), kept apart from the cache: finding it there by its text
+    /// hashed the text on every read transaction.
+    private var schemaVersionPin: SQLiteStatement?
+
+    /// The cached `PRAGMA schema_version` statement for pinning a read transaction.
+    func schemaVersionStatement() throws -> SQLiteStatement {
+        if let pin = schemaVersionPin, !pin.isInUse { return pin }
+        let statement = try cachedStatement(Self.schemaVersionSQL)
+        schemaVersionPin = statement
+        return statement
+    }
+
     func cachedStatement(_ sql: String, collection: String? = nil) throws -> SQLiteStatement {
         if let statement = statements[sql] {
             if !statement.isInUse { return statement }
