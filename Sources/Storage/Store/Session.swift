@@ -154,7 +154,7 @@ final class Session {
 
     /// The stored schema of a type's collection, or nil when nothing was ever stored there.
     func storedSchema(_ collection: String) throws -> CollectionSchema? {
-        if let known = prepared[collection] { return known }
+        if !prepared.isEmpty, let known = prepared[collection] { return known }
         return try reader.schema(of: collection)
     }
 
