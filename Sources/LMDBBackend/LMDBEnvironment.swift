@@ -46,6 +46,56 @@ final class LMDBEnvironment: @unchecked Sendable {
     private let knownGeneration = Locked<UInt64>(0)
     /// Decoded metadata entries, by folded collection name, with the bytes they were decoded from.
     let collectionCache = Locked<[String: (bytes: [UInt8], info: LMDBCollectionInfo)]>([:])
+    /// What read transactions have already checked in one committed snapshot (see `SnapshotMemo`).
+    private let snapshotMemo = Locked(SnapshotMemo())
+
+    /// Facts about one committed snapshot, named by its transaction id (`mdb_txn_id`): every
+    /// commit, by any process, gives the next snapshot a new id, and an id is never reused while
+    /// the file exists, so what a read transaction found in snapshot N holds for every read
+    /// transaction of snapshot N. A look-up that repeats one in the same snapshot skips reading
+    /// the catalog generation and the collection's metadata entry (and comparing it with the
+    /// cached schema), which cost as much as the raw look-up's whole transaction.
+    ///
+    /// Only read-only transactions use it: a write transaction's id is that of the snapshot it
+    /// would commit, which an abort gives to the next writer with other contents.
+    private struct SnapshotMemo {
+        var snapshot: Int = -1
+        /// The collections looked up in the snapshot, by the name they were asked for; `nil` for
+        /// one that does not exist. A short list: a store has few collections.
+        var collections: [(name: String, info: LMDBCollectionInfo?)] = []
+    }
+
+    static let snapshotMemoLimit = 16
+
+    /// Whether a read transaction already checked the catalog generation of `snapshot`.
+    func isCheckedSnapshot(_ snapshot: Int) -> Bool {
+        snapshotMemo.withLock { $0.snapshot == snapshot }
+    }
+
+    /// Records that the handles are complete for the catalog of `snapshot`.
+    func markCheckedSnapshot(_ snapshot: Int) {
+        snapshotMemo.withLock { memo in
+            if memo.snapshot != snapshot { memo = SnapshotMemo(snapshot: snapshot, collections: []) }
+        }
+    }
+
+    /// The metadata a read transaction of `snapshot` found for `collection`: `.some(nil)` when it
+    /// does not exist, `nil` when not known.
+    func memoizedInfo(_ collection: String, snapshot: Int) -> LMDBCollectionInfo?? {
+        snapshotMemo.withLock { memo -> LMDBCollectionInfo?? in
+            guard memo.snapshot == snapshot else { return nil }
+            for entry in memo.collections where entry.name == collection { return .some(entry.info) }
+            return nil
+        }
+    }
+
+    /// Records what a read transaction of `snapshot` found for `collection`.
+    func memoize(_ info: LMDBCollectionInfo?, for collection: String, snapshot: Int) {
+        snapshotMemo.withLock { memo in
+            guard memo.snapshot == snapshot, memo.collections.count < Self.snapshotMemoLimit else { return }
+            memo.collections.append((collection, info))
+        }
+    }
 
     static let metadataName = "_storage_meta"
     static let generationKey = Array("generation".utf8)

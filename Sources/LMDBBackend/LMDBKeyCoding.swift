@@ -48,6 +48,8 @@ enum LMDBKeyCoding {
     /// The component of `value` alone.
     static func encode(_ value: StorageValue) -> [UInt8] {
         var bytes: [UInt8] = []
+        // A number takes 17 bytes: reserved at once rather than grown on the way.
+        bytes.reserveCapacity(17)
         append(value, to: &bytes)
         return bytes
     }
@@ -86,12 +88,10 @@ enum LMDBKeyCoding {
         return number.sign == .minus ? ~bits : bits | (1 << 63)
     }
 
+    /// One append of eight bytes rather than eight appends, each checking capacity and
+    /// uniqueness (a key is encoded for every insert and look-up).
     private static func appendBigEndian(_ value: UInt64, to bytes: inout [UInt8]) {
-        var shift = 56
-        while shift >= 0 {
-            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-            shift -= 8
-        }
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     private static func appendEscaped<S: Sequence<UInt8>>(_ source: S, to bytes: inout [UInt8]) {

@@ -17,9 +17,14 @@ class LMDBReadTransaction: StorageReadTransaction {
     /// the same collection twice, and folding and hashing its name again was a tenth of it.
     private var lastInfo: (name: String, info: LMDBCollectionInfo)?
 
-    init(environment: LMDBEnvironment, txn: OpaquePointer) {
+    /// The id of the committed snapshot a read-only transaction reads (`mdb_txn_id`); `nil` for
+    /// a write transaction. See `LMDBEnvironment.SnapshotMemo`.
+    let snapshot: Int?
+
+    init(environment: LMDBEnvironment, txn: OpaquePointer, snapshot: Int? = nil) {
         self.environment = environment
         self.txn = txn
+        self.snapshot = snapshot
     }
 
     func invalidate() {
@@ -43,6 +48,10 @@ class LMDBReadTransaction: StorageReadTransaction {
     /// The metadata entry of a collection as this transaction sees it.
     func info(of collection: String) throws -> LMDBCollectionInfo? {
         if let lastInfo, lastInfo.name == collection { return lastInfo.info }
+        if let snapshot, let memoized = environment.memoizedInfo(collection, snapshot: snapshot) {
+            if let memoized { lastInfo = (collection, memoized) }
+            return memoized
+        }
         let folded = Identifier.folded(collection)
         if let known = collections[folded] {
             lastInfo = (collection, known)
@@ -72,6 +81,7 @@ class LMDBReadTransaction: StorageReadTransaction {
             environment.collectionCache.withLock { $0[folded] = (copy, info) }
             return info
         }
+        if let snapshot { environment.memoize(found, for: collection, snapshot: snapshot) }
         if let found {
             collections[folded] = found
             lastInfo = (collection, found)

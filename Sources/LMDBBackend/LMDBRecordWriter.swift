@@ -17,7 +17,6 @@ final class LMDBRecordWriter: RecordWriter {
     /// Each index, its database, and for each of its columns the writer's position or -1.
     private let indexes: [(index: LMDBCollection.Index, dbi: MDB_dbi, positions: [Int], fields: [Int])]
     private let storedRow: LMDBRow
-    private var buffer: [UInt8] = []
 
     init(transaction: LMDBWriteTransaction, info: LMDBCollectionInfo, columns: [String]) throws {
         let collection = info.collection
@@ -98,15 +97,21 @@ final class LMDBRecordWriter: RecordWriter {
             )
         }
 
-        // The buffer is taken out of the property while it is filled: every access to a stored
-        // property of a class pays a dynamic exclusivity check, and this appends once per field.
-        var buffer = self.buffer
-        self.buffer = []
-        defer { self.buffer = buffer }
-        buffer.removeAll(keepingCapacity: true)
-        buffer.append(LMDBRecordCoding.formatVersion)
-        for (position, field) in fields.enumerated() {
-            LMDBRecordCoding.appendField(field, position == keyPosition ? key : values[position], to: &buffer)
+        // Written to raw memory sized for the largest encoding, then trimmed: one allocation
+        // rather than a capacity and uniqueness check per byte appended.
+        var capacity = 1
+        for (position, value) in values.enumerated() {
+            capacity += LMDBRecordCoding.maximumFieldSize(position == keyPosition ? key : value)
+        }
+        var buffer = [UInt8](unsafeUninitializedCapacity: capacity) { out, count in
+            let base = UnsafeMutableRawPointer(out.baseAddress!)
+            base.storeBytes(of: LMDBRecordCoding.formatVersion, as: UInt8.self)
+            var offset = 1
+            for (position, field) in fields.enumerated() {
+                let value = position == keyPosition ? key : values[position]
+                offset += LMDBRecordCoding.writeField(field, value, to: base + offset)
+            }
+            count = offset
         }
         if indexes.isEmpty {
             return try putWithoutIndexes(key: key, keyBytes: keyBytes, buffer: &buffer)

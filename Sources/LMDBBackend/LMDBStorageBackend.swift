@@ -51,7 +51,8 @@ public final class LMDBStorageBackend: StorageBackend {
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
         try environment.owner.check(path: path)
         let txn = try beginCurrent(readOnly: true)
-        let transaction = LMDBReadTransaction(environment: environment, txn: txn)
+        let snapshot = Int(bitPattern: UInt(mdb_txn_id(txn)))
+        let transaction = LMDBReadTransaction(environment: environment, txn: txn, snapshot: snapshot)
         environment.readDepth += 1
         defer {
             environment.readDepth -= 1
@@ -66,6 +67,8 @@ public final class LMDBStorageBackend: StorageBackend {
     private func beginCurrent(readOnly: Bool) throws -> OpaquePointer {
         while true {
             let txn = try environment.begin(readOnly: readOnly)
+            let snapshot = readOnly ? Int(bitPattern: UInt(mdb_txn_id(txn))) : -1
+            if readOnly && environment.isCheckedSnapshot(snapshot) { return txn }
             let generation: UInt64
             do {
                 generation = try LMDBEnvironment.readGeneration(txn, environment.metadata, path: path)
@@ -73,7 +76,10 @@ public final class LMDBStorageBackend: StorageBackend {
                 end(txn, readOnly: readOnly)
                 throw error
             }
-            guard environment.needsRefresh(for: generation) else { return txn }
+            guard environment.needsRefresh(for: generation) else {
+                if readOnly { environment.markCheckedSnapshot(snapshot) }
+                return txn
+            }
             end(txn, readOnly: readOnly)
             try environment.refreshHandles()
         }

@@ -21,6 +21,11 @@ final class SQLiteConnection: @unchecked Sendable {
     var scanSQL: [SQLiteScanShape: String] = [:]
     /// The key look-ups already compiled on this connection, by collection, with their statements.
     var lookupSQL: [String: (columns: [String], schemaVersion: Int64, sql: String, statement: SQLiteStatement)] = [:]
+    /// The schema a read transaction on this connection last looked up: `name` as asked, the
+    /// schema version of its snapshot and the answer (`nil`: no such collection). A `fetch(_:id:)`
+    /// asks twice per transaction, and the shared cache's lock, name folding and hashing were a
+    /// twelfth of it.
+    var lastSchema: (name: String, version: Int64, schema: CollectionSchema?)?
 
     /// Opens a connection and applies the settings every connection needs.
     /// - Parameters:
@@ -53,6 +58,7 @@ final class SQLiteConnection: @unchecked Sendable {
         // Statements first, so the connection really closes instead of becoming a zombie.
         statements.removeAll()
         lookupSQL.removeAll()
+        schemaVersionPin = nil
         sqlite3_close_v2(handle)
     }
 
@@ -92,6 +98,19 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// A statement for `sql` from the cache, or a new one that is then cached. A cached statement
     /// that is in use (stepping in an enclosing scan) is not shared: a fresh one is returned.
+    /// The statement that reads the schema version and pins a read transaction's snapshot (see
+    /// `SQLiteStorageBackend.read`), kept apart from the cache: finding it there by its text
+    /// hashed the text on every read transaction.
+    private var schemaVersionPin: SQLiteStatement?
+
+    /// The cached `PRAGMA schema_version` statement for pinning a read transaction.
+    func schemaVersionStatement() throws -> SQLiteStatement {
+        if let pin = schemaVersionPin, !pin.isInUse { return pin }
+        let statement = try cachedStatement(Self.schemaVersionSQL)
+        schemaVersionPin = statement
+        return statement
+    }
+
     func cachedStatement(_ sql: String, collection: String? = nil) throws -> SQLiteStatement {
         if let statement = statements[sql] {
             if !statement.isInUse { return statement }

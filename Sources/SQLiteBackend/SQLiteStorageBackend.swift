@@ -185,7 +185,7 @@ public final class SQLiteStorageBackend: StorageBackend {
         // version is read first and its statement is left on its row until the closure returns,
         // so every statement of the closure reads that one snapshot, and resetting it ends the
         // transaction. That is two statements fewer per read (a key look-up ran four).
-        let pin = try connection.cachedStatement(SQLiteConnection.schemaVersionSQL)
+        let pin = try connection.schemaVersionStatement()
         pin.isInUse = true
         defer {
             pin.reset()

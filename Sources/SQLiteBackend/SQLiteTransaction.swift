@@ -36,11 +36,25 @@ class SQLiteReadTransaction: StorageReadTransaction {
             version = try connection.schemaVersion()
             baseSchemaVersion = version
         }
-        if let cached = schemaCache.lookup(name, version: version) { return cached }
-        let schema = try connection.readSchema(of: name)
-        schemaCache.store(schema, for: name, version: version)
+        let memoizes = memoizesSchemas
+        if memoizes, let last = connection.lastSchema, last.version == version, last.name == name {
+            return last.schema
+        }
+        let schema: CollectionSchema?
+        if let cached = schemaCache.lookup(name, version: version) {
+            schema = cached
+        } else {
+            schema = try connection.readSchema(of: name)
+            schemaCache.store(schema, for: name, version: version)
+        }
+        if memoizes { connection.lastSchema = (name, version, schema) }
         return schema
     }
+
+    /// Whether `storedSchema(of:)` may answer from the connection's last look-up (the schema of
+    /// a name at a schema version, which every schema change by anyone moves on). A write
+    /// transaction does not: its own uncommitted changes are not facts of the version it began at.
+    var memoizesSchemas: Bool { true }
 
     func schema(of collection: String) throws -> CollectionSchema? {
         try checkActive()
@@ -146,6 +160,8 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
     private(set) var changedSchemas: [String: CollectionSchema] = [:]
 
     override var cacheableSchemaVersion: Int64? { changedSchemas.isEmpty ? baseSchemaVersion : nil }
+
+    override var memoizesSchemas: Bool { false }
 
     override func storedSchema(of name: String) throws -> CollectionSchema? {
         if let changed = changedSchemas[Identifier.folded(name)] { return changed }

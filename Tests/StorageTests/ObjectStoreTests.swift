@@ -140,4 +140,47 @@ import Testing
         #expect(error.description.contains("bad name"))
         #expect(error.description.contains("row 0"))
     }
+
+    /// `Evolving` with `extra` required: a record without it fails to decode.
+    struct StrictEvolving: Codable, Equatable, StorableModel {
+        static let collectionName = "evolving"
+        var id: Int64
+        var extra: String
+    }
+
+    /// Look-ups reuse a decoder per collection and type: one of another type, or one that failed
+    /// part-way through a record, must leave the next look-up decoding its own record whole.
+    @Test func lookUpsOfSeveralTypesInOneCollectionEachDecodeTheirOwnRecord() throws {
+        let store = ObjectStore(backend: InMemoryStorageBackend())
+        try store.save(contentsOf: [Custom(id: 1, more: 1), Custom(id: 2, more: 2)])
+        for _ in 0..<3 {
+            #expect(try store.fetch(Evolving.self, id: 2) == Evolving(id: 2, extra: "late"))
+            #expect(try store.fetch(Custom.self, id: 2)?.more == 2)
+            let error = try #require(throws: StorageError.self) { try store.fetch(StrictEvolving.self, id: 1) }
+            #expect(error.column == "extra")
+            #expect(try store.fetch(StrictEvolving.self, id: 2) == StrictEvolving(id: 2, extra: "late"))
+            #expect(try store.fetch(Evolving.self, id: 1) == Evolving(id: 1, extra: nil))
+            #expect(try store.fetch(Evolving.self, id: 3) == nil)
+        }
+    }
+
+    /// Look-ups from many threads at once, of two types in one collection, each get their record.
+    @Test func concurrentLookUpsEachGetTheirRecord() throws {
+        let store = ObjectStore(backend: InMemoryStorageBackend())
+        try store.save(contentsOf: (1...50).map { Evolving(id: $0, extra: "e\($0)") })
+        let failures = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for round in 0..<200 {
+                let id = Int64((thread * 7 + round) % 50 + 1)
+                let matched: Bool
+                if round % 2 == 0 {
+                    matched = (try? store.fetch(Evolving.self, id: id)) == Evolving(id: id, extra: "e\(id)")
+                } else {
+                    matched = (try? store.fetch(StrictEvolving.self, id: id)) == StrictEvolving(id: id, extra: "e\(id)")
+                }
+                if !matched { failures.withLock { $0 += 1 } }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+    }
 }

@@ -1,6 +1,8 @@
 /// Conversions between stored values and Swift's plain types, shared by every coder: strict,
 /// range-checked, and with errors that name the column.
 enum PrimitiveCoding {
+    // The decoders take the column name as an autoclosure: it is only needed for an error, and
+    // a keyed container would otherwise compute `key.stringValue` a second time per property.
     // Always inlined: the callers are generic over a CodingKey type, so a call would run this
     // unspecialized, converting through BinaryInteger's generic words-based path (about a
     // thousand instructions per property instead of a handful).
@@ -17,45 +19,48 @@ enum PrimitiveCoding {
     }
 
     @inline(__always)
-    static func decodeInteger<T: FixedWidthInteger>(_ value: StorageValue, column: String) throws -> T {
+    static func decodeInteger<T: FixedWidthInteger>(
+        _ value: StorageValue,
+        column: @autoclosure () -> String
+    ) throws -> T {
         switch value {
         case .integer(let number):
             guard let exact = T(exactly: number) else {
                 throw StorageError(
                     .valueOutOfRange,
-                    "column '\(column)': \(number) does not fit \(T.self)",
-                    column: column
+                    "column '\(column())': \(number) does not fit \(T.self)",
+                    column: column()
                 )
             }
             return exact
         case .real(let number):
             guard let integer = StorageValue.exactInteger(number), let exact = T(exactly: integer) else {
-                throw ValueMapping.mismatch(column, "real \(number) is not a whole number that fits \(T.self)")
+                throw ValueMapping.mismatch(column(), "real \(number) is not a whole number that fits \(T.self)")
             }
             return exact
         default:
-            throw wrongKind(value, T.self, column)
+            throw wrongKind(value, T.self, column())
         }
     }
 
-    static func decodeBool(_ value: StorageValue, column: String) throws -> Bool {
+    static func decodeBool(_ value: StorageValue, column: @autoclosure () -> String) throws -> Bool {
         switch value {
         case .integer(0): return false
         case .integer(1): return true
-        default: throw wrongKind(value, Bool.self, column)
+        default: throw wrongKind(value, Bool.self, column())
         }
     }
 
-    static func decodeDouble(_ value: StorageValue, column: String) throws -> Double {
+    static func decodeDouble(_ value: StorageValue, column: @autoclosure () -> String) throws -> Double {
         switch value {
         case .real(let number): return number
         case .integer(let number): return Double(number)
-        default: throw wrongKind(value, Double.self, column)
+        default: throw wrongKind(value, Double.self, column())
         }
     }
 
-    static func decodeString(_ value: StorageValue, column: String) throws -> String {
-        guard case .text(let text) = value else { throw wrongKind(value, String.self, column) }
+    static func decodeString(_ value: StorageValue, column: @autoclosure () -> String) throws -> String {
+        guard case .text(let text) = value else { throw wrongKind(value, String.self, column()) }
         return text
     }
 

@@ -40,7 +40,7 @@ final class RowDecoder: Decoder {
     func decode<T: Decodable>(_ type: T.Type, from row: any StorageRow) throws -> T {
         core.state.pointee.row = row
         core.state.pointee.cursor = 0
-        defer { core.state.pointee.row = nil }
+        defer { core.state.pointee.row = RowDecoderCore.NoRow() }
         do {
             return try T(from: self)
         } catch let error as StorageError {
@@ -95,8 +95,15 @@ final class RowDecoderCore {
     let state: UnsafeMutablePointer<RowState>
 
     struct RowState {
-        var row: (any StorageRow)?
+        /// The row being decoded; `NoRow` between decodes. Not an optional: a call through an
+        /// optional existential copied it (a retain and a release) for every property.
+        var row: any StorageRow = NoRow()
         var cursor = 0
+    }
+
+    /// Stands in for the row between decodes.
+    struct NoRow: StorageRow {
+        func value(at index: Int) -> StorageValue { .null }
     }
 
     init(typeName: String, collection: String, plan: ReadPlan) {
@@ -125,7 +132,7 @@ final class RowDecoderCore {
             return nil
         }
         state.pointee.cursor = index + 1
-        return state.pointee.row?.value(at: index)
+        return state.pointee.row.value(at: index)
     }
 
     func hasColumn(_ name: String) -> Bool { slotByName[name] != nil }

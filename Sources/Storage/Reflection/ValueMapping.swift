@@ -81,19 +81,19 @@ enum ValueMapping {
     static func decode<T: Decodable>(
         _ type: T.Type,
         from value: StorageValue,
-        column: String,
+        column: @autoclosure () -> String,
         json: @autoclosure () -> JSONDecoder
     ) throws -> T {
         if T.self == Date.self {
             switch value {
             case .real(let seconds): return unsafeBitCast(Date(timeIntervalSince1970: seconds), to: T.self)
             case .integer(let seconds): return unsafeBitCast(Date(timeIntervalSince1970: Double(seconds)), to: T.self)
-            default: throw mismatch(column, "expected seconds since 1970 for a Date, found \(kind(value))")
+            default: throw mismatch(column(), "expected seconds since 1970 for a Date, found \(kind(value))")
             }
         }
         if T.self == Data.self {
             guard case .blob(let data) = value else {
-                throw mismatch(column, "expected a blob for Data, found \(kind(value))")
+                throw mismatch(column(), "expected a blob for Data, found \(kind(value))")
             }
             return unsafeBitCast(data, to: T.self)
         }
@@ -103,37 +103,37 @@ enum ValueMapping {
             } catch let error as StorageError {
                 throw error
             } catch {
-                throw mismatch(column, "\(value) is not a valid \(T.self): \(error)", underlying: error)
+                throw mismatch(column(), "\(value) is not a valid \(T.self): \(error)", underlying: error)
             }
         }
         switch type {
         case is UUID.Type:
             guard case .text(let text) = value, let uuid = UUID(uuidString: text) else {
-                throw mismatch(column, "expected UUID text, found \(kind(value))")
+                throw mismatch(column(), "expected UUID text, found \(kind(value))")
             }
             return uuid as! T
         case is URL.Type:
             guard case .text(let text) = value, let url = URL(string: text) else {
-                throw mismatch(column, "expected URL text, found \(kind(value))")
+                throw mismatch(column(), "expected URL text, found \(kind(value))")
             }
             return url as! T
         case is Decimal.Type:
             switch value {
             case .text(let text):
                 guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
-                    throw mismatch(column, "expected decimal text, found \(String(reflecting: text))")
+                    throw mismatch(column(), "expected decimal text, found \(String(reflecting: text))")
                 }
                 return decimal as! T
             case .integer(let number): return Decimal(number) as! T
             case .real(let number): return Decimal(number) as! T
-            default: throw mismatch(column, "expected a decimal, found \(kind(value))")
+            default: throw mismatch(column(), "expected a decimal, found \(kind(value))")
             }
         default:
             break
         }
         let decoder = json()
         do {
-            return try T(from: SingleValueDecoder(value: value, column: column, json: decoder))
+            return try T(from: SingleValueDecoder(value: value, column: column(), json: decoder))
         } catch is NeedsContainer {
             let bytes: Data
             switch value {
@@ -142,20 +142,20 @@ enum ValueMapping {
             case .null:
                 throw StorageError(
                     .missingValue,
-                    "column '\(column)' is null, but \(T.self) is required",
-                    column: column
+                    "column '\(column())' is null, but \(T.self) is required",
+                    column: column()
                 )
-            default: throw mismatch(column, "expected JSON text for \(T.self), found \(kind(value))")
+            default: throw mismatch(column(), "expected JSON text for \(T.self), found \(kind(value))")
             }
             do {
                 return try decoder.decode(T.self, from: bytes)
             } catch {
-                throw mismatch(column, "stored JSON does not decode as \(T.self): \(error)", underlying: error)
+                throw mismatch(column(), "stored JSON does not decode as \(T.self): \(error)", underlying: error)
             }
         } catch let error as StorageError {
             throw error
         } catch {
-            throw mismatch(column, "\(kind(value)) is not a valid \(T.self): \(error)", underlying: error)
+            throw mismatch(column(), "\(kind(value)) is not a valid \(T.self): \(error)", underlying: error)
         }
     }
 

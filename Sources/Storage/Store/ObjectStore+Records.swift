@@ -24,7 +24,21 @@ extension ObjectStore {
     /// `id` may be the `StorageValue` that `save` returned, or a plain `Int`, `Int64`, `String`
     /// or `UUID`.
     public func fetch<T: Decodable>(_ type: T.Type, id: some StorageValueConvertible) throws -> T? {
-        try withReadSession { try $0.fetch(type, id: id.storageValue) }
+        // Through a slot, not `T?`: see `Session.fetch(_:id:into:)`.
+        let key = id.storageValue
+        let slot = UnsafeMutablePointer<T>.allocate(capacity: 1)
+        var filled = false
+        defer {
+            if filled { slot.deinitialize(count: 1) }
+            slot.deallocate()
+        }
+        _ = try withReadSession { session in
+            filled = try session.fetch(type, id: key, into: slot)
+            return filled
+        }
+        guard filled else { return nil }
+        filled = false
+        return slot.move()
     }
 
     /// The values of `type` matching `predicate`, sorted by `orderBy` (then by primary key).
