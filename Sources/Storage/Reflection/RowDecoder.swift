@@ -15,23 +15,17 @@ final class RowDecoder: Decoder {
     /// keep its decoder alive.
     let core: RowDecoderCore
     /// The container last made, behind a pointer (no exclusivity check per row).
-    private let cache: UnsafeMutablePointer<ContainerCache>
-
-    private struct ContainerCache {
-        var key: ObjectIdentifier?
-        var container: UnsafeMutableRawPointer?
-        var destroy: ((UnsafeMutableRawPointer) -> Void)?
-    }
+    private let cache: UnsafeMutablePointer<KeyedContainerCache>
 
     /// A decoder for rows laid out as `plan.columns`.
     init(typeName: String, collection: String, plan: ReadPlan) {
         core = RowDecoderCore(typeName: typeName, collection: collection, plan: plan)
         cache = UnsafeMutablePointer.allocate(capacity: 1)
-        cache.initialize(to: ContainerCache())
+        cache.initialize(to: KeyedContainerCache())
     }
 
     deinit {
-        if let container = cache.pointee.container { cache.pointee.destroy?(container) }
+        cache.pointee.release()
         cache.deinitialize(count: 1)
         cache.deallocate()
     }
@@ -56,26 +50,9 @@ final class RowDecoder: Decoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        let id = ObjectIdentifier(Key.self)
-        if cache.pointee.key == id, let stored = cache.pointee.container {
-            return stored.assumingMemoryBound(to: KeyedDecodingContainer<Key>.self).pointee
+        cache.pointee.container(for: ObjectIdentifier(Key.self)) {
+            KeyedDecodingContainer(RowKeyedDecoder<Key>(decoder: core))
         }
-        let container = KeyedDecodingContainer(RowKeyedDecoder<Key>(decoder: core))
-        // Kept from the second row on: a single-record fetch would only pay for keeping it.
-        if cache.pointee.container == nil && cache.pointee.key != id {
-            cache.pointee.key = id
-        } else if cache.pointee.container == nil {
-            let stored = UnsafeMutablePointer<KeyedDecodingContainer<Key>>.allocate(capacity: 1)
-            stored.initialize(to: container)
-            cache.pointee.key = id
-            cache.pointee.container = UnsafeMutableRawPointer(stored)
-            cache.pointee.destroy = { raw in
-                let typed = raw.assumingMemoryBound(to: KeyedDecodingContainer<Key>.self)
-                typed.deinitialize(count: 1)
-                typed.deallocate()
-            }
-        }
-        return container
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw core.notKeyed() }

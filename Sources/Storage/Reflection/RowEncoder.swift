@@ -16,13 +16,7 @@ final class RowEncoder: Encoder {
     /// The keyed container last made, behind a pointer (no exclusivity check per record): made
     /// once and handed out again for every record, since making one allocates a box and looks up
     /// its generic metadata.
-    private let cache: UnsafeMutablePointer<ContainerCache>
-
-    private struct ContainerCache {
-        var key: ObjectIdentifier?
-        var container: UnsafeMutableRawPointer?
-        var destroy: ((UnsafeMutableRawPointer) -> Void)?
-    }
+    private let cache: UnsafeMutablePointer<KeyedContainerCache>
 
     /// The columns of the layout, in order.
     var columns: [ColumnDefinition] { core.columns }
@@ -33,11 +27,11 @@ final class RowEncoder: Encoder {
     init(typeName: String, columns: [ColumnDefinition], discovering: Bool = false) {
         core = RowEncoderCore(typeName: typeName, columns: columns, discovering: discovering)
         cache = UnsafeMutablePointer.allocate(capacity: 1)
-        cache.initialize(to: ContainerCache())
+        cache.initialize(to: KeyedContainerCache())
     }
 
     deinit {
-        if let container = cache.pointee.container { cache.pointee.destroy?(container) }
+        cache.pointee.release()
         cache.deinitialize(count: 1)
         cache.deallocate()
     }
@@ -72,26 +66,9 @@ final class RowEncoder: Encoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        let id = ObjectIdentifier(Key.self)
-        if cache.pointee.key == id, let stored = cache.pointee.container {
-            return stored.assumingMemoryBound(to: KeyedEncodingContainer<Key>.self).pointee
+        cache.pointee.container(for: ObjectIdentifier(Key.self)) {
+            KeyedEncodingContainer(RowKeyedEncoder<Key>(encoder: core))
         }
-        let container = KeyedEncodingContainer(RowKeyedEncoder<Key>(encoder: core))
-        // Kept from the second record on: a single save would only pay for keeping it.
-        if cache.pointee.container == nil && cache.pointee.key != id {
-            cache.pointee.key = id
-        } else if cache.pointee.container == nil {
-            let stored = UnsafeMutablePointer<KeyedEncodingContainer<Key>>.allocate(capacity: 1)
-            stored.initialize(to: container)
-            cache.pointee.key = id
-            cache.pointee.container = UnsafeMutableRawPointer(stored)
-            cache.pointee.destroy = { raw in
-                let typed = raw.assumingMemoryBound(to: KeyedEncodingContainer<Key>.self)
-                typed.deinitialize(count: 1)
-                typed.deallocate()
-            }
-        }
-        return container
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
