@@ -54,10 +54,11 @@ extension StorageError {
         if let collection { message += " (collection \(Identifier.quoted(collection)))" }
         let code = resultCode.storageErrorCode
         var path = path
-        if path == nil, code == .corrupt || code == .io, let database,
+        if path == nil, code == .corrupt || code == .io || code == .cannotOpen, let database,
             let name = sqlite3_db_filename(database, "main"), name.pointee != 0
         {
-            // A damaged or unreadable store names its file, wherever the damage was found.
+            // A damaged, unreadable or unopenable store (a `-wal` or `-shm` file that cannot be
+            // opened, say) names its file, wherever the failure was found.
             path = String(cString: name)
         }
         return StorageError(code, message, collection: collection, key: key, path: path, underlying: resultCode)

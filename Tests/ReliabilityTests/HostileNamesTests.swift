@@ -200,6 +200,9 @@ import Glibc
                 failure = error
             }
             if let failure { #expect(failure is StorageError, "\(failure)") }
+            if let refusal = failure as? StorageError {
+                #expect(refusal.path != nil, "a refusal names the store's file: \(refusal)")
+            }
             print("symlink \(plant): \(failure.map { "refused: \($0)" } ?? "works without following the link")")
             #expect(try Self.snapshot(outside) == before, "the target outside the store changed")
         }
