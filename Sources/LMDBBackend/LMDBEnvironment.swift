@@ -155,27 +155,10 @@ final class LMDBEnvironment: @unchecked Sendable {
     }
 
     /// Creates the file with mode 0600 unless it exists, refusing symbolic links and anything
-    /// that is not a regular file.
+    /// that is not a regular file (`StorePath.createPrivateFile`).
     private static func createFile(at path: String, role: String = "store file") throws -> FileID {
-        guard !path.isEmpty else {
-            throw StorageError(.cannotOpen, "the store path is empty", path: path)
-        }
-        // The C library would stop at the NUL and open a shorter path.
-        guard !path.utf8.contains(0) else {
-            throw StorageError(.cannotOpen, "the store path contains a NUL byte", path: path)
-        }
-        let descriptor = Glibc.open(path, O_CREAT | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            let code = errno
-            let reason = code == ELOOP ? "the path is a symbolic link" : String(cString: strerror(code))
-            throw StorageError(.cannotOpen, "cannot open the \(role): \(reason)", path: path)
-        }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            throw StorageError(.cannotOpen, "the \(role) is not a regular file", path: path)
-        }
-        return FileID(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), process: OwningProcess())
+        let file = try StorePath.createPrivateFile(at: path, role: role)
+        return FileID(device: file.device, inode: file.inode, process: OwningProcess())
     }
 
     private init(path: String, fileID: FileID, configuration: LMDBStorageBackend.Configuration) throws {

@@ -61,7 +61,7 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// - Throws: `StorageError` with code `.cannotOpen` when the file cannot be created or opened,
     ///   `.corrupt` when it is not a database.
     public init(path: String, configuration: Configuration = .init()) throws {
-        try Self.createFile(at: path)
+        try StorePath.createPrivateFile(at: path, role: "database file")
         // Absolute: SQLite cannot mistake it for ":memory:" or a "file:" URI, and reader
         // connections opened later find the same file even if the working directory changed.
         let databasePath = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
@@ -108,29 +108,6 @@ public final class SQLiteStorageBackend: StorageBackend {
             busyTimeout: .zero
         )
         return SQLiteStorageBackend(inMemoryWith: connection)
-    }
-
-    /// Creates the file with mode 0600 unless it exists, refusing symbolic links and anything
-    /// that is not a regular file.
-    private static func createFile(at path: String) throws {
-        guard !path.isEmpty else {
-            throw StorageError(.cannotOpen, "the database path is empty", path: path)
-        }
-        // The C library would stop at the NUL and open a shorter path.
-        guard !path.utf8.contains(0) else {
-            throw StorageError(.cannotOpen, "the database path contains a NUL byte", path: path)
-        }
-        let descriptor = open(path, O_CREAT | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            let code = errno
-            let reason = code == ELOOP ? "the path is a symbolic link" : String(cString: strerror(code))
-            throw StorageError(.cannotOpen, "cannot open the database file: \(reason)", path: path)
-        }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            throw StorageError(.cannotOpen, "the database path is not a regular file", path: path)
-        }
     }
 
     /// Runs `body` in a read transaction over one committed snapshot, on a reader connection of

@@ -64,13 +64,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
     ///   opened, `.corrupt` when a file of the store is damaged (the error names it), `.busy`
     ///   when another process holds the store's lock longer than `configuration.lockTimeout`.
     public init(directory: String, configuration: Configuration = .init()) throws {
-        guard !directory.isEmpty else {
-            throw StorageError(.cannotOpen, "the store folder's path is empty", path: directory)
-        }
-        // The C library would stop at the NUL and use a shorter path.
-        guard !directory.utf8.contains(0) else {
-            throw StorageError(.cannotOpen, "the store folder's path contains a NUL byte", path: directory)
-        }
+        try StorePath.check(directory, role: "store folder")
         let absolute =
             directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
         try FileSystem.makeDirectory(absolute, code: .cannotOpen)

@@ -1,0 +1,42 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The checks every backend makes on the paths it hands to the C library.
+package enum StorePath {
+    /// Refuses a path the C library would misread: an empty one, and one with a NUL byte (the C
+    /// library stops at the NUL and would use a shorter path).
+    /// - Parameter role: what the path names, for the message (`"database file"`).
+    /// - Throws: `StorageError` with code `.cannotOpen`.
+    package static func check(_ path: String, role: String) throws {
+        guard !path.isEmpty else {
+            throw StorageError(.cannotOpen, "the \(role)'s path is empty", path: path)
+        }
+        guard !path.utf8.contains(0) else {
+            throw StorageError(.cannotOpen, "the \(role)'s path contains a NUL byte", path: path)
+        }
+    }
+
+    /// Creates the file at `path` with mode 0600 unless it exists, refusing symbolic links and
+    /// anything that is not a regular file, after `check(_:role:)`.
+    /// - Returns: the file's device and inode.
+    /// - Throws: `StorageError` with code `.cannotOpen` naming `role` and the reason.
+    @discardableResult
+    package static func createPrivateFile(at path: String, role: String) throws -> (device: UInt64, inode: UInt64) {
+        try check(path, role: role)
+        let descriptor = open(path, O_CREAT | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let code = errno
+            let reason = code == ELOOP ? "the path is a symbolic link" : String(cString: strerror(code))
+            throw StorageError(.cannotOpen, "cannot open the \(role): \(reason)", path: path)
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw StorageError(.cannotOpen, "the \(role) is not a regular file", path: path)
+        }
+        return (UInt64(status.st_dev), UInt64(status.st_ino))
+    }
+}
