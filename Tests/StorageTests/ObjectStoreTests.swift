@@ -183,4 +183,28 @@ import Testing
         }
         #expect(failures.withLock { $0 } == 0)
     }
+
+    struct Doc: Codable, Equatable {
+        var id: String
+        var v: Int
+    }
+
+    /// Keys that Swift's `String` calls equal (NFC and NFD) are two records, and a change stream
+    /// reports each under its own operation.
+    @Test func keysDifferingOnlyInNormalizationAreTwoRecordsInChangeStreams() async throws {
+        let store = ObjectStore(backend: InMemoryStorageBackend())
+        let nfc = "caf\u{E9}"
+        let nfd = "cafe\u{301}"
+        var changes = store.changes(of: Doc.self).makeAsyncIterator()
+        try store.transaction { tx in
+            try tx.save(Doc(id: nfc, v: 1))
+            try tx.save(Doc(id: nfd, v: 2))
+            try tx.delete(Doc.self, id: nfd)
+        }
+        let change = try #require(await changes.next())
+        #expect(change.upserted == [.text(nfc)])
+        #expect(change.deleted == [.text(nfd)])
+        #expect(try store.fetch(Doc.self, id: nfc) == Doc(id: nfc, v: 1))
+        #expect(try store.fetch(Doc.self, id: nfd) == nil)
+    }
 }

@@ -30,3 +30,37 @@ import Testing
         #expect(true.storageValue == .integer(1))
     }
 }
+
+@Suite struct StorageValueEqualityTests {
+    let nfc = "caf\u{E9}"
+    let nfd = "cafe\u{301}"
+
+    @Test func textIsEqualByItsUTF8BytesNotByCanonicalEquivalence() {
+        #expect(nfc == nfd)  // Swift's String says equal; the stored bytes differ
+        #expect(StorageValue.text(nfc) != .text(nfd))
+        #expect(Set<StorageValue>([.text(nfc), .text(nfd)]).count == 2)
+        #expect(StorageKey(.text(nfc)) != StorageKey(.text(nfd)))
+        #expect(Set([StorageKey(.text(nfc)), StorageKey(.text(nfd))]).count == 2)
+        #expect(StorageValue.text("a") != .text("a "))
+        #expect(StorageValue.text("a") != .text("A"))
+    }
+
+    @Test func realsAreEqualAsNumbersAndNaNEqualsItself() {
+        #expect(StorageValue.real(-0.0) == .real(0.0))
+        #expect(Set<StorageValue>([.real(-0.0), .real(0.0)]).count == 1)
+        #expect(StorageValue.real(.nan) == .real(.nan))
+        #expect(Set<StorageValue>([.real(.nan), .real(-.nan)]).count == 1)
+        #expect(StorageValue.real(1.5) != .real(2.5))
+    }
+
+    @Test func anIntegerAndARealAreDifferentValuesButTheSameKey() {
+        #expect(StorageValue.integer(1) != .real(1.0))
+        #expect(StorageKey(.integer(1)) == StorageKey(.real(1.0)))
+        #expect(Set([StorageKey(.integer(1)), StorageKey(.real(1.0)), StorageKey(.real(-0.0)), StorageKey(.integer(0))]).count == 2)
+        #expect(StorageKey(.integer(Int64.max)) != StorageKey(.real(9_223_372_036_854_775_807.0)))
+        #expect(StorageKey(.real(0.5)) != StorageKey(.integer(0)))
+        #expect(StorageKey(.null) == StorageKey(.null))
+        #expect(StorageKey(.null) != StorageKey(.integer(0)))
+        #expect(StorageKey(.text("1")) != StorageKey(.integer(1)))
+    }
+}

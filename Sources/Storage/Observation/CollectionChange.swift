@@ -42,11 +42,12 @@ struct ChangeLog {
     /// The net effect: each key once, in the list of its last operation.
     func change() -> CollectionChange {
         // The common case, one batch of upserts with distinct keys, needs no bookkeeping.
-        if operations.count == 1, case .upsert(let keys) = operations[0], Set(keys).count == keys.count {
+        if operations.count == 1, case .upsert(let keys) = operations[0], Set(keys.lazy.map(StorageKey.init)).count == keys.count {
             return CollectionChange(collection: collection, upserted: keys, deleted: [])
         }
         var order: [StorageValue] = []
-        var lastIsDelete: [StorageValue: Bool] = [:]
+        // Keys compare as SQLite compares them (text byte-wise, numbers as numbers).
+        var lastIsDelete: [StorageKey: Bool] = [:]
         for operation in operations {
             let (keys, isDelete): ([StorageValue], Bool)
             switch operation {
@@ -54,13 +55,13 @@ struct ChangeLog {
             case .delete(let deleted): (keys, isDelete) = (deleted, true)
             }
             for key in keys {
-                if lastIsDelete.updateValue(isDelete, forKey: key) == nil { order.append(key) }
+                if lastIsDelete.updateValue(isDelete, forKey: StorageKey(key)) == nil { order.append(key) }
             }
         }
         return CollectionChange(
             collection: collection,
-            upserted: order.filter { lastIsDelete[$0] == false },
-            deleted: order.filter { lastIsDelete[$0] == true }
+            upserted: order.filter { lastIsDelete[StorageKey($0)] == false },
+            deleted: order.filter { lastIsDelete[StorageKey($0)] == true }
         )
     }
 }

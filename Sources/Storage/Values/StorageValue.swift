@@ -5,6 +5,14 @@ public import Foundation
 /// Every column value a backend stores or returns is one of these. Ordering follows SQLite:
 /// `null` sorts first, then numbers (integers and reals compared by value), then text (compared
 /// byte-wise as UTF-8), then blobs (compared byte-wise).
+///
+/// Two values are equal (`==`, and so in a `Set` or as a dictionary key) when they are of the same
+/// storage class and compare equal with SQLite's rules: text by its UTF-8 bytes (`"caf\u{E9}"` and
+/// `"cafe\u{301}"` are different values, though Swift's `String` calls them equal), blobs by their
+/// bytes, reals as numbers (`-0.0 == 0.0`; NaN equals NaN, so that equality is reflexive). An
+/// integer and a real are never equal here, whatever their values: `==` says whether two values
+/// would be stored the same. Primary keys and indexed values, where SQLite does call `1` and `1.0`
+/// equal, are compared through ``StorageKey``.
 public enum StorageValue: Sendable, Hashable {
     case null
     case integer(Int64)
