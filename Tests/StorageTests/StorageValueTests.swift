@@ -56,7 +56,10 @@ import Testing
     @Test func anIntegerAndARealAreDifferentValuesButTheSameKey() {
         #expect(StorageValue.integer(1) != .real(1.0))
         #expect(StorageKey(.integer(1)) == StorageKey(.real(1.0)))
-        #expect(Set([StorageKey(.integer(1)), StorageKey(.real(1.0)), StorageKey(.real(-0.0)), StorageKey(.integer(0))]).count == 2)
+        #expect(
+            Set([StorageKey(.integer(1)), StorageKey(.real(1.0)), StorageKey(.real(-0.0)), StorageKey(.integer(0))])
+                .count == 2
+        )
         #expect(StorageKey(.integer(Int64.max)) != StorageKey(.real(9_223_372_036_854_775_807.0)))
         #expect(StorageKey(.real(0.5)) != StorageKey(.integer(0)))
         #expect(StorageKey(.null) == StorageKey(.null))

@@ -42,7 +42,9 @@ struct ChangeLog {
     /// The net effect: each key once, in the list of its last operation.
     func change() -> CollectionChange {
         // The common case, one batch of upserts with distinct keys, needs no bookkeeping.
-        if operations.count == 1, case .upsert(let keys) = operations[0], Set(keys.lazy.map(StorageKey.init)).count == keys.count {
+        if operations.count == 1, case .upsert(let keys) = operations[0],
+            Set(keys.lazy.map(StorageKey.init)).count == keys.count
+        {
             return CollectionChange(collection: collection, upserted: keys, deleted: [])
         }
         var order: [StorageValue] = []
