@@ -8,8 +8,9 @@ final class FileArchiveTransaction: StorageWriteTransaction {
     let base: ArchiveDatabase
     let isWritable: Bool
     var isOpen = true
-    /// Keys written or deleted, by folded collection name.
-    private(set) var changedKeys: [String: Set<StorageValue>] = [:]
+    /// Keys written or deleted, by folded collection name: compared as `ArchiveTable.records`
+    /// compares them, so each names one file.
+    private(set) var changedKeys: [String: Set<StorageKey>] = [:]
     /// Collections whose schema file must be written (new, migrated, or a new auto-key counter).
     private(set) var changedSchemas: Set<String> = []
 
@@ -72,7 +73,8 @@ final class FileArchiveTransaction: StorageWriteTransaction {
         _ body: (any StorageRow) throws -> Void
     ) throws -> Bool {
         try check()
-        guard let table = database.tables[Identifier.folded(collection)], let record = table.records[key] else {
+        guard let table = database.tables[Identifier.folded(collection)], let record = table.records[StorageKey(key)]
+        else {
             return false
         }
         try body(ProjectedRow(values: record, positions: columns.map { table.schema.columnIndex(named: $0) }))
@@ -166,24 +168,26 @@ final class FileArchiveTransaction: StorageWriteTransaction {
             }
             // Refuses keys too long for a file name before anything changes.
             _ = try FileNames.record(for: key, in: table.schema.name)
-            var record = table.records[key] ?? Array(repeating: .null, count: table.schema.columns.count)
+            var record =
+                table.records[StorageKey(key)] ?? Array(repeating: .null, count: table.schema.columns.count)
             for (index, position) in positions.enumerated() { record[position] = values[index] }
             record[positions[keyPosition]] = key
-            try table.checkUnique(record, key: key)
+            try table.checkUnique(record, key: StorageKey(key))
             return (key, record, lastKey, lastKey != table.lastAssignedKey)
         }()
-        database.tables[name]!.setRecord(record, forKey: key)
+        database.tables[name]!.setRecord(record, forKey: StorageKey(key))
         if counterChanged {
             database.tables[name]!.lastAssignedKey = lastKey
             changedSchemas.insert(name)
         }
-        changedKeys[name, default: []].insert(key)
+        changedKeys[name, default: []].insert(StorageKey(key))
         return key
     }
 
     func delete(from collection: String, key: StorageValue) throws -> Bool {
         try checkWritable()
         let name = Identifier.folded(collection)
+        let key = StorageKey(key)
         guard database.tables[name]?.records[key] != nil else { return false }
         _ = database.tables[name]!.removeRecord(forKey: key)
         changedKeys[name, default: []].insert(key)
@@ -198,7 +202,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
             let keyIndex = table.schema.columnIndex(named: table.schema.primaryKey)!
             return Self.matching(table, predicate).map { $0[keyIndex] }.sorted { StorageValue.compare($0, $1) < 0 }
         }()
-        for key in keys {
+        for key in keys.lazy.map(StorageKey.init) {
             _ = database.tables[name]!.removeRecord(forKey: key)
             changedKeys[name, default: []].insert(key)
         }

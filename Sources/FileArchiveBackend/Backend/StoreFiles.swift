@@ -58,7 +58,7 @@ struct StoreFiles: Sendable {
             var positions: [String: Int] = [:]
             for (index, column) in schema.columns.enumerated() { positions[column.name] = index }
             let realColumns = schema.columns.indices.filter { schema.columns[$0].type == .real }
-            let keyIndex = positions[schema.primaryKey]!
+            var loader = ArchiveRecordLoader(table: table, folderPath: folderPath)
             for name in try FileSystem.list(folderPath) where FileNames.isRecord(name) {
                 let recordPath = folderPath + "/" + name
                 guard let bytes = try FileSystem.readFile(recordPath) else { continue }
@@ -72,17 +72,10 @@ struct StoreFiles: Sendable {
                 for index in realColumns {
                     if case .integer(let number) = record[index] { record[index] = .real(Double(number)) }
                 }
-                let key = record[keyIndex]
-                guard try FileNames.record(for: key, in: schema.name) == name else {
-                    throw StorageError(
-                        .corrupt,
-                        "the record in \(recordPath) has key \(key), which does not match its file name",
-                        collection: schema.name,
-                        path: recordPath
-                    )
-                }
-                table.records[key] = record
+                try loader.add(record, file: name)
             }
+            table = loader.table
+            database.damage += loader.damage
             for index in table.uniqueIndexPositions {
                 do {
                     try table.buildUniqueIndex(index)
