@@ -39,7 +39,12 @@ extension ConformanceSuite {
                     { store in
                         try store.transaction { tx in
                             for (v, key) in keys.enumerated() { try tx.save(doc(key, v)) }
-                            try expectRecords(tx.fetchAll(TextKeyed.self), keys, "inside the transaction")
+                            try expectRecords(
+                                tx.fetchAll(TextKeyed.self),
+                                keys,
+                                "inside the transaction",
+                                values: positions(of: keys)
+                            )
                         }
                     }
                 ),
@@ -52,9 +57,7 @@ extension ConformanceSuite {
                     }
                 ),
             ]
-            for (number, (path, write)) in paths.enumerated() {
-                let folder = directory.appendingPathComponent("\(number)")
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try inFolders(paths, under: directory) { path, write, folder in
                 do {
                     let store = try fixture.openStore(in: folder)
                     try write(store)
@@ -115,9 +118,7 @@ extension ConformanceSuite {
                     }
                 ),
             ]
-            for (number, (path, write)) in paths.enumerated() {
-                let folder = directory.appendingPathComponent("\(number)")
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try inFolders(paths, under: directory) { path, write, folder in
                 do {
                     let store = try fixture.openStore(in: folder)
                     try write(store)
@@ -145,6 +146,19 @@ extension ConformanceSuite {
         },
     ]
 
+    /// Runs `body` for each write path, with a fresh folder of its own under `directory`.
+    private static func inFolders(
+        _ paths: [(String, (ObjectStore) throws -> Void)],
+        under directory: URL,
+        _ body: (String, (ObjectStore) throws -> Void, URL) throws -> Void
+    ) throws {
+        for (number, (path, write)) in paths.enumerated() {
+            let folder = directory.appendingPathComponent("\(number)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try body(path, write, folder)
+        }
+    }
+
     private static func doc(_ key: String, _ v: Int) -> TextKeyed {
         TextKeyed(id: key, v: Int64(v))
     }
@@ -158,8 +172,7 @@ extension ConformanceSuite {
         values: [Int64]? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        let values =
-            values ?? keys.map { key in Int64(distinctTextKeys.firstIndex { $0.utf8.elementsEqual(key.utf8) }!) }
+        let values = values ?? positions(of: keys)
         #expect(try store.count(TextKeyed.self) == keys.count, "\(context)", sourceLocation: sourceLocation)
         try expectRecords(store.fetchAll(TextKeyed.self), keys, context, values: values, sourceLocation: sourceLocation)
         for (key, value) in zip(keys, values) {
@@ -173,15 +186,18 @@ extension ConformanceSuite {
         }
     }
 
+    /// The positions of `keys` in `distinctTextKeys`: the values the checks save under them.
+    private static func positions(of keys: [String]) -> [Int64] {
+        keys.map { key in Int64(distinctTextKeys.firstIndex { $0.utf8.elementsEqual(key.utf8) }!) }
+    }
+
     static func expectRecords(
         _ records: [TextKeyed],
         _ keys: [String],
         _ context: String,
-        values: [Int64]? = nil,
+        values: [Int64],
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        let values =
-            values ?? keys.map { key in Int64(distinctTextKeys.firstIndex { $0.utf8.elementsEqual(key.utf8) }!) }
         // Described by their bytes: `String`'s `==` would call the NFC and NFD spellings equal.
         func describe(_ key: String, _ value: Int64) -> String {
             key.utf8.map { String($0, radix: 16) }.joined(separator: " ") + " → \(value)"
