@@ -15,6 +15,11 @@ private struct Measure: Codable, Equatable {
     var v: Int64
 }
 
+private struct Gauge: Codable, Equatable {
+    var id: Double
+    var v: Int64
+}
+
 /// The name versions before key equality followed SQLite gave a record file: the hex of a type
 /// byte and the key's own bytes, a real's bit pattern as it is (docs/ARCHIVE_FORMAT.md).
 private func oldName(_ key: StorageValue) -> String {
@@ -61,7 +66,11 @@ private func recordFiles(_ store: String, _ collection: String) throws -> [Strin
             let objects = ObjectStore(backend: try FileArchiveStorageBackend(directory: store))
             try objects.save(Word(id: "tea", v: 5))
             try objects.save(Measure(id: 1.5, v: 9))
+            try objects.save(Gauge(id: 1.5, v: 9))
         }
+        // `save(contentsOf: [Gauge(id: 0.0, v: 1), Gauge(id: -0.0, v: 2)])` left one file, named by
+        // 0.0's bits, holding -0.0's record: a sound record of the key 0.
+        try writeOldRecord(["id": .real(-0.0), "v": 2], named: oldName(.real(0)), collection: "Gauge", in: store)
         try writeOldRecord(["id": .text(nfd), "v": 2], named: oldName(.text(nfc)), collection: "Word", in: store)
         for (key, v) in [(0.0, 1), (-0.0, 2), (3.0, 3)] as [(Double, Int64)] {
             try writeOldRecord(
@@ -81,6 +90,8 @@ private func recordFiles(_ store: String, _ collection: String) throws -> [Strin
         #expect(try objects.fetch(Measure.self, id: StorageValue.real(0))?.v == 1)
         #expect(try objects.fetch(Measure.self, id: StorageValue.real(3))?.v == 3)
         #expect(try objects.fetch(Measure.self, id: StorageValue.real(1.5))?.v == 9)
+        #expect(try objects.fetch(Gauge.self, id: StorageValue.real(0))?.v == 2)
+        #expect(try objects.count(Gauge.self) == 2)
         let damaged = backend.damagedRecords
         #expect(
             damaged.map(\.path) == [
@@ -117,6 +128,7 @@ private func recordFiles(_ store: String, _ collection: String) throws -> [Strin
                 ].sorted()
         )
         #expect(try recordFiles(store, "Word").count == 2)
+        #expect(try objects.fetch(Gauge.self, id: StorageValue.real(-0.0))?.v == 2)
     }
 }
 

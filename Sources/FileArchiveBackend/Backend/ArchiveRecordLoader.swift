@@ -35,7 +35,7 @@ struct ArchiveRecordLoader {
                 leaveOut(legacy, table.records[key]![keyIndex], reason: "the file \(name) holds the same key")
             }
             table.records[key] = record
-        } else if FileNames.legacyRecord(for: value) == name {
+        } else if FileNames.isLegacyRecord(name, of: value) {
             // Replaced by a file of today's name at the next write or delete of the key.
             table.strayFiles[key, default: []].append(name)
             if let existing = table.records[key] {

@@ -76,12 +76,15 @@ enum FileNames {
         return hex(bytes)
     }
 
-    /// The name versions before key equality followed SQLite gave the record of a real key (its
-    /// own bit pattern, so `0.0` and `-0.0` had two files), or `nil` for other keys. Such files
+    /// Whether `name` is a name versions before key equality followed SQLite gave the record of
+    /// a real key equal to `key`: `02` and the real's own bit pattern, so `0.0` and `-0.0` had
+    /// two files, and either could hold the other's record after a batch saved both. Such files
     /// are still read (docs/ARCHIVE_FORMAT.md, "Damaged records").
-    static func legacyRecord(for key: StorageValue) -> String? {
-        guard case .real(let value) = key else { return nil }
-        return hex(realBytes(value))
+    static func isLegacyRecord(_ name: String, of key: StorageValue) -> Bool {
+        guard case .real = key, name.utf8.count == 18, name.hasPrefix("02"),
+            let bits = UInt64(name.dropFirst(2), radix: 16)
+        else { return false }
+        return StorageKey(.real(Double(bitPattern: bits))) == StorageKey(key)
     }
 
     private static func integerBytes(_ value: Int64) -> [UInt8] {
