@@ -42,17 +42,19 @@ public enum FileArchive {
             encoder.outputFormat = .xml
             bytes = [UInt8](try encoder.encode(value))
         }
-        let path = url.path
-        let folder = url.deletingLastPathComponent().path
-        let temporary = folder + "/" + FileSystem.temporaryName()
+        // The folder is opened once and the temporary file, the rename and the fsync all go
+        // through it: they act on one folder even if its path changes meanwhile.
+        let folder = try Folder(path: url.deletingLastPathComponent().path, followingLink: true)
+        let name = url.lastPathComponent
+        let temporary = FileSystem.temporaryName()
         do {
-            try FileSystem.writeNewFile(bytes, at: temporary, sync: true)
-            try FileSystem.move(temporary, to: path)
+            try folder.writeNewFile(temporary, bytes, sync: true)
+            try folder.rename(temporary, to: name)
         } catch {
-            try? FileSystem.remove(temporary)
+            try? folder.remove(temporary)
             throw error
         }
-        try FileSystem.syncDirectory(folder)
+        try folder.sync()
     }
 
     /// Reads a value of `type` from the file at `url`, whichever format it was written in.

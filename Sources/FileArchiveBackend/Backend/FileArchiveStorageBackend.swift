@@ -68,9 +68,8 @@ public final class FileArchiveStorageBackend: StorageBackend {
         let absolute =
             directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
         try FileSystem.makeDirectory(absolute, code: .cannotOpen)
-        let files = StoreFiles(directory: absolute)
-        let descriptor = open(files.lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw FileSystem.error(.cannotOpen, "open the lock file", files.lockPath) }
+        let files = StoreFiles(root: try Folder(path: absolute, code: .cannotOpen))
+        let descriptor = try files.root.openFile(FileNames.lockFile, flags: O_RDWR | O_CREAT, code: .cannotOpen)
         do {
             try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout)
             defer { _ = flock(descriptor, LOCK_UN) }
@@ -149,8 +148,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
             return snapshot.database
         }
         // A descriptor of its own: flock on the shared one would convert the writer's lock.
-        let descriptor = open(files.lockPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else { throw FileSystem.error(.io, "open the lock file", files.lockPath) }
+        let descriptor = try files.root.openFile(FileNames.lockFile, flags: O_RDWR, code: .io)
         defer { close(descriptor) }
         try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout)
         defer { _ = flock(descriptor, LOCK_UN) }

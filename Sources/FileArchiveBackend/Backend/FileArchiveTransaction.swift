@@ -32,11 +32,13 @@ final class FileArchiveTransaction: StorageWriteTransaction {
 
     func schema(of collection: String) throws -> CollectionSchema? {
         try check()
+        try database.checkNotRefused(collection)
         return database.tables[Identifier.folded(collection)]?.schema
     }
 
     func scan(_ request: ScanRequest, _ body: (any StorageRow) throws -> Bool) throws {
         try check()
+        try database.checkNotRefused(request.collection)
         guard let table = database.tables[Identifier.folded(request.collection)] else { return }
         let schema = table.schema
         let positions = request.columns.map { schema.columnIndex(named: $0) }
@@ -60,6 +62,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
 
     func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
         try check()
+        try database.checkNotRefused(collection)
         guard let table = database.tables[Identifier.folded(collection)] else { return 0 }
         if predicate == nil { return table.records.count }
         return Self.matching(table, predicate).count
@@ -72,6 +75,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
         _ body: (any StorageRow) throws -> Void
     ) throws -> Bool {
         try check()
+        try database.checkNotRefused(collection)
         guard let table = database.tables[Identifier.folded(collection)], let record = table.records[key] else {
             return false
         }
@@ -94,6 +98,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
 
     func prepareCollection(_ schema: CollectionSchema) throws -> CollectionSchema {
         try checkWritable()
+        try database.checkNotRefused(schema.name)
         let name = Identifier.folded(schema.name)
         guard var table = database.tables[name] else {
             try schema.validateShape()
@@ -135,6 +140,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
 
     func makeWriter(for collection: String, columns: [String]) throws -> any RecordWriter {
         try checkWritable()
+        try database.checkNotRefused(collection)
         let name = Identifier.folded(collection)
         guard let schema = database.tables[name]?.schema else {
             throw StorageError(.misuse, "collection '\(collection)' was not prepared", collection: collection)
@@ -183,6 +189,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
 
     func delete(from collection: String, key: StorageValue) throws -> Bool {
         try checkWritable()
+        try database.checkNotRefused(collection)
         let name = Identifier.folded(collection)
         guard database.tables[name]?.records[key] != nil else { return false }
         _ = database.tables[name]!.removeRecord(forKey: key)
@@ -192,6 +199,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
 
     func deleteAll(from collection: String, where predicate: StoragePredicate?) throws -> [StorageValue] {
         try checkWritable()
+        try database.checkNotRefused(collection)
         let name = Identifier.folded(collection)
         let keys = { () -> [StorageValue] in
             guard let table = database.tables[name] else { return [] }
