@@ -229,9 +229,10 @@ public final class FileArchiveStorageBackend: StorageBackend {
                 let file = table.folder + "/" + (try FileNames.record(for: key, in: table.schema.name))
                 if let record = table.records[key] {
                     guard let bytes = RecordArchive.encode(record, columns: table.schema.columns) else {
+                        // `put` refuses such a record first; kept so that nothing unreadable is written.
                         throw StorageError(
-                            .unsupportedType,
-                            "the record is too large for an archive",
+                            .limitExceeded,
+                            "the record's file would be more than the 2 GiB an archive file may be",
                             collection: table.schema.name,
                             key: key
                         )

@@ -176,6 +176,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
             for (index, position) in positions.enumerated() { record[position] = values[index] }
             record[positions[keyPosition]] = key
             try table.checkUnique(record, key: key)
+            try RecordArchive.checkSize(record, columns: table.schema.columns, collection: table.schema.name, key: key)
             return (key, record, lastKey, lastKey != table.lastAssignedKey)
         }()
         database.tables[name]!.setRecord(record, forKey: key)

@@ -15,9 +15,9 @@ import Darwin
 /// (`FileArchive.read`, tests). Files are created with mode 0600 and folders with 0700; symbolic
 /// links are never followed where a file is opened (`O_NOFOLLOW`).
 enum FileSystem {
-    /// Larger files are refused before anything is allocated for them, and never written
-    /// (`ArchiveWriter.maximumSize`).
-    static let maximumFileSize = 1 << 31
+    /// Larger files are refused before anything is allocated for them; the writers never write
+    /// one (`ArchiveWriter`, `FileArchive.write`).
+    static let maximumFileSize = ArchiveLayout.maximumSize
 
     static func error(
         _ code: StorageError.Code,
