@@ -137,7 +137,9 @@ func fileArchiveWritesUpToTheSizeLimitExactly(_ format: FileArchive.Format) thro
         try FileArchive.write(value, to: url, format: format)
         let size = try Data(contentsOf: url).count
         try FileManager.default.removeItem(at: url)
-        #expect(throws: StorageError.self) { try FileArchive.write(value, to: url, format: format, maximumSize: size - 1) }
+        #expect(throws: StorageError.self) {
+            try FileArchive.write(value, to: url, format: format, maximumSize: size - 1)
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
         try FileArchive.write(value, to: url, format: format, maximumSize: size)
         #expect(try FileArchive.read([String: String].self, from: url) == value)
@@ -165,7 +167,13 @@ func fileArchiveWritesUpToTheSizeLimitExactly(_ format: FileArchive.Format) thro
         #expect(RecordArchive.encode(record, columns: columns, maximumSize: size) == bytes)
         #expect(RecordArchive.encode(record, columns: columns, maximumSize: size - 1) == nil)
         #expect(throws: StorageError.self) {
-            try RecordArchive.checkSize(record, columns: columns, collection: "c", key: .integer(1), maximumSize: size - 1)
+            try RecordArchive.checkSize(
+                record,
+                columns: columns,
+                collection: "c",
+                key: .integer(1),
+                maximumSize: size - 1
+            )
         }
         try RecordArchive.checkSize(record, columns: columns, collection: "c", key: .integer(1), maximumSize: size)
     }
@@ -207,5 +215,41 @@ private struct Attachment: Codable, Equatable, StorableModel {
         try store.save(Attachment(id: 3, payload: Data([3])))
         let reopened = try ObjectStore(backend: .fileArchive(directory: path))
         #expect(try reopened.fetchAll(Attachment.self, orderBy: [.ascending("id")]).map(\.id) == [1, 3])
+    }
+}
+
+/// A schema whose names loading refuses (a column name over 128 characters, here through the
+/// backend used directly, which `ObjectStore` would have checked) is refused when the
+/// collection is prepared; it was written, and then the whole store refused to open.
+@Test func aSchemaTheStoreCouldNotLoadIsRefusedWhenPrepared() throws {
+    try TemporaryDirectory.with("archive-limits") { directory in
+        let path = directory.appendingPathComponent("store").path
+        let backend = try FileArchiveStorageBackend(directory: path)
+        let long = String(repeating: "c", count: 129)
+        for schema in [
+            CollectionSchema(
+                name: "t",
+                columns: [.init(name: "id", type: .integer), .init(name: long, type: .text)],
+                primaryKey: "id"
+            ),
+            CollectionSchema(
+                name: String(repeating: "t", count: 129),
+                columns: [.init(name: "id", type: .integer)],
+                primaryKey: "id"
+            ),
+        ] {
+            let error = #expect(throws: StorageError.self) {
+                try backend.write { try $0.prepareCollection(schema) }
+            }
+            #expect(error?.code == .invalidIdentifier, "\(String(describing: error))")
+        }
+        // A column added later is checked the same way.
+        let good = CollectionSchema(name: "t", columns: [.init(name: "id", type: .integer)], primaryKey: "id")
+        _ = try backend.write { try $0.prepareCollection(good) }
+        var grown = good
+        grown.columns.append(.init(name: long, type: .text))
+        #expect(throws: StorageError.self) { try backend.write { try $0.prepareCollection(grown) } }
+        let reopened = try FileArchiveStorageBackend(directory: path)
+        #expect(try reopened.read { try $0.schema(of: "t") } == good)
     }
 }

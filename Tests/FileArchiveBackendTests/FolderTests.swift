@@ -38,22 +38,35 @@ private func expectRefusal(_ path: String, _ what: String, _ body: () throws -> 
     }
 }
 
+/// A store in `directory` with a record in each collection, whose folder of `Second` was then
+/// moved aside (or removed) and replaced by a symbolic link to an empty folder outside it.
+private func storeWithSwappedFolder(
+    in directory: URL,
+    keepingTheOriginal: Bool
+) throws -> (store: ObjectStore, path: String, folder: String, outside: String) {
+    let path = directory.appendingPathComponent("S").path
+    let outside = directory.appendingPathComponent("outside").path
+    try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: false)
+    let store = try ObjectStore(backend: .fileArchive(directory: path))
+    try store.save(First(id: 1, text: "one"))
+    try store.save(Second(id: 1, text: "one"))
+    let folder = path + "/c-item2"
+    if keepingTheOriginal {
+        try FileManager.default.moveItem(atPath: folder, toPath: folder + ".moved")
+    } else {
+        try FileManager.default.removeItem(atPath: folder)
+    }
+    try FileManager.default.createSymbolicLink(atPath: folder, withDestinationPath: outside)
+    return (store, path, folder, outside)
+}
+
 /// A collection folder swapped for a symbolic link while the store is open (`mv S/c-item2
 /// S/c-item2.moved && ln -s outside S/c-item2`): every use of that collection is refused with
 /// `.corrupt` naming the folder, nothing is created through the link, and the other collection
 /// keeps working, before and after a reopen.
 @Test func aCollectionFolderSwappedForASymbolicLinkIsRefusedAndNeverFollowed() throws {
     try TemporaryDirectory.with("archive-swap") { directory in
-        let path = directory.appendingPathComponent("S").path
-        let outside = directory.appendingPathComponent("outside").path
-        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: false)
-        let store = try ObjectStore(backend: .fileArchive(directory: path))
-        try store.save(First(id: 1, text: "one"))
-        try store.save(Second(id: 1, text: "one"))
-
-        let folder = path + "/c-item2"
-        try FileManager.default.moveItem(atPath: folder, toPath: folder + ".moved")
-        try FileManager.default.createSymbolicLink(atPath: folder, withDestinationPath: outside)
+        let (store, path, folder, outside) = try storeWithSwappedFolder(in: directory, keepingTheOriginal: true)
 
         expectRefusal(folder, "a save") { try store.save(Second(id: 2, text: "two")) }
         expectRefusal(folder, "a batch") { try store.save(contentsOf: (3...40).map { Second(id: $0, text: "b") }) }
@@ -88,15 +101,7 @@ private func expectRefusal(_ path: String, _ what: String, _ body: () throws -> 
 /// through it, and no record of the same transaction written elsewhere.
 @Test func aCommitOpensEveryFolderItTouchesBeforeWritingAnything() throws {
     try TemporaryDirectory.with("archive-swap") { directory in
-        let path = directory.appendingPathComponent("S").path
-        let outside = directory.appendingPathComponent("outside").path
-        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: false)
-        let store = try ObjectStore(backend: .fileArchive(directory: path))
-        try store.save(First(id: 1, text: "one"))
-        try store.save(Second(id: 1, text: "one"))
-        let folder = path + "/c-item2"
-        try FileManager.default.removeItem(atPath: folder)
-        try FileManager.default.createSymbolicLink(atPath: folder, withDestinationPath: outside)
+        let (store, path, folder, outside) = try storeWithSwappedFolder(in: directory, keepingTheOriginal: false)
         let before = contents(of: path + "/c-item1")
         expectRefusal(folder, "a transaction over both collections") {
             try store.transaction { transaction in

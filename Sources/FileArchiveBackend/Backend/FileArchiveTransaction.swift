@@ -101,7 +101,9 @@ final class FileArchiveTransaction: StorageWriteTransaction {
         try database.checkNotRefused(schema.name)
         let name = Identifier.folded(schema.name)
         guard var table = database.tables[name] else {
-            try schema.validateShape()
+            // The names too, as loading checks them (`SchemaArchive.schema(path:)`): a schema the
+            // store could not read back is never written.
+            try schema.validate(allowingReservedName: true)
             var table = ArchiveTable(schema: schema, folder: try FileNames.folder(for: schema.name))
             for index in table.uniqueIndexPositions { table.unique[index] = [:] }
             table.buildLookups()
@@ -111,7 +113,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
         }
         let merged = table.schema.merged(with: schema)
         if merged == table.schema { return merged }
-        try merged.validateShape()
+        try merged.validate(allowingReservedName: true)
         let old = table.schema
         let added = merged.columns.count - old.columns.count
         let widened = old.columns.indices.filter { merged.columns[$0].type != old.columns[$0].type }
