@@ -40,17 +40,20 @@ struct StoreFiles: Sendable {
     /// the store's other collections stay usable.
     func load() throws -> ArchiveDatabase {
         var database = ArchiveDatabase()
-        for name in try root.list().sorted() where name.hasPrefix(FileNames.collectionPrefix) {
-            let folder: Folder
+        for folder in try root.list().sorted() where folder.hasPrefix(FileNames.collectionPrefix) {
+            let folderPath = root.path(folder)
+            // A symbolic link (or anything but a folder) under a collection folder's name was
+            // not made by the store: it is refused, never followed (`Folder.subfolder`).
+            let opened: Folder
             do {
-                guard let opened = try root.subfolder(name) else { continue }
-                folder = opened
+                guard let subfolder = try root.subfolder(folder) else { continue }
+                opened = subfolder
             } catch let error as StorageError where error.code == .corrupt {
-                database.refusedFolders[name] = error
+                database.refusedFolders[folder] = error
                 continue
             }
-            let schemaPath = folder.path(FileNames.schemaFile)
-            guard let schemaBytes = try folder.readFile(FileNames.schemaFile) else { continue }
+            let schemaPath = folderPath + "/" + FileNames.schemaFile
+            guard let schemaBytes = try opened.readFile(FileNames.schemaFile) else { continue }
             let stored = try ArchiveDecoder().decode(
                 SchemaArchive.self,
                 from: schemaBytes,
@@ -58,25 +61,25 @@ struct StoreFiles: Sendable {
                 kind: .schema
             )
             let schema = try stored.schema(path: schemaPath)
-            guard try FileNames.folder(for: schema.name) == name else {
+            guard try FileNames.folder(for: schema.name) == folder else {
                 // A folder renamed by hand (`c-item.moved`): its collection's own folder, if any,
                 // is the one the store uses.
-                database.refusedFolders[name] = StorageError(
+                database.refusedFolders[folder] = StorageError(
                     .corrupt,
                     "the schema in \(schemaPath) names collection '\(schema.name)', which belongs in another folder",
                     path: schemaPath
                 )
                 continue
             }
-            var table = ArchiveTable(schema: schema, folder: name)
+            var table = ArchiveTable(schema: schema, folder: folder)
             table.lastAssignedKey = stored.lastAssignedKey
             var positions: [String: Int] = [:]
             for (index, column) in schema.columns.enumerated() { positions[column.name] = index }
             let realColumns = schema.columns.indices.filter { schema.columns[$0].type == .real }
             let keyIndex = positions[schema.primaryKey]!
-            for file in try folder.list() where FileNames.isRecord(file) {
-                let recordPath = folder.path(file)
-                guard let bytes = try folder.readFile(file) else { continue }
+            for name in try opened.list() where FileNames.isRecord(name) {
+                let recordPath = folderPath + "/" + name
+                guard let bytes = try opened.readFile(name) else { continue }
                 var record = try RecordArchive.decode(
                     bytes,
                     path: recordPath,
@@ -88,7 +91,7 @@ struct StoreFiles: Sendable {
                     if case .integer(let number) = record[index] { record[index] = .real(Double(number)) }
                 }
                 let key = record[keyIndex]
-                guard try FileNames.record(for: key, in: schema.name) == file else {
+                guard try FileNames.record(for: key, in: schema.name) == name else {
                     throw StorageError(
                         .corrupt,
                         "the record in \(recordPath) has key \(key), which does not match its file name",
@@ -105,7 +108,7 @@ struct StoreFiles: Sendable {
                     throw StorageError(
                         .corrupt,
                         "stored records break a unique index: \(error.message)",
-                        path: folder.path
+                        path: folderPath
                     )
                 }
             }

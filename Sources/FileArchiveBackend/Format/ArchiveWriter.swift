@@ -14,7 +14,7 @@ struct ArchiveWriter {
     let maximumSize: Int
     /// Set when a container grew past what its u32 length field can hold, or the archive past
     /// `maximumSize`.
-    private(set) var overflowed = false
+    private var overflowed = false
 
     /// - Parameter maximumSize: `ArchiveLayout.maximumSize`; smaller only in tests.
     init(kind: ArchiveKind, capacity: Int = 256, maximumSize: Int = ArchiveLayout.maximumSize) {
