@@ -7,6 +7,19 @@ struct ArchiveDatabase: Sendable {
     var tables: [String: ArchiveTable] = [:]
     /// Record files left out when the store was loaded, until a commit writes or removes them.
     var damage: [DamagedRecord] = []
+    /// Collection folders the store refused to load, by folder name, with the reason (a symbolic
+    /// link planted or swapped in, a folder holding another collection's schema). Using their
+    /// collection throws the reason; the other collections are unaffected.
+    var refusedFolders: [String: StorageError] = [:]
+
+    /// Throws the reason the folder of `collection` was refused, if it was.
+    func checkNotRefused(_ collection: String) throws {
+        guard !refusedFolders.isEmpty, let folder = try? FileNames.folder(for: collection),
+            var reason = refusedFolders[folder]
+        else { return }
+        reason.collection = collection
+        throw reason
+    }
 }
 
 /// One collection: its schema, its records, and the maps that enforce its unique indexes.

@@ -77,9 +77,8 @@ public final class FileArchiveStorageBackend: StorageBackend {
         let absolute =
             directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
         try FileSystem.makeDirectory(absolute, code: .cannotOpen)
-        let files = StoreFiles(directory: absolute)
-        let descriptor = open(files.lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw FileSystem.error(.cannotOpen, "open the lock file", files.lockPath) }
+        let files = StoreFiles(root: try Folder(path: absolute, code: .cannotOpen))
+        let descriptor = try files.root.openFile(FileNames.lockFile, flags: O_RDWR | O_CREAT, code: .cannotOpen)
         do {
             try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout)
             defer { _ = flock(descriptor, LOCK_UN) }
@@ -158,8 +157,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
             return snapshot.database
         }
         // A descriptor of its own: flock on the shared one would convert the writer's lock.
-        let descriptor = open(files.lockPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else { throw FileSystem.error(.io, "open the lock file", files.lockPath) }
+        let descriptor = try files.root.openFile(FileNames.lockFile, flags: O_RDWR, code: .io)
         defer { close(descriptor) }
         try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout)
         defer { _ = flock(descriptor, LOCK_UN) }
@@ -221,7 +219,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
             var database = transaction.database
             if !database.damage.isEmpty {
                 // A damaged file written or removed by the commit is damaged no more.
-                let touched = Set(plan.writes.map { files.path($0.path) } + plan.removals.map(files.path))
+                let touched = Set(plan.writes.map { files.root.path($0.path) } + plan.removals.map(files.root.path))
                 database.damage.removeAll { touched.contains($0.path) }
             }
             committed.withLock { $0 = Committed(database: database, generation: next) }
@@ -251,9 +249,10 @@ public final class FileArchiveStorageBackend: StorageBackend {
                 }
                 if let record = table.records[key] {
                     guard let bytes = RecordArchive.encode(record, columns: table.schema.columns) else {
+                        // `put` refuses such a record first; kept so that nothing unreadable is written.
                         throw StorageError(
-                            .unsupportedType,
-                            "the record is too large for an archive",
+                            .limitExceeded,
+                            "the record's file would be more than the 2 GiB an archive file may be",
                             collection: table.schema.name,
                             key: key.value
                         )

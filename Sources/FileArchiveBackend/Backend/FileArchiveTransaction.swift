@@ -33,11 +33,13 @@ final class FileArchiveTransaction: StorageWriteTransaction {
 
     func schema(of collection: String) throws -> CollectionSchema? {
         try check()
+        try database.checkNotRefused(collection)
         return database.tables[Identifier.folded(collection)]?.schema
     }
 
     func scan(_ request: ScanRequest, _ body: (any StorageRow) throws -> Bool) throws {
         try check()
+        try database.checkNotRefused(request.collection)
         guard let table = database.tables[Identifier.folded(request.collection)] else { return }
         let schema = table.schema
         let positions = request.columns.map { schema.columnIndex(named: $0) }
@@ -61,6 +63,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
 
     func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
         try check()
+        try database.checkNotRefused(collection)
         guard let table = database.tables[Identifier.folded(collection)] else { return 0 }
         if predicate == nil { return table.records.count }
         return Self.matching(table, predicate).count
@@ -73,6 +76,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
         _ body: (any StorageRow) throws -> Void
     ) throws -> Bool {
         try check()
+        try database.checkNotRefused(collection)
         guard let table = database.tables[Identifier.folded(collection)], let record = table.records[StorageKey(key)]
         else {
             return false
@@ -96,9 +100,12 @@ final class FileArchiveTransaction: StorageWriteTransaction {
 
     func prepareCollection(_ schema: CollectionSchema) throws -> CollectionSchema {
         try checkWritable()
+        try database.checkNotRefused(schema.name)
         let name = Identifier.folded(schema.name)
         guard var table = database.tables[name] else {
-            try schema.validateShape()
+            // The names too, as loading checks them (`SchemaArchive.schema(path:)`): a schema the
+            // store could not read back is never written.
+            try schema.validate(allowingReservedName: true)
             var table = ArchiveTable(schema: schema, folder: try FileNames.folder(for: schema.name))
             for index in table.uniqueIndexPositions { table.unique[index] = [:] }
             table.buildLookups()
@@ -108,7 +115,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
         }
         let merged = table.schema.merged(with: schema)
         if merged == table.schema { return merged }
-        try merged.validateShape()
+        try merged.validate(allowingReservedName: true)
         let old = table.schema
         let added = merged.columns.count - old.columns.count
         let widened = old.columns.indices.filter { merged.columns[$0].type != old.columns[$0].type }
@@ -137,6 +144,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
 
     func makeWriter(for collection: String, columns: [String]) throws -> any RecordWriter {
         try checkWritable()
+        try database.checkNotRefused(collection)
         let name = Identifier.folded(collection)
         guard let schema = database.tables[name]?.schema else {
             throw StorageError(.misuse, "collection '\(collection)' was not prepared", collection: collection)
@@ -173,6 +181,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
             for (index, position) in positions.enumerated() { record[position] = values[index] }
             record[positions[keyPosition]] = key
             try table.checkUnique(record, key: StorageKey(key))
+            try RecordArchive.checkSize(record, columns: table.schema.columns, collection: table.schema.name, key: key)
             return (key, record, lastKey, lastKey != table.lastAssignedKey)
         }()
         database.tables[name]!.setRecord(record, forKey: StorageKey(key))
@@ -186,6 +195,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
 
     func delete(from collection: String, key: StorageValue) throws -> Bool {
         try checkWritable()
+        try database.checkNotRefused(collection)
         let name = Identifier.folded(collection)
         let key = StorageKey(key)
         guard database.tables[name]?.records[key] != nil else { return false }
@@ -196,6 +206,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
 
     func deleteAll(from collection: String, where predicate: StoragePredicate?) throws -> [StorageValue] {
         try checkWritable()
+        try database.checkNotRefused(collection)
         let name = Identifier.folded(collection)
         let keys = { () -> [StorageValue] in
             guard let table = database.tables[name] else { return [] }
