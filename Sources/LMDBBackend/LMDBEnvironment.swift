@@ -459,6 +459,16 @@ final class LMDBEnvironment: @unchecked Sendable {
         }
         mdb_cursor_close(cursor)
         guard rc == MDB_NOTFOUND else { throw StorageError.lmdb(rc, "cannot list the databases", path: path) }
+        // LMDB would refuse the handle past the limit with MDB_DBS_FULL, which names no setting.
+        guard names.count <= configuration.maximumDatabases else {
+            throw StorageError(
+                .limitExceeded,
+                "the store has \(names.count) named databases (one per collection, one per index, one for"
+                    + " the catalog), more than maximumDatabases (\(configuration.maximumDatabases)): open it with"
+                    + " LMDBStorageBackend.Configuration(maximumDatabases: \(names.count)) or more",
+                path: path
+            )
+        }
         var opened: [String: MDB_dbi] = [:]
         for name in names where name != Self.metadataName && handle(name) == nil {
             var dbi: MDB_dbi = 0

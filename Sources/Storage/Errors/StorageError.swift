@@ -44,6 +44,9 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         public static let io = Code("io")
         /// The store cannot be opened (missing folder, wrong permissions, not a database).
         public static let cannotOpen = Code("cannotOpen")
+        /// A record, value, key or schema passes a limit of the store (the message names the limit
+        /// and, where it can be raised, the setting); nothing was written.
+        public static let limitExceeded = Code("limitExceeded")
         /// Any other engine failure; `underlying` holds the engine's error.
         public static let engine = Code("engine")
     }
