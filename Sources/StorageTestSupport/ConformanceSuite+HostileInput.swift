@@ -36,7 +36,9 @@ extension ConformanceSuite {
                 return row
             }
             // The key and `limit` more: one column too many, on creation.
-            let refused = expectError(.limitExceeded) { try store.insert(dictionaries: [row(1, 0..<limit)], into: "wide") }
+            let refused = expectError(.limitExceeded) {
+                try store.insert(dictionaries: [row(1, 0..<limit)], into: "wide")
+            }
             #expect(refused?.message.contains("\(limit)") == true, "\(String(describing: refused))")
             #expect(try store.fetchDictionaries(from: "wide").isEmpty)
             #expect(try store.backend.read { try $0.schema(of: "wide") } == nil)

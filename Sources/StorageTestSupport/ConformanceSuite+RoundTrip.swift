@@ -44,10 +44,16 @@ extension ConformanceSuite {
                 let since1970 = stamp.at.timeIntervalSince1970
                 let error = abs(read.at.timeIntervalSinceReferenceDate - stamp.at.timeIntervalSinceReferenceDate)
                 // Half a unit in the last place of the seconds since 1970 (0.12 µs from 1985 to 2038).
-                #expect(error <= since1970.ulp / 2, "\(stamp.at.timeIntervalSinceReferenceDate) read back as \(read.at.timeIntervalSinceReferenceDate)")
+                #expect(
+                    error <= since1970.ulp / 2,
+                    "\(stamp.at.timeIntervalSinceReferenceDate) read back as \(read.at.timeIntervalSinceReferenceDate)"
+                )
                 // Exact for a Unix timestamp, and for every date before 1985.
                 if stamp.id % 3 == 0 || abs(since1970) <= abs(stamp.at.timeIntervalSinceReferenceDate) {
-                    #expect(read == stamp, "\(stamp.at.timeIntervalSinceReferenceDate) read back as \(read.at.timeIntervalSinceReferenceDate)")
+                    #expect(
+                        read == stamp,
+                        "\(stamp.at.timeIntervalSinceReferenceDate) read back as \(read.at.timeIntervalSinceReferenceDate)"
+                    )
                 }
                 if read == stamp { exact += 1 }
             }

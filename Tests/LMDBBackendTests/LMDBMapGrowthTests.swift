@@ -134,7 +134,10 @@ private struct Blob: Codable {
             Issue.record("the growth did not wait for the open read")
         } catch let error as StorageError {
             #expect(error.code == .busy)
-            #expect(error.message.contains("1 read transaction(s) and 0 write transaction(s) were still open"), "\(error)")
+            #expect(
+                error.message.contains("1 read transaction(s) and 0 write transaction(s) were still open"),
+                "\(error)"
+            )
             #expect(!error.message.contains("this thread"), "\(error)")
         }
     }

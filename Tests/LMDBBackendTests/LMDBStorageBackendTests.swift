@@ -333,7 +333,11 @@ private struct Counter: Codable, Equatable {
             try backend.write { transaction in
                 for number in 0..<1_023 {
                     _ = try transaction.prepareCollection(
-                        CollectionSchema(name: "c\(number)", columns: [.init(name: "id", type: .integer)], primaryKey: "id")
+                        CollectionSchema(
+                            name: "c\(number)",
+                            columns: [.init(name: "id", type: .integer)],
+                            primaryKey: "id"
+                        )
                     )
                 }
             }

@@ -1,8 +1,9 @@
 import CSQLite
 import Foundation
-@testable import SQLiteBackend
 import Storage
 import Testing
+
+@testable import SQLiteBackend
 
 #if canImport(Glibc)
 import Glibc
@@ -160,7 +161,9 @@ struct SQLiteStorageBackendTests {
             _ = sqlite3_limit(connection.handle, SQLITE_LIMIT_LENGTH, 1_000)
         }
         do {
-            try store.save(contentsOf: [Note(id: 2, body: "fits"), Note(id: 3, body: String(repeating: "x", count: 1_001))])
+            try store.save(contentsOf: [
+                Note(id: 2, body: "fits"), Note(id: 3, body: String(repeating: "x", count: 1_001)),
+            ])
             Issue.record("a value over SQLITE_LIMIT_LENGTH was written")
         } catch let error as StorageError {
             #expect(error.code == .limitExceeded, "\(error)")

@@ -60,9 +60,12 @@ final class DecodingState {
         if T.self == Date.self {
             // Archives written before `referenceDate` hold seconds since 1970.
             let tag = try reader.tag(at: offset)
-            guard tag == .referenceDate || tag == .date else { throw mismatch(Date.self, found: tag, path: path(parent, key)) }
+            guard tag == .referenceDate || tag == .date else {
+                throw mismatch(Date.self, found: tag, path: path(parent, key))
+            }
             let seconds = Double(bitPattern: try reader.fixed(UInt64.self, at: offset + 1))
-            return (tag == .date ? Date(timeIntervalSince1970: seconds) : Date(timeIntervalSinceReferenceDate: seconds)) as! T
+            return (tag == .date ? Date(timeIntervalSince1970: seconds) : Date(timeIntervalSinceReferenceDate: seconds))
+                as! T
         }
         if T.self == Data.self {
             try expect(.data, at: offset, Data.self, path: { path(parent, key) })
