@@ -22,14 +22,27 @@ private struct Blob: Codable {
     var data: Data
 }
 
-@Test func lmdbMapGrowthWithAWriteInsideForEachAndASaverOnAnotherThreadDoesNotStall() throws {
+/// Runs `body` with a store whose map starts at 64 KiB, holding one `Seed`.
+private func withSeededSmallMap(
+    resizeTimeout seconds: Int,
+    _ body: (LMDBStorageBackend, ObjectStore) throws -> Void
+) throws {
     try withStorePath { _, path in
-        // A short resize timeout: a growth that waits for a read which waits for the writer lock
-        // fails within it instead of stalling the test.
-        let configuration = LMDBStorageBackend.Configuration(initialMapSize: 64 << 10, mapResizeTimeoutSeconds: 5)
+        let configuration = LMDBStorageBackend.Configuration(
+            initialMapSize: 64 << 10,
+            mapResizeTimeoutSeconds: seconds
+        )
         let backend = try LMDBStorageBackend(path: path, configuration: configuration)
         let store = ObjectStore(backend: backend)
         try store.save(Seed(id: 1))
+        try body(backend, store)
+    }
+}
+
+@Test func lmdbMapGrowthWithAWriteInsideForEachAndASaverOnAnotherThreadDoesNotStall() throws {
+    // A short resize timeout: a growth that waits for a read which waits for the writer lock
+    // fails within it instead of stalling the test.
+    try withSeededSmallMap(resizeTimeout: 5) { backend, store throws in
         let failures = Locked<[String]>([])
         let text = String(repeating: "x", count: 500)
         let clock = ContinuousClock()
@@ -112,11 +125,7 @@ private struct Blob: Codable {
 }
 
 @Test func lmdbMapGrowthTimeoutNamesTheTransactionsItWaitedFor() throws {
-    try withStorePath { _, path in
-        let configuration = LMDBStorageBackend.Configuration(initialMapSize: 64 << 10, mapResizeTimeoutSeconds: 1)
-        let backend = try LMDBStorageBackend(path: path, configuration: configuration)
-        let store = ObjectStore(backend: backend)
-        try store.save(Seed(id: 1))
+    try withSeededSmallMap(resizeTimeout: 1) { backend, store throws in
         let readerIsIn = DispatchSemaphore(value: 0)
         let saverIsDone = DispatchSemaphore(value: 0)
         let reader = Thread {

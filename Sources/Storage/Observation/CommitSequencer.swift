@@ -23,8 +23,10 @@ final class CommitSequencer: @unchecked Sendable {
     private let condition = NSCondition()
     /// The next ticket to hand out.
     private var issued: UInt64 = 0
-    /// Every ticket below this one is published or void.
+    /// Every ticket below this one is taken for publication or void.
     private var published: UInt64 = 0
+    /// Every ticket below this one is delivered or void.
+    private var delivered: UInt64 = 0
     /// Resolved tickets not yet published: the changes, or `nil` for a write that did not commit.
     private var resolved: [UInt64: [String: ChangeLog]?] = [:]
     /// Whether a thread is publishing (outside the lock).
@@ -50,10 +52,19 @@ final class CommitSequencer: @unchecked Sendable {
         return issued - 1
     }
 
-    /// Resolves `ticket` and publishes every transaction now due, in commit order.
+    /// Marks the ticket of an attempt that the backend runs again as void. Called inside the
+    /// write body: it neither publishes nor waits, since the engine's writer lock is held.
+    func void(_ ticket: UInt64) {
+        condition.lock()
+        resolved[ticket] = .some(nil)
+        condition.unlock()
+    }
+
+    /// Resolves `ticket` and publishes every transaction now due, in commit order. Called after
+    /// the backend's write has returned or thrown.
     ///
     /// Unless the thread has a read session open, it returns only once its own changes are
-    /// published (by it or by the thread publishing before it), so what it reads next (settings,
+    /// delivered (by it or by the thread publishing before it), so what it reads next (settings,
     /// say) already reflects them. A thread with a read open does not wait: the thread
     /// publishing may itself be waiting, in the backend, for that read to end.
     /// - Parameters:
@@ -62,27 +73,29 @@ final class CommitSequencer: @unchecked Sendable {
     func resolve(_ ticket: UInt64, _ changes: [String: ChangeLog]?, publish: ([String: ChangeLog]) -> Void) {
         condition.lock()
         resolved[ticket] = .some(changes)
+        let waits = changes != nil && Self.readDepth == 0
         while true {
-            if isPublishing {
-                guard Self.readDepth == 0, published <= ticket else { break }
-                condition.wait()
-                continue
-            }
-            var due: [[String: ChangeLog]] = []
-            while let next = resolved.removeValue(forKey: published) {
-                if let next, !next.isEmpty { due.append(next) }
-                published += 1
-            }
-            if due.isEmpty {
+            if !isPublishing {
+                var due: [[String: ChangeLog]] = []
+                while let next = resolved.removeValue(forKey: published) {
+                    if let next, !next.isEmpty { due.append(next) }
+                    published += 1
+                }
+                if !due.isEmpty {
+                    isPublishing = true
+                    condition.unlock()
+                    for changes in due { publish(changes) }
+                    condition.lock()
+                    isPublishing = false
+                    continue
+                }
+                delivered = published
                 condition.broadcast()
-                break
             }
-            isPublishing = true
-            condition.unlock()
-            for changes in due { publish(changes) }
-            condition.lock()
-            isPublishing = false
-            condition.broadcast()
+            // Waits for the thread publishing, or for an earlier write still running (run again
+            // after a map growth, say) to resolve its ticket.
+            guard waits, delivered <= ticket else { break }
+            condition.wait()
         }
         condition.unlock()
     }

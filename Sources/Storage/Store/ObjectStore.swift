@@ -89,7 +89,7 @@ public final class ObjectStore: Sendable {
         let result: R
         do {
             result = try backend.write { transaction in
-                if let ticket { commits.resolve(ticket, nil) { _ in } }
+                if let ticket { commits.void(ticket) }
                 ticket = commits.take()
                 let session = Session(store: self, reader: transaction, writer: transaction)
                 committed = session
@@ -99,7 +99,7 @@ public final class ObjectStore: Sendable {
                 return try body(session)
             }
         } catch {
-            if let ticket { commits.resolve(ticket, nil) { _ in } }
+            if let ticket { commits.resolve(ticket, nil) { didCommit($0) } }
             throw error
         }
         if let ticket { commits.resolve(ticket, committed?.changeLogs) { didCommit($0) } }
