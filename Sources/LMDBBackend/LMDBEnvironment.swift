@@ -32,7 +32,6 @@ final class LMDBEnvironment: @unchecked Sendable {
     let maximumKeySize: Int
 
     let writerLock = LMDBMutex()
-    let writerOwner = Locked<pthread_t?>(nil)
     let mapGate = LMDBMapGate()
     /// Set after a commit that left more than half of the map in use, cleared by a growth: the
     /// next transaction begun outside any other grows the map first, so a write started inside
@@ -132,6 +131,19 @@ final class LMDBEnvironment: @unchecked Sendable {
         set { pthread_setspecific(readDepthKey, UnsafeRawPointer(bitPattern: newValue)) }
     }
 
+    /// Whether the current thread holds `writerLock`: a thread-local, so a top-level read (the
+    /// hot path) decides whether it is nested without taking a lock shared by every thread.
+    private let writerKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    var holdsWriterLock: Bool {
+        get { pthread_getspecific(writerKey) != nil }
+        set { pthread_setspecific(writerKey, newValue ? UnsafeRawPointer(bitPattern: 1) : nil) }
+    }
+
     private static let registry = Locked<[FileID: WeakEnvironment]>([:])
     /// How many environments of each file are open (until `mdb_env_close` has returned).
     private static let liveEnvironments = Locked<[FileID: Int]>([:])
@@ -217,6 +229,7 @@ final class LMDBEnvironment: @unchecked Sendable {
             if open[fileID] == 0 { open[fileID] = nil }
         }
         pthread_key_delete(readDepthKey)
+        pthread_key_delete(writerKey)
     }
 
     /// Refuses a file shorter than its meta page says it is (cut short, or a damaged meta page):
@@ -265,11 +278,7 @@ final class LMDBEnvironment: @unchecked Sendable {
 
     /// Whether the calling thread has a live transaction or holds the writer lock: a map growth
     /// asked for by it would wait for itself, and the gate lets its transactions through.
-    var holdsTransaction: Bool {
-        if readDepth > 0 { return true }
-        let me = pthread_self()
-        return writerOwner.withLock { owner in owner.map { pthread_equal($0, me) != 0 } ?? false }
-    }
+    var holdsTransaction: Bool { readDepth > 0 || holdsWriterLock }
 
     /// Begins a transaction; on return it has passed the map gate, until `end`.
     /// Adopts a map grown by another process (`MDB_MAP_RESIZED`) and begins again.

@@ -113,8 +113,7 @@ public final class LMDBStorageBackend: StorageBackend {
     ///   map than the room left.
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
         try environment.owner.check(path: path)
-        let me = pthread_self()
-        if environment.writerOwner.withLock({ owner in owner.map { pthread_equal($0, me) != 0 } ?? false }) {
+        if environment.holdsWriterLock {
             throw StorageError(
                 .misuse,
                 "a write transaction was started inside another one on the same thread; LMDB has one writer",
@@ -138,18 +137,18 @@ public final class LMDBStorageBackend: StorageBackend {
             // writers do not hold it up; a write inside a read goes on, as the growth waits for it.
             if environment.readDepth == 0 { environment.mapGate.waitForGrowths() }
             environment.writerLock.lock()
-            environment.writerOwner.withLock { $0 = me }
+            environment.holdsWriterLock = true
             let step: WriteStep<Result>
             do {
                 step = try attempt(body)
             } catch is LMDBEnvironment.MapGrownElsewhere {
                 step = .mapGrownElsewhere
             } catch {
-                environment.writerOwner.withLock { $0 = nil }
+                environment.holdsWriterLock = false
                 environment.writerLock.unlock()
                 throw error
             }
-            environment.writerOwner.withLock { $0 = nil }
+            environment.holdsWriterLock = false
             environment.writerLock.unlock()
             switch step {
             case .committed(let outcome):
