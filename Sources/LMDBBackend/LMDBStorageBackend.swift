@@ -1,5 +1,6 @@
 internal import CLMDB
 public import Storage
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -30,6 +31,8 @@ public final class LMDBStorageBackend: StorageBackend {
     public var configuration: Configuration { environment.configuration }
 
     let environment: LMDBEnvironment
+    /// Set by `close()`, after which the environment may be closed and nothing may use it.
+    private let isClosed = Atomic<Bool>(false)
 
     /// Opens (creating if needed) the store file at `path`. Opening a file the process already
     /// has open shares its environment.
@@ -48,8 +51,28 @@ public final class LMDBStorageBackend: StorageBackend {
     /// - Parameter body: the reads; the transaction is valid only during the call.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or a `StorageError` for an engine failure.
-    public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+    /// Closes the store: when no other backend of the process has the same file open, its
+    /// environment is closed now, freeing the map, the file descriptors and the reader slots.
+    /// Later transactions throw `StorageError` with code `.closed`; closing twice does nothing.
+    /// - Throws: nothing today; declared for the protocol.
+    public func close() throws {
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        environment.release()
+    }
+
+    deinit {
+        if !isClosed.load(ordering: .acquiring) { environment.release() }
+    }
+
+    private func checkOpen() throws {
         try environment.owner.check(path: path)
+        guard !isClosed.load(ordering: .acquiring) else {
+            throw StorageError(.closed, "the store was closed", path: path)
+        }
+    }
+
+    public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+        try checkOpen()
         let txn = try beginCurrent(readOnly: true)
         let snapshot = Int(bitPattern: UInt(mdb_txn_id(txn)))
         let transaction = LMDBReadTransaction(environment: environment, txn: txn, snapshot: snapshot)
@@ -106,7 +129,7 @@ public final class LMDBStorageBackend: StorageBackend {
     ///   including a failed commit; `.misuse` for a write started inside another on the same
     ///   thread.
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
-        try environment.owner.check(path: path)
+        try checkOpen()
         let me = pthread_self()
         if environment.writerOwner.withLock({ owner in owner.map { pthread_equal($0, me) != 0 } ?? false }) {
             throw StorageError(
