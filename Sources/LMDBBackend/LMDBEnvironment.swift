@@ -200,8 +200,16 @@ final class LMDBEnvironment: @unchecked Sendable {
         // would drop the child's own locks on the lock file (POSIX locks belong to the process)
         // and free reader slots of the parent's.
         guard owner.isCurrent else { return }
-        guard isClosed.withLock({ closed in defer { closed = true }; return !closed }) else { return }
-        for transaction in idleReaders.withLock({ idle in defer { idle.removeAll() }; return idle }) {
+        guard
+            isClosed.withLock({ closed in
+                defer { closed = true }
+                return !closed
+            })
+        else { return }
+        for transaction in idleReaders.withLock({ idle in
+            defer { idle.removeAll() }
+            return idle
+        }) {
             mdb_txn_abort(transaction)
         }
         mdb_env_close(env)

@@ -80,7 +80,9 @@ class SQLiteReadTransaction: StorageReadTransaction {
     private func compileScan(_ request: ScanRequest, _ schema: CollectionSchema) -> (String, [StorageValue]) {
         var arguments = SQLiteQueryCompiler.arguments(of: request.predicate)
         // An offset without a limit still needs a LIMIT clause; a negative one means none.
-        if request.limit != nil || request.offset > 0 { arguments.append(.integer(Int64(request.limit.map { max(0, $0) } ?? -1))) }
+        if request.limit != nil || request.offset > 0 {
+            arguments.append(.integer(Int64(request.limit.map { max(0, $0) } ?? -1)))
+        }
         if request.offset > 0 { arguments.append(.integer(Int64(request.offset))) }
         let shape = cacheableSchemaVersion.map { SQLiteScanShape(request, schemaVersion: $0) }
         if let shape, let sql = connection.scanSQL[shape] { return (sql, arguments) }

@@ -20,8 +20,14 @@ private struct AdaptedEntry: Codable, Equatable, Sendable, StorableModel {
 
 private func adaptedEntries(_ range: ClosedRange<Int64>) -> [AdaptedEntry] {
     range.map {
-        AdaptedEntry(id: $0, mood: $0 % 2 == 0 ? .happy : .sad, score: UInt8($0 % 250), ratio: Float($0) / 4,
-                      link: URL(string: "https://example.org/\($0)"), amount: Decimal($0) / 100)
+        AdaptedEntry(
+            id: $0,
+            mood: $0 % 2 == 0 ? .happy : .sad,
+            score: UInt8($0 % 250),
+            ratio: Float($0) / 4,
+            link: URL(string: "https://example.org/\($0)"),
+            amount: Decimal($0) / 100
+        )
     }
 }
 
@@ -36,8 +42,13 @@ private func adaptedEntries(_ range: ClosedRange<Int64>) -> [AdaptedEntry] {
         #expect(try await store.fetch(AdaptedEntry.self, id: key) == adaptedEntries(1...1)[0])
 
         // Paging, and comparisons with any mapped type, raw-value enums included.
-        let page = try await store.fetchAll(AdaptedEntry.self, where: Column("mood") == AdaptedMood.happy.rawValue,  // ADAPTED
-                                            orderBy: [.ascending("id")], limit: 10, offset: 10)
+        let page = try await store.fetchAll(
+            AdaptedEntry.self,
+            where: Column("mood") == AdaptedMood.happy.rawValue,  // ADAPTED
+            orderBy: [.ascending("id")],
+            limit: 10,
+            offset: 10
+        )
         #expect(page.map(\.id) == Array(stride(from: Int64(22), through: 40, by: 2)))
         #expect(try await store.count(AdaptedEntry.self, where: Column("score") >= 90) == 11)  // ADAPTED
 
@@ -47,8 +58,10 @@ private func adaptedEntries(_ range: ClosedRange<Int64>) -> [AdaptedEntry] {
 
         // One consistent snapshot across several reads, without taking the writer.
         let (total, first) = try await store.read { tx in
-            (try tx.count(AdaptedEntry.self, where: nil),
-             try tx.fetchAll(AdaptedEntry.self, where: nil, orderBy: [.descending("id")], limit: 1, offset: 0))
+            (
+                try tx.count(AdaptedEntry.self, where: nil),
+                try tx.fetchAll(AdaptedEntry.self, where: nil, orderBy: [.descending("id")], limit: 1, offset: 0)
+            )
         }
         #expect(total == 100 && first.first?.id == 100)
 

@@ -66,7 +66,8 @@ extension ObjectStore {
     ///   - predicate: which values; `nil` for all.
     /// - Returns: how many there are.
     /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
-    public func count<T: SendableMetatype>(_ type: T.Type, where predicate: StoragePredicate? = nil) async throws -> Int {
+    public func count<T: SendableMetatype>(_ type: T.Type, where predicate: StoragePredicate? = nil) async throws -> Int
+    {
         try await perform { try self.count(type, where: predicate) }
     }
 
@@ -89,7 +90,10 @@ extension ObjectStore {
     /// - Returns: the number of values deleted.
     /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
     @discardableResult
-    public func deleteAll<T: SendableMetatype>(_ type: T.Type, where predicate: StoragePredicate? = nil) async throws
+    public func deleteAll<T: SendableMetatype>(
+        _ type: T.Type,
+        where predicate: StoragePredicate? = nil
+    ) async throws
         -> Int
     {
         try await perform { try self.deleteAll(type, where: predicate) }
@@ -109,8 +113,7 @@ extension ObjectStore {
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws (nothing is committed then), a `StorageError`, or
     ///   `CancellationError` when the task was cancelled before the transaction began.
-    public func transaction<R: Sendable>(_ body: @escaping @Sendable (StoreTransaction) throws -> R) async throws -> R
-    {
+    public func transaction<R: Sendable>(_ body: @escaping @Sendable (StoreTransaction) throws -> R) async throws -> R {
         try await perform { try self.transaction(body) }
     }
 
@@ -145,7 +148,10 @@ extension ObjectStore {
     /// - Throws: `StorageError` (nothing is stored then), or `CancellationError` when the task
     ///   was cancelled first.
     @discardableResult
-    public func insert(dictionaries rows: sending [[String: Any]], into collection: String) async throws
+    public func insert(
+        dictionaries rows: sending [[String: Any]],
+        into collection: String
+    ) async throws
         -> [StorageValue]
     {
         let handedOver = HandedOver(rows)
