@@ -305,9 +305,12 @@ import Testing
         for try await _ in store.stream(Item.self, batchSize: 5) {}
         #expect(Self.descriptors(under: directory.url.path) > baseline)
 
+        let changes = store.changes(of: Item.self)
         try await store.close()
         try await store.close()
         #expect(Self.descriptors(under: directory.url.path) == baseline)
+        for await _ in changes { Issue.record("a change after the close") }  // ended by the close
+        for await _ in store.changes(of: Item.self) { Issue.record("a change after the close") }
         do {
             _ = try await store.fetchAll(Item.self)
             Issue.record("a closed store answered")

@@ -31,12 +31,14 @@ extension ObjectStore {
     /// engine's connections, file descriptors and maps, so its files can be deleted or opened
     /// again. Every later call throws `StorageError` with code `.closed`, and so do `async`
     /// calls queued but not yet begun. Closing again does nothing (a close running on another
-    /// thread is waited for). Streams end with `.closed` at their next batch.
+    /// thread is waited for). Record streams end with `.closed` at their next batch; change
+    /// streams (`changes(of:)`) end.
     ///
     /// Blocks for as long as the calls in flight take, then for the engine's close (SQLite
     /// checkpoints its write-ahead log into the database file).
-    /// - Throws: `StorageError` with `.misuse` when called inside a transaction of this store
-    ///   on the same thread (it would wait for itself), or when the engine fails to close.
+    /// - Throws: `StorageError` with `.misuse` when called inside a `transaction` closure of this
+    ///   store on the same thread (it would wait for itself, as it would inside a `read`
+    ///   closure, which must not call it either), or when the engine fails to close.
     public func close() throws {
         guard !isWritingOnCurrentThread else {
             throw StorageError(.misuse, "close() was called inside a transaction of the store it closes")
@@ -44,6 +46,7 @@ extension ObjectStore {
         guard lifecycle.beginClose() else { return }
         defer { lifecycle.didClose() }
         executor.shutDown()
+        changeHub.finishAll()
         try backend.close()
     }
 }
