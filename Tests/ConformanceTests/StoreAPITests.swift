@@ -286,6 +286,15 @@ import Testing
         #expect(try await store.fetchDictionaries(from: "Tagged").count == 2)
         await #expect(throws: StorageError.self) { try await store.drop(collection: "_settings") }
 
+        // A collection created and dropped in one transaction leaves nothing.
+        try await store.drop(collection: "Tagged")
+        try await store.transaction { tx in
+            try tx.save(contentsOf: [Tagged(id: 5, tag: "t")])
+            #expect(try tx.drop(collection: "Tagged"))
+        }
+        #expect(try await store.schema(of: "Tagged") == nil)
+        #expect(try await store.collectionNames() == [])
+
         // And the collection comes back, empty, at the next save.
         try await store.save(Item(id: 9, group: "g", rank: 2))
         #expect(try await store.fetchAll(Item.self).map(\.id) == [9])

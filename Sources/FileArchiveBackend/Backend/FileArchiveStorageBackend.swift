@@ -266,8 +266,12 @@ public final class FileArchiveStorageBackend: StorageBackend {
                 }
             }
         }
+        // The schema file of a dropped collection goes, unless the collection was created again
+        // (its folder is in use) or never committed (there is no file).
         let folders = Set(transaction.database.tables.values.map(\.folder))
-        for folder in transaction.droppedFolders.sorted() where !folders.contains(folder) {
+        let committedFolders = Set(transaction.base.tables.values.map(\.folder))
+        for folder in transaction.droppedFolders.sorted()
+        where !folders.contains(folder) && committedFolders.contains(folder) {
             plan.removals.append(folder + "/" + FileNames.schemaFile)
         }
         return plan
