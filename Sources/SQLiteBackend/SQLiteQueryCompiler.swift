@@ -117,6 +117,7 @@ struct SQLiteScanShape: Hashable {
     let predicate: StoragePredicate?
     let ordering: [Ordering]
     let hasLimit: Bool
+    let hasOffset: Bool
     let schemaVersion: Int64
 
     init(_ request: ScanRequest, schemaVersion: Int64) {
@@ -125,6 +126,7 @@ struct SQLiteScanShape: Hashable {
         predicate = request.predicate?.mapValues { _, _ in .null }
         ordering = request.ordering
         hasLimit = request.limit != nil
+        hasOffset = request.offset > 0
         self.schemaVersion = schemaVersion
     }
 }

@@ -79,7 +79,11 @@ class SQLiteReadTransaction: StorageReadTransaction {
     /// a key look-up is otherwise dominated by building the same SQL text again.
     private func compileScan(_ request: ScanRequest, _ schema: CollectionSchema) -> (String, [StorageValue]) {
         var arguments = SQLiteQueryCompiler.arguments(of: request.predicate)
-        if let limit = request.limit { arguments.append(.integer(Int64(max(0, limit)))) }
+        // An offset without a limit still needs a LIMIT clause; a negative one means none.
+        if request.limit != nil || request.offset > 0 {
+            arguments.append(.integer(Int64(request.limit.map { max(0, $0) } ?? -1)))
+        }
+        if request.offset > 0 { arguments.append(.integer(Int64(request.offset))) }
         let shape = cacheableSchemaVersion.map { SQLiteScanShape(request, schemaVersion: $0) }
         if let shape, let sql = connection.scanSQL[shape] { return (sql, arguments) }
         var compiler = SQLiteQueryCompiler(schema: schema)
@@ -88,7 +92,8 @@ class SQLiteReadTransaction: StorageReadTransaction {
         sql += " FROM " + quote(request.collection)
         sql += compiler.whereClause(request.predicate)
         sql += compiler.orderByClause(request.ordering)
-        if request.limit != nil { sql += " LIMIT ?" }
+        if request.limit != nil || request.offset > 0 { sql += " LIMIT ?" }
+        if request.offset > 0 { sql += " OFFSET ?" }
         if let shape {
             if connection.scanSQL.count >= SQLiteConnection.statementCacheCapacity { connection.scanSQL.removeAll() }
             connection.scanSQL[shape] = sql
@@ -145,6 +150,21 @@ class SQLiteReadTransaction: StorageReadTransaction {
     /// transaction changed a schema itself (its version moves only when it commits).
     var cacheableSchemaVersion: Int64? { baseSchemaVersion }
 
+    func collectionNames() throws -> [String] {
+        try checkActive()
+        var names: [String] = []
+        // SQLite's own tables (sqlite_sequence, ...) are no collections.
+        try connection.withStatement(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+                + " ORDER BY name"
+        ) { statement in
+            while try statement.step("cannot list the collections") {
+                if case .text(let name) = statement.row.value(at: 0) { names.append(name) }
+            }
+        }
+        return names
+    }
+
     func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
         try checkActive()
         guard let schema = try storedSchema(of: collection) else { return 0 }
@@ -158,14 +178,31 @@ class SQLiteReadTransaction: StorageReadTransaction {
 final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransaction {
     /// The schemas this transaction changed, published to the cache only when it commits.
     private(set) var changedSchemas: [String: CollectionSchema] = [:]
+    /// The collections this transaction dropped (and did not create again), by folded name: the
+    /// cache, keyed by the schema version the transaction began at, still has them.
+    private var droppedCollections: Set<String> = []
 
-    override var cacheableSchemaVersion: Int64? { changedSchemas.isEmpty ? baseSchemaVersion : nil }
+    override var cacheableSchemaVersion: Int64? {
+        changedSchemas.isEmpty && droppedCollections.isEmpty ? baseSchemaVersion : nil
+    }
 
     override var memoizesSchemas: Bool { false }
 
     override func storedSchema(of name: String) throws -> CollectionSchema? {
-        if let changed = changedSchemas[Identifier.folded(name)] { return changed }
+        let folded = Identifier.folded(name)
+        if let changed = changedSchemas[folded] { return changed }
+        if droppedCollections.contains(folded) { return nil }
         return try super.storedSchema(of: name)
+    }
+
+    func dropCollection(_ collection: String) throws {
+        try checkActive()
+        guard let schema = try storedSchema(of: collection) else { return }
+        // Its indexes go with the table.
+        try connection.execute("DROP TABLE " + quote(schema.name))
+        let folded = Identifier.folded(collection)
+        changedSchemas[folded] = nil
+        droppedCollections.insert(folded)
     }
 
     /// Records `name`'s schema after a change, read back from the catalog.
@@ -174,6 +211,7 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
             throw StorageError(.engine, "the collection vanished while it was being prepared", collection: name)
         }
         changedSchemas[Identifier.folded(name)] = schema
+        droppedCollections.remove(Identifier.folded(name))
         return schema
     }
 
