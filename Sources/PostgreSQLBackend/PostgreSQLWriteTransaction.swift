@@ -1,0 +1,130 @@
+import Storage
+
+/// A write transaction on one connection (`BEGIN ISOLATION LEVEL SERIALIZABLE` or `REPEATABLE
+/// READ`). Records are buffered by their writers and sent in batches, before any other
+/// statement of the transaction and before it commits.
+final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteTransaction {
+    /// The schemas this transaction changed, published to the cache only when it commits.
+    private(set) var changedSchemas: [String: CollectionSchema] = [:]
+    /// Writers holding records not yet sent.
+    private var writers: [PostgreSQLRecordWriter] = []
+    /// The largest number of records a writer buffers before it sends them.
+    let batchSize: Int
+
+    init(
+        connection: PostgreSQLConnection,
+        catalog: PostgreSQLCatalog,
+        schemaCache: PostgreSQLSchemaCache,
+        batchSize: Int
+    ) {
+        self.batchSize = batchSize
+        super.init(connection: connection, catalog: catalog, schemaCache: schemaCache)
+    }
+
+    override func willRunStatement() throws {
+        for writer in writers { try writer.flush() }
+    }
+
+    override func storedSchema(of name: String, needing columns: [String] = []) throws -> CollectionSchema? {
+        if let changed = changedSchemas[Identifier.folded(name)] { return changed }
+        return try super.storedSchema(of: name, needing: columns)
+    }
+
+    func prepareCollection(_ requested: CollectionSchema) throws -> CollectionSchema {
+        try checkActive()
+        try willRunStatement()
+        let folded = Identifier.folded(requested.name)
+        if let known = changedSchemas[folded] ?? schemaCache.lookup(requested.name),
+            known.merged(with: requested) == known
+        {
+            return known
+        }
+        try requested.validateShape()
+        // The catalog, not the cache: another process may have changed the collection.
+        let current = try readCatalog(requested.name)
+        var target = current?.merged(with: requested) ?? requested
+        if current == nil {
+            for index in target.columns.indices where target.columns[index].name != target.primaryKey {
+                target.columns[index].isNullable = true
+            }
+        }
+        if let current, target == current {
+            changedSchemas[folded] = current
+            return current
+        }
+        try target.validateShape()
+        for statement in catalog.migration(from: current, to: target) {
+            try connection.execute(statement, collection: requested.name)
+        }
+        _ = try connection.query(
+            catalog.upsertSQL,
+            PostgreSQLParameters([.text(folded), .text(PostgreSQLCatalog.encode(target))]),
+            "cannot update the store's catalog",
+            collection: requested.name
+        )
+        changedSchemas[folded] = target
+        return target
+    }
+
+    func makeWriter(for collection: String, columns: [String]) throws -> any RecordWriter {
+        try checkActive()
+        try willRunStatement()
+        guard let schema = try storedSchema(of: collection, needing: columns) else {
+            throw StorageError(.schemaMismatch, "the collection has not been prepared", collection: collection)
+        }
+        let writer = try PostgreSQLRecordWriter(transaction: self, schema: schema, collection: collection, columns: columns)
+        writers.append(writer)
+        return writer
+    }
+
+    func delete(from collection: String, key: StorageValue) throws -> Bool {
+        try checkActive()
+        try willRunStatement()
+        guard let schema = try storedSchema(of: collection) else { return false }
+        var compiler = PostgreSQLQueryCompiler(schema: schema)
+        guard let condition = compiler.compile(.compare(schema.primaryKey, .equal, key)) else { return false }
+        let result = try connection.query(
+            "DELETE FROM " + catalog.table(of: collection) + " WHERE " + condition,
+            PostgreSQLParameters(compiler.arguments),
+            "cannot delete a record",
+            collection: collection
+        )
+        return result.affectedRows > 0
+    }
+
+    func deleteAll(from collection: String, where predicate: StoragePredicate?) throws -> [StorageValue] {
+        try checkActive()
+        try willRunStatement()
+        guard let schema = try storedSchema(of: collection, needing: predicate?.columnNames ?? []) else { return [] }
+        var compiler = PostgreSQLQueryCompiler(schema: schema)
+        let table = catalog.table(of: collection)
+        let key = PostgreSQLIdentifier.quoted(schema.primaryKey)
+        var sql = "DELETE FROM " + table
+        if let predicate {
+            guard let condition = compiler.compile(predicate) else {
+                // Matched here, deleted by key.
+                var keys: [StorageValue] = []
+                try scan(ScanRequest(collection: collection, columns: [schema.primaryKey], predicate: predicate)) {
+                    keys.append($0.value(at: 0))
+                    return true
+                }
+                return try keys.filter { try delete(from: collection, key: $0) }
+            }
+            sql += " WHERE " + condition
+        }
+        sql += " RETURNING " + key
+        let result = try connection.query(
+            sql,
+            PostgreSQLParameters(compiler.arguments),
+            "cannot delete records",
+            collection: collection
+        )
+        var keys: [StorageValue] = []
+        keys.reserveCapacity(result.rowCount)
+        result.forEachRow { row in
+            keys.append(row.value(at: 0))
+            return true
+        }
+        return keys
+    }
+}
