@@ -133,7 +133,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
             let count = nextAllocation
             nextAllocation = min(nextAllocation * 4, 4096)
             let result = try transaction.connection.query(
-                "SELECT nextval($1::regclass) FROM generate_series(1, $2::int8)",
+                "SELECT nextval($1::text::regclass) FROM generate_series(1, $2::int8)",
                 PostgreSQLParameters([.text(transaction.catalog.keySequence(of: collection)), .integer(Int64(count))]),
                 "cannot assign keys",
                 collection: collection
@@ -154,7 +154,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
     private func advanceSequence(past key: Int64) throws {
         let sequence = transaction.catalog.keySequence(of: collection)
         _ = try transaction.connection.query(
-            "SELECT setval($1::regclass, greatest($2::int8, (SELECT last_value FROM " + sequence + ")))",
+            "SELECT setval($1::text::regclass, greatest($2::int8, (SELECT last_value FROM " + sequence + ")))",
             PostgreSQLParameters([.text(sequence), .integer(key)]),
             "cannot advance the key sequence",
             collection: collection
