@@ -35,3 +35,36 @@ func expectStorageError(
     }
     return nil
 }
+
+/// A child process whose standard output goes to a file, spawned and reaped directly.
+struct Child {
+    let pid: pid_t
+    let output: String
+
+    /// Starts `executable` with `arguments`; its environment is this process's, so it finds the
+    /// tests' server through `STORAGE_POSTGRES_URL`.
+    init(_ executable: String, _ arguments: [String]) throws {
+        output = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)").path
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard result == 0 else { throw StorageError(.io, "cannot start \(executable): error \(result)") }
+        self.pid = pid
+    }
+
+    /// Waits for the child to exit and returns its exit status and output lines.
+    func wait() -> (status: Int32, lines: [String]) {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: output)
+        return (status, text.split(separator: "\n").map(String.init))
+    }
+}
