@@ -40,9 +40,11 @@ final class PostgreSQLConnection: @unchecked Sendable {
             let reason = endpoint.redacting(String(cString: PQerrorMessage(connection)))
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             PQfinish(connection)
-            let refused =
-                reason.contains("FATAL") || reason.contains("SSL") || reason.contains("certificate")
-                || reason.contains("password")
+            // Refused for good (credentials, a missing database or role, TLS verification), or not
+            // reachable now (down, starting up, shutting down, not answering).
+            let refused = [
+                "authentication", "password", "does not exist", "permission denied", "pg_hba", "SSL", "certificate",
+            ].contains { reason.contains($0) }
             throw StorageError(
                 refused ? .cannotOpen : .unavailable,
                 "cannot connect to PostgreSQL at \(endpoint.server): \(reason)",

@@ -1,3 +1,4 @@
+internal import CPostgreSQL
 import Foundation
 import PostgreSQLBackend
 import Storage
@@ -67,4 +68,35 @@ struct Child {
         try? FileManager.default.removeItem(atPath: output)
         return (status, text.split(separator: "\n").map(String.init))
     }
+}
+
+/// A plain libpq connection for what a test does behind the store's back.
+final class RawConnection {
+    let handle: OpaquePointer
+
+    init(_ url: String) throws {
+        guard let handle = PQconnectdb(url), PQstatus(handle) == CONNECTION_OK else {
+            throw StorageError(.unavailable, "the test cannot connect")
+        }
+        self.handle = handle
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// Runs `sql` and returns the first column of each row, as text.
+    @discardableResult
+    func execute(_ sql: String) throws -> [String] {
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
+            throw StorageError(.engine, "test SQL failed: " + String(cString: PQerrorMessage(handle)))
+        }
+        return (0..<PQntuples(result)).map { String(cString: PQgetvalue(result, $0, 0)) }
+    }
+}
+
+/// The tests' server URL with `user` in place of the tests' own user.
+func url(user: String) throws -> String {
+    try PostgreSQLTestServer.url().replacingOccurrences(of: "user=postgres", with: "user=" + user)
 }
