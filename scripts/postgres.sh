@@ -10,6 +10,7 @@
 #   scripts/postgres.sh stop DIR              stop the server (fast shutdown)
 #   scripts/postgres.sh crash DIR             stop it as a crash would (pg_ctl stop -m immediate)
 #   scripts/postgres.sh restart DIR           start a stopped cluster again on its port
+#   scripts/postgres.sh reload DIR            make the running server read its configuration again
 #
 # PostgreSQL refuses to run as root; when run as root the cluster belongs to, and the server runs
 # as, the `postgres` user. The cluster trusts local connections: it is for tests, not for data.
@@ -100,6 +101,12 @@ restart)
     dir="${2:?usage: postgres.sh restart DIR}"
     launch "$dir" || { tail -n 20 "$dir/server.log" >&2; exit 1; }
     url_of "$dir"
+    ;;
+reload)
+    dir="${2:?usage: postgres.sh reload DIR}"
+    as_owner "$bindir/pg_ctl" -D "$dir/data" reload >/dev/null
+    # pg_ctl reload only signals the server; wait until it has read the files again.
+    sleep 0.5
     ;;
 stop | crash)
     dir="${2:?usage: postgres.sh $command DIR}"
