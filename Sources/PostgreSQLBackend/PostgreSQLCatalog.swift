@@ -11,10 +11,15 @@ struct PostgreSQLCatalog {
 
     var table: String { schemaName + "." + PostgreSQLIdentifier.quote("storage$catalog") }
 
-    /// The statements that create the store's schema and catalog when missing.
+    /// The table of committed changes other processes read (see `PostgreSQLChangeFeed`).
+    var changesTable: String { schemaName + "." + PostgreSQLIdentifier.quote("storage$changes") }
+
+    /// The statements that create the store's schema, catalog and change table when missing.
     var creationSQL: String {
         "CREATE SCHEMA IF NOT EXISTS " + schemaName + "; CREATE TABLE IF NOT EXISTS " + table
-            + " (folded text COLLATE \"C\" PRIMARY KEY, definition text NOT NULL)"
+            + " (folded text COLLATE \"C\" PRIMARY KEY, definition text NOT NULL); CREATE TABLE IF NOT EXISTS "
+            + changesTable + " (id bigserial PRIMARY KEY, tx bigint NOT NULL DEFAULT txid_current(),"
+            + " origin text NOT NULL, collection text NOT NULL, upserted text NOT NULL, deleted text NOT NULL)"
     }
 
     /// The qualified, quoted table of `collection`.

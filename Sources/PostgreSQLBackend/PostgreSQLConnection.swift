@@ -52,6 +52,8 @@ final class PostgreSQLConnection: @unchecked Sendable {
             )
         }
         handle = connection
+        // Server notices (and the notice of a server shutting down) are not printed on stderr.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         var setup = "SET TIME ZONE 'UTC'; SET lock_timeout = 0"
         if let statementTimeout {
             let milliseconds = max(1, statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000)
@@ -188,6 +190,22 @@ final class PostgreSQLConnection: @unchecked Sendable {
         guard let stream = activeStream else { return }
         activeStream = nil
         stream.buffer()
+    }
+
+    /// Waits up to `timeout` milliseconds for notifications (`LISTEN`) and consumes them.
+    /// - Returns: whether at least one arrived.
+    /// - Throws: `StorageError` with code `.connectionLost` when the connection broke.
+    func waitForNotifications(timeout: Int32) throws -> Bool {
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        guard descriptor.fd >= 0 else { throw failure(nil, "cannot wait for changes", collection: nil) }
+        _ = poll(&descriptor, 1, timeout)
+        guard PQconsumeInput(handle) == 1 else { throw failure(nil, "cannot wait for changes", collection: nil) }
+        var arrived = false
+        while let notification = PQnotifies(handle) {
+            PQfreemem(notification)
+            arrived = true
+        }
+        return arrived
     }
 
     /// The next result of a query sent asynchronously, or `nil` when there is none left.

@@ -91,6 +91,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
             bufferedKeys[key] = buffer[0].count
             for index in record.indices { buffer[index].append(record[index]) }
         }
+        transaction.changes.record(collection, [key], deleted: false)
         if buffer[0].count >= transaction.batchSize { try flush() }
         return key
     }

@@ -38,6 +38,10 @@ extension PostgreSQLStorageBackend {
         public var replicaURLs: [String]
         /// How many records a writer buffers before it sends them in one statement. Default: 2,000.
         public var batchSize: Int
+        /// Whether the store listens for the commits of other processes and machines (one more
+        /// connection, `LISTEN`), so that change streams and settings caches see them. Commits are
+        /// recorded for other listeners either way. Default: `true`.
+        public var observesOtherProcesses: Bool
 
         /// Creates a configuration.
         public init(
@@ -48,8 +52,10 @@ extension PostgreSQLStorageBackend {
             retryLimit: Int = 50,
             isolation: Isolation = .serializable,
             replicaURLs: [String] = [],
-            batchSize: Int = 2_000
+            batchSize: Int = 2_000,
+            observesOtherProcesses: Bool = true
         ) {
+            self.observesOtherProcesses = observesOtherProcesses
             self.schema = schema
             self.poolSize = poolSize
             self.connectTimeout = connectTimeout

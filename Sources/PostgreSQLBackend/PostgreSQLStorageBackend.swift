@@ -22,7 +22,7 @@ import Darwin
 /// READ`) and their closure is run again after a serialization failure or a deadlock, up to
 /// `Configuration.retryLimit` times: keep side effects out of it. Reads run `REPEATABLE READ
 /// READ ONLY`, one snapshot per closure. See `docs/POSTGRESQL.md`.
-public final class PostgreSQLStorageBackend: StorageBackend {
+public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSource {
     /// The configuration the backend was opened with.
     public let configuration: Configuration
     /// The server, database and user, for messages (never the password).
@@ -38,6 +38,13 @@ public final class PostgreSQLStorageBackend: StorageBackend {
     private let closed = Locked<Bool>(false)
     /// libpq connections must not cross a `fork()`.
     private let owner = OwningProcess()
+    /// This backend's name in the change table, so that its listeners skip its own commits.
+    private let origin = UUID().uuidString
+    private let listeners = Locked<[PostgreSQLChangeListener]>([])
+
+    deinit {
+        for listener in listeners.withLock({ $0 }) { listener.stop() }
+    }
 
     /// Connects to the server `url` names and creates the store's schema and catalog when
     /// missing.
@@ -108,6 +115,7 @@ public final class PostgreSQLStorageBackend: StorageBackend {
     /// when their transaction ends.
     public func close() {
         closed.withLock { $0 = true }
+        for listener in listeners.withLock({ $0 }) { listener.stop() }
         let connections = idle.withLock { idle in
             defer { idle.removeAll() }
             return idle
@@ -195,6 +203,7 @@ public final class PostgreSQLStorageBackend: StorageBackend {
                 let value = try body(transaction)
                 try transaction.willRunStatement()
                 transaction.invalidate()
+                try publishChanges(of: transaction)
                 try connection.execute("COMMIT")
                 for schema in transaction.changedSchemas.values { schemaCache.store(schema) }
                 checkIn(connection)
@@ -211,6 +220,50 @@ public final class PostgreSQLStorageBackend: StorageBackend {
                 throw error
             }
         }
+    }
+
+    /// Records the transaction's changes for other processes' change streams (see
+    /// `PostgreSQLChangeFeed`), in the transaction itself, just before it commits.
+    private func publishChanges(of transaction: PostgreSQLWriteTransaction) throws {
+        guard !transaction.changes.isEmpty else { return }
+        let rows = transaction.changes.rows
+        var parameters = PostgreSQLParameters([
+            .text(origin), .integer(PostgreSQLChangeFeed.lockKey(for: configuration.schema)),
+            .text(PostgreSQLChangeFeed.channel(for: configuration.schema)),
+        ])
+        parameters.appendArray(rows.collections, elementType: PostgreSQLType.text)
+        parameters.appendArray(rows.upserted, elementType: PostgreSQLType.text)
+        parameters.appendArray(rows.deleted, elementType: PostgreSQLType.text)
+        _ = try transaction.connection.query(
+            PostgreSQLChangeFeed.publishSQL(catalog),
+            parameters,
+            "cannot record the transaction's changes"
+        )
+    }
+
+    /// Reports the commits of other backends on this store (other processes, other machines) to
+    /// `handler`, from a listener connection of its own (`LISTEN`), until the backend is closed.
+    public func observeExternalCommits(_ handler: @escaping @Sendable ([CollectionChange]) -> Void) {
+        guard configuration.observesOtherProcesses else { return }
+        let url = url
+        let endpoint = endpoint
+        let configuration = configuration
+        let listener = PostgreSQLChangeListener(
+            open: {
+                try PostgreSQLConnection(
+                    url: url,
+                    endpoint: endpoint,
+                    connectTimeout: configuration.connectTimeout,
+                    statementTimeout: nil
+                )
+            },
+            catalog: catalog,
+            channel: PostgreSQLChangeFeed.channel(for: configuration.schema),
+            origin: origin,
+            handler: handler
+        )
+        listeners.withLock { $0.append(listener) }
+        listener.start()
     }
 
     /// Rolls back whatever is open on `connection` and returns it to the pool when still usable.

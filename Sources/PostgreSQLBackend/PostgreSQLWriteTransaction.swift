@@ -10,6 +10,8 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
     private var writers: [PostgreSQLRecordWriter] = []
     /// The largest number of records a writer buffers before it sends them.
     let batchSize: Int
+    /// The keys this transaction wrote and deleted, for other processes' change streams.
+    var changes = PostgreSQLChangeSet()
 
     init(
         connection: PostgreSQLConnection,
@@ -89,7 +91,9 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
             "cannot delete a record",
             collection: collection
         )
-        return result.affectedRows > 0
+        let deleted = result.affectedRows > 0
+        if deleted { changes.record(collection, [key], deleted: true) }
+        return deleted
     }
 
     func deleteAll(from collection: String, where predicate: StoragePredicate?) throws -> [StorageValue] {
@@ -125,6 +129,7 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
             keys.append(row.value(at: 0))
             return true
         }
+        changes.record(collection, keys, deleted: true)
         return keys
     }
 }

@@ -32,12 +32,34 @@
 ///   `Person` and `person` name the same collection.
 /// - Names reaching a backend are valid identifiers (`ObjectStore` checks them), but a backend
 ///   must still quote them (SQL) or encode them (paths), and never build SQL from values.
+///
+/// # Commits made elsewhere
+///
+/// A backend whose store other processes or machines also write (a database server) may adopt
+/// `ExternalCommitSource` as well. `ObjectStore` then subscribes when it is created and feeds each
+/// reported commit into its change streams (`changes(of:)`) and its settings cache, exactly as
+/// it does its own commits. A backend without it needs nothing: its store sees only its own
+/// commits.
 public protocol StorageBackend: Sendable {
     /// Runs `body` in a read transaction over a consistent snapshot.
     func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result
 
     /// Runs `body` in a write transaction that commits when it returns and rolls back when it throws.
     func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result
+}
+
+/// A backend that can report the commits other processes or machines make to its store; see
+/// "Commits made elsewhere" in `StorageBackend`.
+///
+/// Implementation requirements: call `handler` once per commit made by anyone but this backend
+/// instance, after it committed, in commit order, with one `CollectionChange` per collection the
+/// commit touched (each key once, in `upserted` or `deleted`, however many keys there are). Never
+/// call it for this instance's own commits, which `ObjectStore` already publishes. Calls come
+/// from a thread of the backend's own; the handler does not block.
+public protocol ExternalCommitSource: StorageBackend {
+    /// Starts reporting commits made elsewhere to `handler`, until the backend is closed or
+    /// released. Called at most once per `ObjectStore`.
+    func observeExternalCommits(_ handler: @escaping @Sendable ([CollectionChange]) -> Void)
 }
 
 /// What a read transaction can do. Valid only inside the closure it was passed to.
