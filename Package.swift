@@ -49,7 +49,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["Storage", "SQLiteBackend", "CSQLite", "LMDBBackend", "CLMDB", "FileArchiveBackend"],
+            dependencies: [
+                "Storage", "SQLiteBackend", "CSQLite", "LMDBBackend", "CLMDB", "FileArchiveBackend", "PostgreSQLBackend",
+                "CPostgreSQL",
+            ],
             path: "Benchmarks",
             swiftSettings: upcoming
         ),
