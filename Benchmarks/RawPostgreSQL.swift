@@ -48,6 +48,7 @@ final class RawPostgreSQL {
     static func dropSchema(_ name: String) {
         guard let url = try? url(), let connection = PQconnectdb(url) else { return }
         defer { PQfinish(connection) }
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         PQclear(PQexec(connection, "DROP SCHEMA IF EXISTS \"\(name)\" CASCADE"))
     }
 
@@ -101,7 +102,9 @@ final class RawPostgreSQL {
     /// `people` through `COPY … FROM STDIN (FORMAT binary)` in one transaction.
     func copy(_ people: [Person], avatarAsText: Bool = false) throws {
         try execute("BEGIN")
-        try execute("COPY \(table) (\(Self.columns)) FROM STDIN (FORMAT binary)")
+        let start = PQexec(connection, "COPY \(table) (\(Self.columns)) FROM STDIN (FORMAT binary)")
+        defer { PQclear(start) }
+        guard PQresultStatus(start) == PGRES_COPY_IN else { throw failure() }
         var buffer: [UInt8] = Array("PGCOPY\n".utf8) + [0xff, 0x0d, 0x0a, 0x00]
         Self.append(Int32(0), to: &buffer)
         Self.append(Int32(0), to: &buffer)
