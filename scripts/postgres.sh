@@ -91,7 +91,7 @@ standby)
     primary="${2:?usage: postgres.sh standby PRIMARY_DIR DIR [PORT]}"
     dir="${3:?usage: postgres.sh standby PRIMARY_DIR DIR [PORT]}"
     prepare_dir "$dir"
-    as_owner "$bindir/pg_basebackup" -h 127.0.0.1 -p "$(cat "$primary/port")" -U postgres -D "$dir/data" -R \
+    as_owner "$bindir/pg_basebackup" -h 127.0.0.1 -p "$(cat "$primary/port")" -U postgres -D "$dir/data" -R -c fast \
         -X stream >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log" >&2; exit 1; }
     echo "${4:-$(free_port)}" >"$dir/port"
     launch "$dir" || { tail -n 20 "$dir/server.log" >&2; exit 1; }

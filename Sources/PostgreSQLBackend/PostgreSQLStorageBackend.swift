@@ -28,14 +28,14 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// The server, database and user, for messages (never the password).
     public var server: String { endpoint.description }
 
-    /// The connection string; never shown, as it may hold a password.
-    private let url: String
-    let endpoint: PostgreSQLEndpoint
+    var endpoint: PostgreSQLEndpoint { primary.endpoint }
     let catalog: PostgreSQLCatalog
     let schemaCache = PostgreSQLSchemaCache()
-    /// Idle connections, at most `configuration.poolSize`.
-    private let idle = Locked<[PostgreSQLConnection]>([])
-    private let closed = Locked<Bool>(false)
+    /// The connections to the primary: every write, and reads when there is no replica.
+    private let primary: PostgreSQLConnectionPool
+    /// The connections to each read replica.
+    private let replicas: [PostgreSQLConnectionPool]
+    private let nextReplica = Locked(0)
     /// libpq connections must not cross a `fork()`.
     private let owner = OwningProcess()
     /// This backend's name in the change table, so that its listeners skip its own commits.
@@ -64,22 +64,13 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                     + " 1 to 63 bytes, no NUL character"
             )
         }
-        self.url = url
         self.configuration = configuration
-        endpoint = try PostgreSQLEndpoint(url: url)
+        primary = try PostgreSQLConnectionPool(url: url, configuration: configuration)
+        replicas = try configuration.replicaURLs.map { try PostgreSQLConnectionPool(url: $0, configuration: configuration) }
         catalog = PostgreSQLCatalog(schemaName: PostgreSQLIdentifier.quote(configuration.schema))
-        let connection = try connect()
+        let connection = try primary.connect()
         try createStore(on: connection)
-        checkIn(connection)
-    }
-
-    private func connect() throws -> PostgreSQLConnection {
-        try PostgreSQLConnection(
-            url: url,
-            endpoint: endpoint,
-            connectTimeout: configuration.connectTimeout,
-            statementTimeout: configuration.statementTimeout
-        )
+        primary.checkIn(connection)
     }
 
     /// Creates the schema and the catalog unless they exist. Several processes opening a new
@@ -111,55 +102,59 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         }
     }
 
-    /// Closes every idle connection; a later call opens new ones. Connections in use close
-    /// when their transaction ends.
+    /// Closes every idle connection and stops listening for other processes' commits; later
+    /// calls throw `.misuse`. Connections in use close when their transaction ends.
     public func close() {
-        closed.withLock { $0 = true }
+        primary.close()
+        for replica in replicas { replica.close() }
         for listener in listeners.withLock({ $0 }) { listener.stop() }
-        let connections = idle.withLock { idle in
-            defer { idle.removeAll() }
-            return idle
-        }
-        _ = connections
     }
 
-    private func checkOut() throws -> PostgreSQLConnection {
-        try owner.check(path: nil)
-        if closed.withLock({ $0 }) {
-            throw StorageError(.misuse, "the store was closed")
-        }
-        if let connection = idle.withLock({ $0.popLast() }) { return connection }
-        return try connect()
+    /// Whether the current thread asked for reads from the primary (`readingFromPrimary`).
+    private static let primaryOnlyKey = "swift-storage.postgresql.primary-only"
+
+    /// Runs `body` with every read of this thread served by the primary, even when replicas are
+    /// configured: for a read that must see a write just made.
+    ///
+    /// ```swift
+    /// try store.save(order)
+    /// let fresh = try backend.readingFromPrimary { try store.fetch(Order.self, id: order.id) }
+    /// ```
+    public func readingFromPrimary<Result>(_ body: () throws -> Result) rethrows -> Result {
+        let dictionary = Thread.current.threadDictionary
+        let previous = dictionary[Self.primaryOnlyKey]
+        dictionary[Self.primaryOnlyKey] = true
+        defer { dictionary[Self.primaryOnlyKey] = previous }
+        return try body()
     }
 
-    /// Returns a connection to the pool, or lets it close when it is unusable or the pool full.
-    private func checkIn(_ connection: PostgreSQLConnection) {
-        guard !connection.isBroken, !connection.isInTransaction else { return }
-        let surplus = idle.withLock { idle -> PostgreSQLConnection? in
-            guard idle.count < configuration.poolSize, !closed.withLock({ $0 }) else { return connection }
-            idle.append(connection)
-            return nil
+    /// The pool a read outside a write transaction uses: the next replica in turn, unless there
+    /// is none or the thread asked for the primary.
+    private func readPool() -> PostgreSQLConnectionPool {
+        guard !replicas.isEmpty, Thread.current.threadDictionary[Self.primaryOnlyKey] == nil else { return primary }
+        let index = nextReplica.withLock { next in
+            defer { next = (next + 1) % replicas.count }
+            return next
         }
-        _ = surplus
-    }
-
-    /// Forgets every idle connection: after one was found broken, the others (opened to the
-    /// same server) most likely are too.
-    private func discardIdleConnections() {
-        let connections = idle.withLock { idle in
-            defer { idle.removeAll() }
-            return idle
-        }
-        _ = connections
+        return replicas[index]
     }
 
     /// Runs `body` in a `REPEATABLE READ READ ONLY` transaction: one snapshot for the closure.
     /// - Throws: what `body` throws, or a `StorageError` for an engine failure (`.connectionLost`
     ///   when the connection broke).
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+        try owner.check(path: nil)
         var attempt = 0
+        var pool = readPool()
         while true {
-            let connection = try checkOut()
+            let connection: PostgreSQLConnection
+            do {
+                connection = try pool.checkOut()
+            } catch let error as StorageError where error.code == .unavailable && pool !== primary {
+                // A replica that cannot be reached: the primary serves the read.
+                pool = primary
+                continue
+            }
             let transaction = PostgreSQLReadTransaction(connection: connection, catalog: catalog, schemaCache: schemaCache)
             var began = false
             do {
@@ -168,13 +163,13 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 let value = try body(transaction)
                 transaction.invalidate()
                 try connection.execute("COMMIT")
-                checkIn(connection)
+                pool.checkIn(connection)
                 return value
             } catch {
                 transaction.invalidate()
-                finish(connection)
+                finish(connection, in: pool)
                 attempt += 1
-                if try shouldRetry(error, attempt: attempt, began: began, limit: 3) { continue }
+                if try shouldRetry(error, pool: pool, attempt: attempt, began: began, limit: 3) { continue }
                 throw error
             }
         }
@@ -187,9 +182,10 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     ///   are used up, `.constraintViolation`, `.connectionLost` (a commit whose outcome is
     ///   unknown), `.timedOut`.
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
+        try owner.check(path: nil)
         var attempt = 0
         while true {
-            let connection = try checkOut()
+            let connection = try primary.checkOut()
             let transaction = PostgreSQLWriteTransaction(
                 connection: connection,
                 catalog: catalog,
@@ -206,13 +202,13 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 try publishChanges(of: transaction)
                 try connection.execute("COMMIT")
                 for schema in transaction.changedSchemas.values { schemaCache.store(schema) }
-                checkIn(connection)
+                primary.checkIn(connection)
                 return value
             } catch {
                 transaction.invalidate()
-                finish(connection)
+                finish(connection, in: primary)
                 attempt += 1
-                if try shouldRetry(error, attempt: attempt, began: began, limit: configuration.retryLimit) {
+                if try shouldRetry(error, pool: primary, attempt: attempt, began: began, limit: configuration.retryLimit) {
                     // Backs off a little, more at each attempt, so that conflicting processes spread out.
                     usleep(UInt32.random(in: 0...UInt32(min(attempt, 20) * 500)))
                     continue
@@ -245,18 +241,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// `handler`, from a listener connection of its own (`LISTEN`), until the backend is closed.
     public func observeExternalCommits(_ handler: @escaping @Sendable ([CollectionChange]) -> Void) {
         guard configuration.observesOtherProcesses else { return }
-        let url = url
-        let endpoint = endpoint
-        let configuration = configuration
+        let primary = primary
         let listener = PostgreSQLChangeListener(
-            open: {
-                try PostgreSQLConnection(
-                    url: url,
-                    endpoint: endpoint,
-                    connectTimeout: configuration.connectTimeout,
-                    statementTimeout: nil
-                )
-            },
+            open: { try primary.connect(statementTimeout: false) },
             catalog: catalog,
             channel: PostgreSQLChangeFeed.channel(for: configuration.schema),
             origin: origin,
@@ -267,25 +254,31 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     }
 
     /// Rolls back whatever is open on `connection` and returns it to the pool when still usable.
-    private func finish(_ connection: PostgreSQLConnection) {
+    private func finish(_ connection: PostgreSQLConnection, in pool: PostgreSQLConnectionPool) {
         if !connection.isBroken && connection.isInTransaction {
             try? connection.execute("ROLLBACK")
         }
-        checkIn(connection)
+        pool.checkIn(connection)
     }
 
     /// Whether a failed transaction runs again: after a serialization failure or deadlock, after
     /// a schema change by another process made this one's cached view stale, or when a pooled
     /// connection turned out to be broken before the closure ran.
-    private func shouldRetry(_ error: any Error, attempt: Int, began: Bool, limit: Int) throws -> Bool {
+    private func shouldRetry(
+        _ error: any Error,
+        pool: PostgreSQLConnectionPool,
+        attempt: Int,
+        began: Bool,
+        limit: Int
+    ) throws -> Bool {
         guard let error = error as? StorageError, let cause = error.postgreSQL else { return false }
         if error.code == .connectionLost {
-            discardIdleConnections()
+            pool.discardIdleConnections()
             return !began && attempt <= 1
         }
         if cause.isStaleSchema {
             schemaCache.removeAll()
-            discardIdleConnections()
+            pool.discardIdleConnections()
             return attempt <= limit
         }
         guard cause.isSerializationFailure else { return false }
