@@ -59,6 +59,13 @@ url_of() {
 
 launch() {
     local dir="$1"
+    # The server outlives this script: it must not inherit a descriptor of whoever started it
+    # (a pipe a caller reads to its end would never end).
+    local fd
+    for fd in /proc/$$/fd/*; do
+        fd="${fd##*/}"
+        if [ "$fd" -gt 2 ] 2>/dev/null; then eval "exec $fd>&-" 2>/dev/null || true; fi
+    done
     as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
         -o "-p $(cat "$dir/port") -k $dir" start >/dev/null
 }
