@@ -43,14 +43,16 @@ let package = Package(
         .target(
             name: "StorageTestBackends",
             dependencies: [
-                "Storage", "SQLiteBackend", "LMDBBackend", "FileArchiveBackend", "PostgreSQLBackend", "StorageTestSupport",
+                "Storage", "SQLiteBackend", "LMDBBackend", "FileArchiveBackend", "PostgreSQLBackend",
+                "StorageTestSupport",
             ],
             swiftSettings: upcoming
         ),
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
-                "Storage", "SQLiteBackend", "CSQLite", "LMDBBackend", "CLMDB", "FileArchiveBackend", "PostgreSQLBackend",
+                "Storage", "SQLiteBackend", "CSQLite", "LMDBBackend", "CLMDB", "FileArchiveBackend",
+                "PostgreSQLBackend",
                 "CPostgreSQL",
             ],
             path: "Benchmarks",

@@ -240,7 +240,9 @@ final class RawPostgreSQL {
 
     /// Calls `body` with each row of `SELECT … ORDER BY id`, in single-row mode.
     func stream(_ body: (Person) throws -> Void) throws {
-        guard PQsendQueryParams(connection, "SELECT \(Self.columns) FROM \(table) ORDER BY id", 0, nil, nil, nil, nil, 1) == 1
+        guard
+            PQsendQueryParams(connection, "SELECT \(Self.columns) FROM \(table) ORDER BY id", 0, nil, nil, nil, nil, 1)
+                == 1
         else { throw failure() }
         PQsetSingleRowMode(connection)
         var failed: Failure?

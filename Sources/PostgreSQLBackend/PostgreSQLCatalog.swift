@@ -64,7 +64,9 @@ struct PostgreSQLCatalog {
         for column in columns {
             guard let name = column["name"] as? String, let type = (column["type"] as? String).flatMap(ColumnType.init)
             else { throw StorageError(.corrupt, "the store's catalog entry is damaged", collection: collection) }
-            schema.columns.append(ColumnDefinition(name: name, type: type, isNullable: column["nullable"] as? Bool ?? true))
+            schema.columns.append(
+                ColumnDefinition(name: name, type: type, isNullable: column["nullable"] as? Bool ?? true)
+            )
         }
         for index in indexes {
             guard let columns = index["columns"] as? [String] else {

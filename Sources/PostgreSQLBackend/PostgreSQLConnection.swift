@@ -56,7 +56,11 @@ final class PostgreSQLConnection: @unchecked Sendable {
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
         var setup = "SET TIME ZONE 'UTC'; SET lock_timeout = 0"
         if let statementTimeout {
-            let milliseconds = max(1, statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000)
+            let milliseconds = max(
+                1,
+                statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds
+                    / 1_000_000_000_000_000
+            )
             setup += "; SET statement_timeout = \(milliseconds)"
         }
         try execute(setup)
@@ -71,7 +75,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> Result
     ) -> Result {
         let copies = strings.map { strdup($0) }
-        defer { copies.forEach { free($0) } }
+        defer { for copy in copies { free(copy) } }
         let pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
         return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
     }

@@ -48,23 +48,13 @@ struct PostgreSQLParameters {
 
     /// Appends one value: int8, float8, text or bytea, or SQL null.
     mutating func append(_ value: StorageValue) {
-        switch value {
-        case .null:
+        if value.isNull {
             offsets.append(-1)
             lengths.append(0)
-        case .integer(let number):
-            begin(8)
-            appendInteger(UInt64(bitPattern: number))
-        case .real(let number):
-            begin(8)
-            appendInteger(number.bitPattern)
-        case .text(let text):
-            var text = text
-            text.withUTF8 { begin($0.count); bytes.append(contentsOf: $0) }
-        case .blob(let data):
-            begin(data.count)
-            bytes.append(contentsOf: data)
+            return
         }
+        offsets.append(bytes.count)
+        lengths.append(Int32(appendPayload(value)))
     }
 
     /// Appends a one-dimensional array (binary array format) of `values`, each of `elementType`
@@ -79,32 +69,32 @@ struct PostgreSQLParameters {
         append32(UInt32(values.count))
         append32(1)  // lower bound
         for value in values {
-            switch value {
-            case .null:
+            guard !value.isNull else {
                 append32(UInt32(bitPattern: -1))
-            case .integer(let number):
-                append32(8)
-                appendInteger(UInt64(bitPattern: number))
-            case .real(let number):
-                append32(8)
-                appendInteger(number.bitPattern)
-            case .text(let text):
-                var text = text
-                text.withUTF8 {
-                    append32(UInt32($0.count))
-                    bytes.append(contentsOf: $0)
-                }
-            case .blob(let data):
-                append32(UInt32(data.count))
-                bytes.append(contentsOf: data)
+                continue
             }
+            let lengthAt = bytes.count
+            append32(0)
+            let length = UInt32(appendPayload(value)).bigEndian
+            withUnsafeBytes(of: length) { bytes.replaceSubrange(lengthAt..<lengthAt + 4, with: $0) }
         }
         lengths[lengths.count - 1] = Int32(bytes.count - start)
     }
 
-    private mutating func begin(_ length: Int) {
-        offsets.append(bytes.count)
-        lengths.append(Int32(length))
+    /// Appends the binary form of a non-null value.
+    /// - Returns: its length in bytes.
+    private mutating func appendPayload(_ value: StorageValue) -> Int {
+        let start = bytes.count
+        switch value {
+        case .null: break
+        case .integer(let number): appendInteger(UInt64(bitPattern: number))
+        case .real(let number): appendInteger(number.bitPattern)
+        case .text(let text):
+            var text = text
+            text.withUTF8 { bytes.append(contentsOf: $0) }
+        case .blob(let data): bytes.append(contentsOf: data)
+        }
+        return bytes.count - start
     }
 
     private mutating func append32(_ value: UInt32) {

@@ -41,7 +41,8 @@ struct PostgreSQLQueryCompiler {
     func orderByClause(_ ordering: [Ordering]) -> String {
         let terms = ordering.compactMap { term -> String? in
             guard definition(of: term.column) != nil else { return nil }
-            return PostgreSQLIdentifier.quoted(term.column) + (term.isDescending ? " DESC NULLS LAST" : " ASC NULLS FIRST")
+            return PostgreSQLIdentifier.quoted(term.column)
+                + (term.isDescending ? " DESC NULLS LAST" : " ASC NULLS FIRST")
         }
         return terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
     }
@@ -98,7 +99,11 @@ struct PostgreSQLQueryCompiler {
         }
     }
 
-    private mutating func compare(_ name: String, _ comparison: StoragePredicate.Comparison, _ value: StorageValue)
+    private mutating func compare(
+        _ name: String,
+        _ comparison: StoragePredicate.Comparison,
+        _ value: StorageValue
+    )
         -> String
     {
         guard let column = definition(of: name), let valueType = value.columnType else { return "NULL::boolean" }

@@ -76,7 +76,8 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
         if let condition, condition == nil, let predicate = request.predicate {
             // Filtered here, with SQLite's semantics, over the predicate's columns too.
             selected += predicateColumns.map(compiler.selected)
-            let sql = "SELECT " + selected.joined(separator: ", ") + " FROM " + table
+            let sql =
+                "SELECT " + selected.joined(separator: ", ") + " FROM " + table
                 + compiler.orderByClause(request.ordering)
             var remaining = request.limit ?? Int.max
             guard remaining > 0 else { return }
@@ -100,7 +101,12 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
         if let limit = request.limit {
             sql += " LIMIT \(max(0, limit))"
             if limit <= 256 {
-                let result = try connection.query(sql, parameters, "cannot read records", collection: request.collection)
+                let result = try connection.query(
+                    sql,
+                    parameters,
+                    "cannot read records",
+                    collection: request.collection
+                )
                 try result.forEachRow { try body($0) }
                 return
             }

@@ -20,7 +20,12 @@ final class PostgreSQLRecordWriter: RecordWriter {
     private var spareKeys: [Int64] = []
     private var nextAllocation = 1
 
-    init(transaction: PostgreSQLWriteTransaction, schema: CollectionSchema, collection: String, columns: [String]) throws {
+    init(
+        transaction: PostgreSQLWriteTransaction,
+        schema: CollectionSchema,
+        collection: String,
+        columns: [String]
+    ) throws {
         self.transaction = transaction
         self.collection = collection
         let compiler = PostgreSQLQueryCompiler(schema: schema)
@@ -35,7 +40,8 @@ final class PostgreSQLRecordWriter: RecordWriter {
             }
             return definition
         }
-        guard let keyIndex = columns.firstIndex(where: { Identifier.folded($0) == Identifier.folded(schema.primaryKey) })
+        guard
+            let keyIndex = columns.firstIndex(where: { Identifier.folded($0) == Identifier.folded(schema.primaryKey) })
         else {
             throw StorageError(
                 .invalidKey,

@@ -66,7 +66,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         }
         self.configuration = configuration
         primary = try PostgreSQLConnectionPool(url: url, configuration: configuration)
-        replicas = try configuration.replicaURLs.map { try PostgreSQLConnectionPool(url: $0, configuration: configuration) }
+        replicas = try configuration.replicaURLs.map {
+            try PostgreSQLConnectionPool(url: $0, configuration: configuration)
+        }
         catalog = PostgreSQLCatalog(schemaName: PostgreSQLIdentifier.quote(configuration.schema))
         let connection = try primary.connect()
         try createStore(on: connection)
@@ -155,7 +157,11 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 pool = primary
                 continue
             }
-            let transaction = PostgreSQLReadTransaction(connection: connection, catalog: catalog, schemaCache: schemaCache)
+            let transaction = PostgreSQLReadTransaction(
+                connection: connection,
+                catalog: catalog,
+                schemaCache: schemaCache
+            )
             var began = false
             do {
                 try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -208,7 +214,13 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 transaction.invalidate()
                 finish(connection, in: primary)
                 attempt += 1
-                if try shouldRetry(error, pool: primary, attempt: attempt, began: began, limit: configuration.retryLimit) {
+                if try shouldRetry(
+                    error,
+                    pool: primary,
+                    attempt: attempt,
+                    began: began,
+                    limit: configuration.retryLimit
+                ) {
                     // Backs off a little, more at each attempt, so that conflicting processes spread out.
                     usleep(UInt32.random(in: 0...UInt32(min(attempt, 20) * 500)))
                     continue

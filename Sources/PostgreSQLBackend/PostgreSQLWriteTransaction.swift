@@ -74,7 +74,12 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
         guard let schema = try storedSchema(of: collection, needing: columns) else {
             throw StorageError(.schemaMismatch, "the collection has not been prepared", collection: collection)
         }
-        let writer = try PostgreSQLRecordWriter(transaction: self, schema: schema, collection: collection, columns: columns)
+        let writer = try PostgreSQLRecordWriter(
+            transaction: self,
+            schema: schema,
+            collection: collection,
+            columns: columns
+        )
         writers.append(writer)
         return writer
     }

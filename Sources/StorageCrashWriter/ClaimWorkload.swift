@@ -13,7 +13,8 @@ struct LoadClaim: Codable, StorableModel {
 /// key and the shared name, and prints `won` when the save commits or `lost CODE` when it throws
 /// a `StorageError`. With a unique index enforced across processes, exactly one wins.
 enum ClaimWorkload {
-    static func run(on store: ObjectStore, writer: Int64, name: String, startAt: Date, report: (String) -> Void) throws {
+    static func run(on store: ObjectStore, writer: Int64, name: String, startAt: Date, report: (String) -> Void) throws
+    {
         // Started together: every writer waits for the same moment, so the saves overlap.
         let wait = startAt.timeIntervalSinceNow
         if wait > 0 { Thread.sleep(forTimeInterval: wait) }

@@ -72,7 +72,7 @@ public enum PostgreSQLTestServer {
         posix_spawn_file_actions_addopen(&actions, 1, output.path + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, output.path + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         let argv = (["/bin/bash", script] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, argv, environ)
         guard spawned == 0 else {
@@ -109,7 +109,10 @@ public enum PostgreSQLTestServer {
     }
 
     /// Opens the store for the test folder `path`, in a schema of its own.
-    public static func openStore(path: String, configuration: PostgreSQLStorageBackend.Configuration? = nil) throws
+    public static func openStore(
+        path: String,
+        configuration: PostgreSQLStorageBackend.Configuration? = nil
+    ) throws
         -> ObjectStore
     {
         var configuration = configuration ?? .init(poolSize: 2)

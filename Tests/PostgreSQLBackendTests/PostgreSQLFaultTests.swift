@@ -64,7 +64,8 @@ import Testing
     /// connection holds) fails with `.timedOut`, and its transaction leaves nothing.
     @Test func aStatementTimeoutIsATypedErrorAndRollsBack() throws {
         try withStore("timeout", configuration: .init(poolSize: 1, statementTimeout: .milliseconds(300))) {
-            store, path in
+            store,
+            path in
             try store.save(Entry(id: 1, text: "before"))
             let raw = try RawConnection(try PostgreSQLTestServer.url())
             let table = "\"\(PostgreSQLTestServer.schema(for: path))\".\"entry\""

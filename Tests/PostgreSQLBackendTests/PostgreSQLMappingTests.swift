@@ -68,8 +68,12 @@ import Testing
                 into: "words"
             )
             func matches(_ pattern: String) throws -> [String] {
-                try store.fetchDictionaries(from: "words", where: Column("w").like(pattern), orderBy: [.ascending("id")])
-                    .compactMap { if case .text(let text)? = $0["w"] { text } else { nil } }
+                try store.fetchDictionaries(
+                    from: "words",
+                    where: Column("w").like(pattern),
+                    orderBy: [.ascending("id")]
+                )
+                .compactMap { if case .text(let text)? = $0["w"] { text } else { nil } }
             }
             #expect(try matches("APPLE") == ["Apple", "apple"])
             #expect(try matches("äPFEL") == ["äpfel"])

@@ -49,7 +49,9 @@ import Testing
             #expect(Set(received[0].upserted).count == count)
             #expect(received[0].deleted.isEmpty)
             #expect(received[1] == CollectionChange(collection: "Item", upserted: [], deleted: [.integer(5)]))
-            #expect(received[2] == CollectionChange(collection: "Item", upserted: [.integer(5), .integer(6)], deleted: []))
+            #expect(
+                received[2] == CollectionChange(collection: "Item", upserted: [.integer(5), .integer(6)], deleted: [])
+            )
         }
     }
 

@@ -36,7 +36,10 @@ import Testing
 
             // The role may not create schemas in the database (PUBLIC may not, by default).
             let open = expectStorageError(.permissionDenied) {
-                _ = try PostgreSQLStorageBackend(url: try url(user: role), configuration: .init(schema: schema + "_new"))
+                _ = try PostgreSQLStorageBackend(
+                    url: try url(user: role),
+                    configuration: .init(schema: schema + "_new")
+                )
             }
             #expect(open?.message.contains(schema + "_new") == true, "\(String(describing: open))")
         }
@@ -66,7 +69,9 @@ import Testing
                     "req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=\(ca)-test-ca -keyout \(ca).key -out \(ca).pem"
                 )
             }
-            try openssl("req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=127.0.0.1 -keyout server.key -out server.csr")
+            try openssl(
+                "req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=127.0.0.1 -keyout server.key -out server.csr"
+            )
             try "subjectAltName=IP:127.0.0.1\n".write(toFile: folder + "/san.ext", atomically: true, encoding: .utf8)
             try openssl(
                 "x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile san.ext -out server.pem"
@@ -83,7 +88,13 @@ import Testing
             configuration.seekToEndOfFile()
             configuration.write(Data(settings.utf8))
             configuration.closeFile()
-            let owner = try Child("/bin/sh", ["-c", "[ $(id -u) -ne 0 ] || chown postgres '\(cluster)'/data/server.*; chmod 600 '\(cluster)'/data/server.key"])
+            let owner = try Child(
+                "/bin/sh",
+                [
+                    "-c",
+                    "[ $(id -u) -ne 0 ] || chown postgres '\(cluster)'/data/server.*; chmod 600 '\(cluster)'/data/server.key",
+                ]
+            )
             #expect(owner.wait().status == 0)
             try PostgreSQLTestServer.run(["reload", cluster])
             let port = try String(contentsOfFile: cluster + "/port", encoding: .utf8)

@@ -47,7 +47,8 @@ import Testing
                 maximumDelay: 50_000
             ) {
                 try DiskBackend.postgresql.openStore(path: $0)
-            } afterEach: {}
+            } afterEach: {
+            }
             #expect(committed >= 8)
         }
     }
