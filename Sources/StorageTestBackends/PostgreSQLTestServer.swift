@@ -71,7 +71,9 @@ public enum PostgreSQLTestServer {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output.path + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, output.path + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = (["/bin/bash", script] + arguments).map { strdup($0) } + [nil]
+        let argv = (["/bin/bash", "-c", closingInheritedDescriptors, "postgres.sh", script] + arguments).map {
+            strdup($0)
+        } + [nil]
         defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, argv, environ)
@@ -90,6 +92,14 @@ public enum PostgreSQLTestServer {
         }
         return text
     }
+
+    /// A `bash -c` script that closes every descriptor but 0, 1 and 2, then runs its arguments:
+    /// a child must not keep open a pipe another test reads to its end (nor pass it on to a
+    /// server it starts), and `posix_spawn` passes on every descriptor without close-on-exec.
+    public static let closingInheritedDescriptors = """
+        for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done 2>/dev/null
+        exec "$@"
+        """
 
     private static func stopPrivateCluster() {
         guard let directory = state.withLock({ $0?.directory }) else { return }

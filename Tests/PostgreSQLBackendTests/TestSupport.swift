@@ -52,10 +52,12 @@ struct Child {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let argv =
+            (["/bin/bash", "-c", PostgreSQLTestServer.closingInheritedDescriptors, "child", executable] + arguments)
+            .map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let result = posix_spawn(&pid, "/bin/bash", &actions, nil, argv, environ)
         guard result == 0 else { throw StorageError(.io, "cannot start \(executable): error \(result)") }
         self.pid = pid
     }
