@@ -71,9 +71,10 @@ public enum PostgreSQLTestServer {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output.path + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, output.path + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = (["/bin/bash", "-c", closingInheritedDescriptors, "postgres.sh", script] + arguments).map {
-            strdup($0)
-        } + [nil]
+        let argv =
+            (["/bin/bash", "-c", closingInheritedDescriptors, "postgres.sh", script] + arguments).map {
+                strdup($0)
+            } + [nil]
         defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, argv, environ)
