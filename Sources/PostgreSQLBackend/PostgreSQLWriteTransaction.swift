@@ -56,7 +56,23 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
         }
         try target.validateShape()
         for statement in catalog.migration(from: current, to: target) {
-            try connection.execute(statement, collection: requested.name)
+            do {
+                try connection.execute(statement, collection: requested.name)
+            } catch let error as StorageError
+                where ["23505", "42P07", "42701", "42710"].contains(
+                    error.postgreSQL?.sqlState ?? ""
+                )
+            {
+                // Another process created or changed the same table at the same moment (the
+                // loser of concurrent `CREATE TABLE IF NOT EXISTS` gets a unique violation in
+                // PostgreSQL's own catalog): run the transaction again, against the new catalog.
+                throw StorageError(
+                    .busy,
+                    "another process changed the collection at the same time",
+                    collection: requested.name,
+                    underlying: PostgreSQLError(sqlState: "40001", message: error.message)
+                )
+            }
         }
         _ = try connection.query(
             catalog.upsertSQL,

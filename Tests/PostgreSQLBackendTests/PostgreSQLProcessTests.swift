@@ -46,8 +46,9 @@ import Testing
         }
     }
 
-    /// Four processes save a record with the same unique name at the same moment: exactly one
-    /// commits, the others get `.constraintViolation`, and one record is stored.
+    /// Four processes save a record with the same unique name at the same moment, three rounds,
+    /// the first on a collection none of them has created yet: exactly one commits, the others
+    /// get `.constraintViolation`, and one record is stored.
     @Test func aUniqueIndexRaceBetweenProcessesHasExactlyOneWinner() throws {
         struct LoadClaim: Codable, StorableModel {
             static let indexes: [IndexDefinition] = [.init(["name"], unique: true)]
@@ -55,8 +56,8 @@ import Testing
             var name: String
         }
         try withStore("claims") { store, path in
-            // The collection exists first, so that the processes race on the index, not on DDL.
-            try store.save(LoadClaim(id: 0, name: "warm-up"))
+            // No collection yet: the first round also races on creating the table, its unique
+            // index and its catalog entry.
             for round in 1...3 {
                 let startAt = Date().timeIntervalSince1970 + 1.5
                 let children = try (1...4).map { writer in
