@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "SQLiteBackend", targets: ["SQLiteBackend"]),
         .library(name: "FileArchiveBackend", targets: ["FileArchiveBackend"]),
         .library(name: "LMDBBackend", targets: ["LMDBBackend"]),
+        .library(name: "PostgreSQLBackend", targets: ["PostgreSQLBackend"]),
     ],
     targets: [
         .systemLibrary(
@@ -28,19 +29,32 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"])]
         ),
+        .systemLibrary(
+            name: "CPostgreSQL",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         .target(name: "Storage", swiftSettings: upcoming),
         .target(name: "SQLiteBackend", dependencies: ["Storage", "CSQLite"], swiftSettings: upcoming),
         .target(name: "FileArchiveBackend", dependencies: ["Storage"], swiftSettings: upcoming),
         .target(name: "LMDBBackend", dependencies: ["Storage", "CLMDB"], swiftSettings: upcoming),
+        .target(name: "PostgreSQLBackend", dependencies: ["Storage", "CPostgreSQL"], swiftSettings: upcoming),
         .target(name: "StorageTestSupport", dependencies: ["Storage"], swiftSettings: upcoming),
         .target(
             name: "StorageTestBackends",
-            dependencies: ["Storage", "SQLiteBackend", "LMDBBackend", "FileArchiveBackend", "StorageTestSupport"],
+            dependencies: [
+                "Storage", "SQLiteBackend", "LMDBBackend", "FileArchiveBackend", "PostgreSQLBackend",
+                "StorageTestSupport",
+            ],
             swiftSettings: upcoming
         ),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["Storage", "SQLiteBackend", "CSQLite", "LMDBBackend", "CLMDB", "FileArchiveBackend"],
+            dependencies: [
+                "Storage", "SQLiteBackend", "CSQLite", "LMDBBackend", "CLMDB", "FileArchiveBackend",
+                "PostgreSQLBackend",
+                "CPostgreSQL",
+            ],
             path: "Benchmarks",
             swiftSettings: upcoming
         ),
@@ -61,6 +75,13 @@ let package = Package(
         .testTarget(
             name: "SQLiteBackendTests",
             dependencies: ["SQLiteBackend", "Storage", "StorageTestSupport", "CSQLite"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "PostgreSQLBackendTests",
+            dependencies: [
+                "PostgreSQLBackend", "Storage", "StorageTestSupport", "StorageTestBackends", "CPostgreSQL",
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(

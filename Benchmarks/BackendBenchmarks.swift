@@ -35,6 +35,9 @@ protocol RawBaseline {
     /// Parses a JSON array and stores its objects; returns how many.
     func ingest(json: Data) throws -> Int
 
+    /// Removes the store at `path` (files beside it with `suffixes`; a server's schema).
+    static func remove(_ path: String, in context: BenchmarkContext)
+
     /// Rows only this backend's table has, measured right after `operation`.
     static func measureExtras(after operation: Operation, _ filled: Stores<Self>, _ harness: inout Harness) throws
 }
@@ -42,6 +45,10 @@ protocol RawBaseline {
 extension RawBaseline {
     static var suffixes: [String] { [""] }
     static var streamMemoryGoal: Int? { nil }
+
+    static func remove(_ path: String, in context: BenchmarkContext) {
+        context.remove(path, suffixes: suffixes)
+    }
 
     static func measureExtras(after operation: Operation, _ filled: Stores<Self>, _ harness: inout Harness) throws {
         // None by default.
@@ -67,7 +74,7 @@ struct BackendBenchmarks<Raw: RawBaseline> {
 
     func path(_ role: String) -> String { context.path(Raw.fileName(role)) }
 
-    func remove(_ path: String) { context.remove(path, suffixes: Raw.suffixes) }
+    func remove(_ path: String) { Raw.remove(path, in: context) }
 
     func run(_ harness: inout Harness) throws {
         let people = context.people

@@ -1,12 +1,13 @@
 import Foundation
 
-// swift run -c release Benchmarks [--count N] [--backends sqlite,lmdb,archive] [--json PATH]
+// swift run -c release Benchmarks [--count N] [--backends sqlite,lmdb,archive,postgresql] [--json PATH]
 //                                 [--operations insert,fetchAll,...] [--repetitions N] [--archive-count N]
 let usage = """
-    usage: Benchmarks [--count N] [--backends sqlite,lmdb,archive] [--json PATH]
+    usage: Benchmarks [--count N] [--backends sqlite,lmdb,archive,postgresql] [--json PATH]
                       [--operations \(Operation.selectable.map(\.rawValue).joined(separator: ","))] [--repetitions N]
       --count N         records per backend (default 100,000)
-      --backends LIST   which backends to measure (default all three)
+      --backends LIST   which backends to measure (default sqlite, lmdb and archive; postgresql
+                        needs STORAGE_POSTGRES_URL, which scripts/postgres.sh start DIR prints)
       --json PATH       also write the results as JSON
       --operations LIST which operations to run (default all)
       --repetitions N   timed runs per figure; the median is kept (default 3)
@@ -44,7 +45,7 @@ while let argument = arguments.popFirst() {
         repetitions = value
     case "--backends":
         backends = list(arguments.popFirst())
-        for backend in backends where !["sqlite", "lmdb", "archive"].contains(backend) {
+        for backend in backends where !["sqlite", "lmdb", "archive", "postgresql"].contains(backend) {
             fail("unknown backend '\(backend)'")
         }
     case "--operations":
@@ -97,6 +98,7 @@ for backend in backends {
     switch backend {
     case "sqlite": try BackendBenchmarks<RawSQLite>(context: makeContext(people, operations)).run(&harness)
     case "lmdb": try BackendBenchmarks<RawLMDB>(context: makeContext(people, operations)).run(&harness)
+    case "postgresql": try BackendBenchmarks<RawPostgreSQL>(context: makeContext(people, operations)).run(&harness)
     default:
         let records = min(count, archiveCount ?? min(count, 2_000))
         try BackendBenchmarks<RawFiles>(context: makeContext(Array(people.prefix(records)), operations)).run(&harness)

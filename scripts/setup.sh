@@ -10,6 +10,9 @@ packages=(
     pkg-config     # SwiftPM finds system libraries through their .pc files
     strace         # the file archive's tests check the order of a save's system calls
     python3        # the LMDB dead-reader test plays the other processes with python3's ctypes
+    libpq-dev      # CPostgreSQL: libpq's headers, library and libpq.pc
+    postgresql     # the PostgreSQL tests start a private server (initdb, pg_ctl, pg_basebackup)
+    openssl        # the PostgreSQL TLS test makes a throwaway certificate authority
 )
 
 missing=()

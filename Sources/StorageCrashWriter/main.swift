@@ -10,7 +10,9 @@
 //   --workload cycles --cycles N [--write-every M]   opens and closes the store N times, reading
 //       one record each time and writing one every M cycles, and prints the process's open file
 //       descriptors and resident memory ("fds ... rss ...") after a warm-up and at the end;
-//   --workload fork [--busy]   a store used in a child made by fork() (see ForkWorkload).
+//   --workload fork [--busy]   a store used in a child made by fork() (see ForkWorkload);
+//   --workload claim --writer N --name NAME --start-at SECONDS   saves a record with a unique
+//       name at the given time (seconds since 1970) and prints "won" or "lost CODE" (ClaimWorkload).
 import Foundation
 import Storage
 import StorageTestBackends
@@ -63,6 +65,19 @@ do {
         try ForkWorkload.run(
             busy: CommandLine.arguments.contains("--busy"),
             open: { try openStore(backend: backend, path: path) },
+            report: say
+        )
+        exit(0)
+    case "claim":
+        guard let writer = option("--writer").flatMap(Int64.init), let name = option("--name"),
+            let startAt = option("--start-at").flatMap(Double.init)
+        else { throw UsageError(description: "usage: --workload claim --writer N --name NAME --start-at SECONDS") }
+        let store = try openStore(backend: backend, path: path)
+        try ClaimWorkload.run(
+            on: store,
+            writer: writer,
+            name: name,
+            startAt: Date(timeIntervalSince1970: startAt),
             report: say
         )
         exit(0)

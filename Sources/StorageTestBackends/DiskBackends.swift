@@ -1,16 +1,30 @@
 import FileArchiveBackend
 public import Foundation
 import LMDBBackend
+import PostgreSQLBackend
 import SQLiteBackend
 public import Storage
 public import StorageTestSupport
 
-/// The package's on-disk backends, by the names the tests, the crash writer and the benchmarks
-/// use: `sqlite`, `lmdb` and `archive`.
+/// The package's persistent backends, by the names the tests, the crash writer and the benchmarks
+/// use: `sqlite`, `lmdb`, `archive` and `postgresql`.
+///
+/// `allCases` are the engines that keep their store in files, which the reliability tests of
+/// files (permissions, full disks, corruption, system-call order, fork) run on; `everyCase` adds
+/// the PostgreSQL server, on which the conformance, observation and settings tests also run.
 public enum DiskBackend: String, CaseIterable, Sendable, CustomStringConvertible {
     case sqlite
     case lmdb
     case archive
+    /// A schema of its own, per test folder, on the tests' PostgreSQL server
+    /// (`PostgreSQLTestServer`).
+    case postgresql
+
+    /// The engines that keep their store in files.
+    public static var allCases: [DiskBackend] { [.sqlite, .lmdb, .archive] }
+
+    /// Every persistent backend, the PostgreSQL server included.
+    public static var everyCase: [DiskBackend] { allCases + [.postgresql] }
 
     public var description: String { rawValue }
 
@@ -20,6 +34,7 @@ public enum DiskBackend: String, CaseIterable, Sendable, CustomStringConvertible
         case .sqlite: directory.appendingPathComponent("store.sqlite").path
         case .lmdb: directory.appendingPathComponent("store.lmdb").path
         case .archive: directory.appendingPathComponent("store.archive").path
+        case .postgresql: directory.appendingPathComponent("store.postgresql").path
         }
     }
 
@@ -29,6 +44,7 @@ public enum DiskBackend: String, CaseIterable, Sendable, CustomStringConvertible
         case .sqlite: try ObjectStore(backend: .sqlite(path: path))
         case .lmdb: try ObjectStore(backend: .lmdb(path: path))
         case .archive: try ObjectStore(backend: .fileArchive(directory: path))
+        case .postgresql: try PostgreSQLTestServer.openStore(path: path)
         }
     }
 
@@ -42,6 +58,6 @@ public enum DiskBackend: String, CaseIterable, Sendable, CustomStringConvertible
 }
 
 extension BackendFixture {
-    /// Every on-disk backend of the package.
-    public static let onDisk: [BackendFixture] = DiskBackend.allCases.map(\.fixture)
+    /// Every persistent backend of the package, the PostgreSQL server included.
+    public static let onDisk: [BackendFixture] = DiskBackend.everyCase.map(\.fixture)
 }

@@ -178,7 +178,7 @@ func checkIntegrity(_ backend: DiskBackend, path: String) throws -> String {
     switch backend {
     case .sqlite: return try sqliteIntegrityCheck(path)
     case .lmdb: return try lmdbFullScan(path)
-    case .archive:
+    case .archive, .postgresql:
         let store = try backend.openStore(path: path)
         _ = try store.fetchAll(CrashRecord.self)
         return "ok"

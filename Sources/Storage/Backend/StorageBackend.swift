@@ -42,6 +42,14 @@
 /// - `close` frees the engine's connections, file descriptors and maps. `ObjectStore` calls it
 ///   once, after every call in flight has returned, and calls nothing afterwards. It must not
 ///   wait without bound for another backend on the same files.
+///
+/// # Commits made elsewhere
+///
+/// A backend whose store other processes or machines also write (a database server) may adopt
+/// `ExternalCommitSource` as well. `ObjectStore` then subscribes when it is created and feeds each
+/// reported commit into its change streams (`changes(of:)`) and its settings cache, exactly as
+/// it does its own commits. A backend without it needs nothing: its store sees only its own
+/// commits.
 public protocol StorageBackend: Sendable {
     /// Runs `body` in a read transaction over a consistent snapshot.
     func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result
@@ -60,6 +68,20 @@ public protocol StorageBackend: Sendable {
 
 extension StorageBackend {
     public func close() throws {}
+}
+
+/// A backend that can report the commits other processes or machines make to its store; see
+/// "Commits made elsewhere" in `StorageBackend`.
+///
+/// Implementation requirements: call `handler` once per commit made by anyone but this backend
+/// instance, after it committed, in commit order, with one `CollectionChange` per collection the
+/// commit touched (each key once, in `upserted` or `deleted`, however many keys there are). Never
+/// call it for this instance's own commits, which `ObjectStore` already publishes. Calls come
+/// from a thread of the backend's own; the handler does not block.
+public protocol ExternalCommitSource: StorageBackend {
+    /// Starts reporting commits made elsewhere to `handler`, until the backend is closed or
+    /// released. Called at most once per `ObjectStore`.
+    func observeExternalCommits(_ handler: @escaping @Sendable ([CollectionChange]) -> Void)
 }
 
 /// What a read transaction can do. Valid only inside the closure it was passed to.

@@ -57,6 +57,18 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         public static let io = Code("io")
         /// The store cannot be opened (missing folder, wrong permissions, not a database).
         public static let cannotOpen = Code("cannotOpen")
+        /// The database server cannot be reached (down, refusing connections, or not answering
+        /// within the connect timeout). Nothing was done; the call may be tried again.
+        public static let unavailable = Code("unavailable")
+        /// The connection to the database server broke during the call. A write that was not
+        /// acknowledged may or may not have committed; the next call opens a new connection.
+        public static let connectionLost = Code("connectionLost")
+        /// A statement ran longer than the configured timeout and was cancelled; its transaction
+        /// was rolled back.
+        public static let timedOut = Code("timedOut")
+        /// The database refused the operation for lack of a privilege (a role without rights on
+        /// the store's schema or tables).
+        public static let permissionDenied = Code("permissionDenied")
         /// Any other engine failure; `underlying` holds the engine's error.
         public static let engine = Code("engine")
         /// The store was closed (`ObjectStore.close()`); it accepts no more calls.

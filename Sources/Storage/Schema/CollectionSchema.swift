@@ -87,9 +87,10 @@ public struct CollectionSchema: Sendable, Hashable {
         try validateShape()
     }
 
-    /// The most columns a collection may have, on every backend: SQLite's limit
-    /// (`SQLITE_MAX_COLUMN`), enforced everywhere so a store can be copied to any engine.
-    public static let maximumColumnCount = 2_000
+    /// The most columns a collection may have, on every backend: PostgreSQL's limit (a table
+    /// holds at most 1,600 columns; SQLite's `SQLITE_MAX_COLUMN` is 2,000), enforced everywhere so
+    /// a store can be copied to any engine.
+    public static let maximumColumnCount = 1_600
 
     /// Checks the shape alone, whatever the names: at most `maximumColumnCount` columns, no
     /// column twice (ignoring ASCII case), the key is a column, every index names existing
@@ -100,7 +101,7 @@ public struct CollectionSchema: Sendable, Hashable {
             throw StorageError(
                 .limitExceeded,
                 "the collection would have \(columns.count) columns; a collection holds at most"
-                    + " \(Self.maximumColumnCount) on every backend (SQLite's SQLITE_MAX_COLUMN)",
+                    + " \(Self.maximumColumnCount) on every backend (PostgreSQL's limit, the lowest of the engines)",
                 collection: name
             )
         }

@@ -44,6 +44,9 @@ public final class ObjectStore: Sendable {
     /// ```
     public init(backend: some StorageBackend) {
         self.backend = backend
+        if let source = backend as? any ExternalCommitSource {
+            source.observeExternalCommits { [weak self] changes in self?.didCommitElsewhere(changes) }
+        }
     }
 
     // MARK: Type knowledge
@@ -124,6 +127,22 @@ public final class ObjectStore: Sendable {
     private func didCommit(_ changes: [String: ChangeLog]) {
         if let settings = changes[SettingRecord.collection] { settingsCenter.didCommit(settings, in: self) }
         changeHub.publish(changes)
+    }
+
+    /// Tells the settings and the change streams what another process or machine committed (see
+    /// `ExternalCommitSource`), in order with this store's own commits.
+    private func didCommitElsewhere(_ changes: [CollectionChange]) {
+        var logs: [String: ChangeLog] = [:]
+        for change in changes {
+            var log = ChangeLog(collection: change.collection)
+            if !change.upserted.isEmpty { log.record(.upsert(change.upserted)) }
+            if !change.deleted.isEmpty { log.record(.delete(change.deleted)) }
+            logs[Identifier.folded(change.collection)] = log
+        }
+        guard !logs.isEmpty else { return }
+        // A ticket of its own, so that it is published in order with this store's commits.
+        let ticket = commits.take()
+        commits.resolve(ticket, logs) { didCommit($0) }
     }
 
     /// Whether the current thread is inside a write transaction of this store.

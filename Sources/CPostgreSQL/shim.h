@@ -1,0 +1,6 @@
+#ifndef STORAGE_CPOSTGRESQL_SHIM_H
+#define STORAGE_CPOSTGRESQL_SHIM_H
+
+#include <libpq-fe.h>
+
+#endif

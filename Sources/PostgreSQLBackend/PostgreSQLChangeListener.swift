@@ -1,0 +1,124 @@
+import Foundation
+import Storage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The thread that waits on `LISTEN` for the store's change notifications and reports the
+/// changes other backends committed (see `PostgreSQLChangeFeed`). It reconnects after a lost
+/// connection and then reads everything committed meanwhile, so no change is skipped.
+final class PostgreSQLChangeListener: Sendable {
+    private let stopped = Locked(false)
+    private let open: @Sendable () throws -> PostgreSQLConnection
+    private let catalog: PostgreSQLCatalog
+    private let channel: String
+    private let origin: String
+    private let handler: @Sendable ([CollectionChange]) -> Void
+
+    init(
+        open: @escaping @Sendable () throws -> PostgreSQLConnection,
+        catalog: PostgreSQLCatalog,
+        channel: String,
+        origin: String,
+        handler: @escaping @Sendable ([CollectionChange]) -> Void
+    ) {
+        self.open = open
+        self.catalog = catalog
+        self.channel = channel
+        self.origin = origin
+        self.handler = handler
+    }
+
+    /// Starts listening on a thread of its own. Returns once `LISTEN` is in effect (or the
+    /// first attempt failed), so a commit made after this returns is reported.
+    func start() {
+        let ready = DispatchSemaphore(value: 0)
+        let thread = Thread { [self] in run(ready: ready) }
+        thread.name = "storage-postgresql-changes"
+        thread.start()
+        ready.wait()
+    }
+
+    /// Stops the thread within half a second.
+    func stop() {
+        stopped.withLock { $0 = true }
+    }
+
+    private var isStopped: Bool { stopped.withLock { $0 } }
+
+    private func run(ready: DispatchSemaphore) {
+        var lastSeen: Int64?
+        var signalled = false
+        defer { if !signalled { ready.signal() } }
+        while !isStopped {
+            do {
+                let connection = try open()
+                try connection.execute("LISTEN " + PostgreSQLIdentifier.quote(channel))
+                if lastSeen == nil {
+                    let result = try connection.query(
+                        "SELECT coalesce(max(id), 0) FROM " + catalog.changesTable,
+                        PostgreSQLParameters(),
+                        "cannot read the store's changes"
+                    )
+                    if case .integer(let id)? = result.firstValue { lastSeen = id }
+                }
+                if !signalled {
+                    signalled = true
+                    ready.signal()
+                }
+                var pending = true  // after a reconnection, read what was committed meanwhile
+                while !isStopped {
+                    if pending { lastSeen = try deliver(after: lastSeen ?? 0, on: connection) }
+                    pending = try connection.waitForNotifications(timeout: 500)
+                }
+            } catch {
+                if !signalled {
+                    signalled = true
+                    ready.signal()
+                }
+                usleep(200_000)
+            }
+        }
+    }
+
+    /// Reports the changes after `lastSeen`, grouped by transaction.
+    /// - Returns: the last id read.
+    private func deliver(after lastSeen: Int64, on connection: PostgreSQLConnection) throws -> Int64 {
+        let result = try connection.query(
+            "SELECT id, tx, origin, collection, upserted, deleted FROM " + catalog.changesTable
+                + " WHERE id > $1::int8 ORDER BY id",
+            PostgreSQLParameters([.integer(lastSeen)]),
+            "cannot read the store's changes"
+        )
+        var last = lastSeen
+        var transaction: Int64?
+        var batch: [CollectionChange] = []
+        func flush() {
+            if !batch.isEmpty { handler(batch) }
+            batch.removeAll()
+        }
+        result.forEachRow { row in
+            guard case .integer(let id) = row.value(at: 0), case .integer(let tx) = row.value(at: 1),
+                case .text(let from) = row.value(at: 2), case .text(let collection) = row.value(at: 3),
+                case .text(let upserted) = row.value(at: 4), case .text(let deleted) = row.value(at: 5)
+            else { return true }
+            last = id
+            if tx != transaction { flush() }
+            transaction = tx
+            guard from != origin else { return true }
+            batch.append(
+                CollectionChange(
+                    collection: collection,
+                    upserted: PostgreSQLChangeFeed.decode(upserted),
+                    deleted: PostgreSQLChangeFeed.decode(deleted)
+                )
+            )
+            return true
+        }
+        flush()
+        return last
+    }
+}

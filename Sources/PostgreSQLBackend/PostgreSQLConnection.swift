@@ -1,0 +1,342 @@
+internal import CPostgreSQL
+import Foundation
+import Storage
+
+/// One libpq connection with its prepared-statement cache.
+///
+/// `@unchecked Sendable` because the backend moves connections between threads; the invariant
+/// that makes this safe is that a connection is only ever used by one thread at a time: it is
+/// either idle in the pool (touched by nobody) or checked out by exactly one transaction.
+final class PostgreSQLConnection: @unchecked Sendable {
+    private let handle: OpaquePointer
+    let endpoint: PostgreSQLEndpoint
+    /// Prepared statement names by SQL text.
+    private var prepared: [String: String] = [:]
+    /// The single-row stream whose rows are still being read, if any: a statement issued while it
+    /// runs first copies its remaining rows into memory.
+    private var activeStream: PostgreSQLStream?
+    /// Set when libpq reports the connection unusable; such a connection is never pooled again.
+    private(set) var isBroken = false
+
+    /// Connects to the server `url` names.
+    /// - Throws: `StorageError` with code `.unavailable` when the server cannot be reached within
+    ///   `connectTimeout` (the message names the host and port), `.cannotOpen` when the server
+    ///   refuses the connection (authentication, a missing database, TLS verification).
+    init(url: String, endpoint: PostgreSQLEndpoint, connectTimeout: Duration, statementTimeout: Duration?) throws {
+        self.endpoint = endpoint
+        // libpq's connect_timeout is in whole seconds, and at least 2.
+        let seconds = max(2, Int((Double(connectTimeout.components.seconds) + 0.999).rounded(.down)))
+        let keywords = ["dbname", "connect_timeout", "fallback_application_name", "client_encoding"]
+        let values = [url, String(seconds), "swift-storage", "UTF8"]
+        let connection = Self.withCStrings(keywords) { keywordPointers in
+            Self.withCStrings(values) { valuePointers in
+                PQconnectdbParams(keywordPointers, valuePointers, 1)
+            }
+        }
+        guard let connection else {
+            throw StorageError(.unavailable, "cannot connect to PostgreSQL at \(endpoint.server): out of memory")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let reason = endpoint.redacting(String(cString: PQerrorMessage(connection)))
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            PQfinish(connection)
+            // Refused for good (credentials, a missing database or role, TLS verification), or not
+            // reachable now (down, starting up, shutting down, not answering).
+            let refused = [
+                "authentication", "password", "does not exist", "permission denied", "pg_hba", "SSL", "certificate",
+            ].contains { reason.contains($0) }
+            throw StorageError(
+                refused ? .cannotOpen : .unavailable,
+                "cannot connect to PostgreSQL at \(endpoint.server): \(reason)",
+                underlying: PostgreSQLError(sqlState: nil, message: reason)
+            )
+        }
+        handle = connection
+        // Server notices (and the notice of a server shutting down) are not printed on stderr.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        var setup = "SET TIME ZONE 'UTC'; SET lock_timeout = 0"
+        if let statementTimeout {
+            let milliseconds = max(
+                1,
+                statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds
+                    / 1_000_000_000_000_000
+            )
+            setup += "; SET statement_timeout = \(milliseconds)"
+        }
+        try execute(setup)
+    }
+
+    deinit {
+        PQfinish(handle)
+    }
+
+    private static func withCStrings<Result>(
+        _ strings: [String],
+        _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> Result
+    ) -> Result {
+        let copies = strings.map { strdup($0) }
+        defer { for copy in copies { free(copy) } }
+        let pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+
+    /// Whether a transaction is open (or failed and not yet rolled back) on the connection.
+    var isInTransaction: Bool {
+        PQtransactionStatus(handle) != PQTRANS_IDLE
+    }
+
+    /// The error for a failed result (or a missing one), with the connection marked broken when
+    /// libpq says so.
+    private func failure(_ result: OpaquePointer?, _ context: String, collection: String?) -> StorageError {
+        let broken = PQstatus(handle) != CONNECTION_OK
+        if broken { isBroken = true }
+        var sqlState: String?
+        var message: String
+        if let result, let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))) {
+            message = String(cString: primary)
+            if let detail = PQresultErrorField(result, Int32(UInt8(ascii: "D"))) {
+                message += " (" + String(cString: detail) + ")"
+            }
+            sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+        } else {
+            message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+            if message.isEmpty { message = "the server did not answer" }
+        }
+        if broken && sqlState == nil {
+            message = "the connection to \(endpoint.server) was lost: " + message
+        }
+        let error = PostgreSQLError(sqlState: sqlState, message: endpoint.redacting(message))
+        return error.storageError(context, collection: collection, connectionBroken: broken)
+    }
+
+    /// Runs SQL without parameters (several statements allowed); any rows are discarded.
+    func execute(_ sql: String, collection: String? = nil) throws {
+        detachStream()
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            throw failure(result, "cannot run a statement", collection: collection)
+        }
+    }
+
+    /// The name of the prepared statement for `sql`, preparing it on first use.
+    private func preparedStatement(_ sql: String, collection: String?) throws -> String {
+        if let name = prepared[sql] { return name }
+        let name = "s\(prepared.count)"
+        let result = PQprepare(handle, name, sql, 0, nil)
+        defer { PQclear(result) }
+        guard let result, PQresultStatus(result) == PGRES_COMMAND_OK else {
+            throw failure(result, "cannot prepare a statement", collection: collection)
+        }
+        prepared[sql] = name
+        return name
+    }
+
+    /// Forgets every prepared statement (after a schema change made one of them invalid).
+    func discardPreparedStatements() {
+        guard !prepared.isEmpty, !isBroken else { return }
+        prepared.removeAll()
+        if !isInTransaction || PQtransactionStatus(handle) == PQTRANS_INTRANS {
+            try? execute("DEALLOCATE ALL")
+        }
+    }
+
+    /// Runs a prepared statement and returns its whole result (binary format).
+    func query(
+        _ sql: String,
+        _ parameters: PostgreSQLParameters,
+        _ context: String,
+        collection: String? = nil
+    ) throws -> PostgreSQLResult {
+        detachStream()
+        let name = try preparedStatement(sql, collection: collection)
+        let result = parameters.withArrays { count, values, lengths, formats in
+            PQexecPrepared(handle, name, count, values, lengths, formats, 1)
+        }
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard let result, status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
+            defer { PQclear(result) }
+            throw failure(result, context, collection: collection)
+        }
+        return PostgreSQLResult(result)
+    }
+
+    /// Runs a prepared statement in single-row mode and calls `body` with each row until it
+    /// returns `false`: memory stays bounded by one row, whatever the result's size.
+    func stream(
+        _ sql: String,
+        _ parameters: PostgreSQLParameters,
+        _ context: String,
+        collection: String? = nil,
+        _ body: (any StorageRow) throws -> Bool
+    ) throws {
+        detachStream()
+        let name = try preparedStatement(sql, collection: collection)
+        let sent = parameters.withArrays { count, values, lengths, formats in
+            PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+        }
+        guard sent == 1 else { throw failure(nil, context, collection: collection) }
+        PQsetSingleRowMode(handle)
+        let stream = PostgreSQLStream(connection: self, context: context, collection: collection)
+        activeStream = stream
+        defer {
+            if activeStream === stream { activeStream = nil }
+            stream.finish()
+        }
+        while let row = try stream.next() {
+            guard try body(row) else { break }
+        }
+    }
+
+    /// Copies the rest of the active stream's rows into memory, so another statement can run.
+    private func detachStream() {
+        guard let stream = activeStream else { return }
+        activeStream = nil
+        stream.buffer()
+    }
+
+    /// Waits up to `timeout` milliseconds for notifications (`LISTEN`) and consumes them.
+    /// - Returns: whether at least one arrived.
+    /// - Throws: `StorageError` with code `.connectionLost` when the connection broke.
+    func waitForNotifications(timeout: Int32) throws -> Bool {
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        guard descriptor.fd >= 0 else { throw failure(nil, "cannot wait for changes", collection: nil) }
+        _ = poll(&descriptor, 1, timeout)
+        guard PQconsumeInput(handle) == 1 else { throw failure(nil, "cannot wait for changes", collection: nil) }
+        var arrived = false
+        while let notification = PQnotifies(handle) {
+            PQfreemem(notification)
+            arrived = true
+        }
+        return arrived
+    }
+
+    /// The next result of a query sent asynchronously, or `nil` when there is none left.
+    fileprivate func nextResult() -> OpaquePointer? {
+        PQgetResult(handle)
+    }
+
+    fileprivate func streamFailure(_ result: OpaquePointer?, _ context: String, collection: String?) -> StorageError {
+        failure(result, context, collection: collection)
+    }
+}
+
+/// A query result owned by Swift: cleared when released.
+final class PostgreSQLResult {
+    let handle: OpaquePointer
+
+    init(_ handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    deinit {
+        PQclear(handle)
+    }
+
+    var rowCount: Int { Int(PQntuples(handle)) }
+
+    /// The number of rows a command changed (`DELETE`, `INSERT`, `UPDATE`).
+    var affectedRows: Int { Int(String(cString: PQcmdTuples(handle))) ?? 0 }
+
+    /// Calls `body` with each row.
+    func forEachRow(_ body: (PostgreSQLRow) throws -> Bool) rethrows {
+        var row = PostgreSQLRow(result: handle, types: PostgreSQLRow.types(of: handle))
+        for index in 0..<PQntuples(handle) {
+            row.row = index
+            guard try body(row) else { return }
+        }
+    }
+
+    /// The first column of the first row, or `nil` when there is no row.
+    var firstValue: StorageValue? {
+        guard PQntuples(handle) > 0 else { return nil }
+        return PostgreSQLRow(result: handle, types: PostgreSQLRow.types(of: handle)).value(at: 0)
+    }
+}
+
+/// The rows of one single-row-mode query, read one result at a time; or, once another statement
+/// needed the connection, from a buffer holding the rest.
+final class PostgreSQLStream {
+    private unowned let connection: PostgreSQLConnection
+    private let context: String
+    private let collection: String?
+    private var current: OpaquePointer?
+    private var buffered: [BufferedRow]?
+    private var bufferedIndex = 0
+    private var deferredError: StorageError?
+    private var isDone = false
+
+    init(connection: PostgreSQLConnection, context: String, collection: String?) {
+        self.connection = connection
+        self.context = context
+        self.collection = collection
+    }
+
+    /// The next row, or `nil` at the end.
+    func next() throws -> (any StorageRow)? {
+        if let current {
+            PQclear(current)
+            self.current = nil
+        }
+        if let buffered {
+            if bufferedIndex < buffered.count {
+                bufferedIndex += 1
+                return buffered[bufferedIndex - 1]
+            }
+            if let deferredError { throw deferredError }
+            return nil
+        }
+        guard !isDone else { return nil }
+        guard let result = connection.nextResult() else {
+            isDone = true
+            return nil
+        }
+        switch PQresultStatus(result) {
+        case PGRES_SINGLE_TUPLE:
+            current = result
+            return PostgreSQLRow(result: result, types: PostgreSQLRow.types(of: result))
+        case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
+            PQclear(result)
+            finish()
+            return nil
+        default:
+            let error = connection.streamFailure(result, context, collection: collection)
+            PQclear(result)
+            finish()
+            throw error
+        }
+    }
+
+    /// Reads and discards whatever the server still sends for this query.
+    func finish() {
+        if let current {
+            PQclear(current)
+            self.current = nil
+        }
+        guard !isDone else { return }
+        isDone = true
+        while let result = connection.nextResult() { PQclear(result) }
+    }
+
+    /// Copies the remaining rows into memory. The current row stays valid: the caller may still
+    /// be reading it.
+    func buffer() {
+        var rows: [BufferedRow] = []
+        while !isDone, let result = connection.nextResult() {
+            switch PQresultStatus(result) {
+            case PGRES_SINGLE_TUPLE:
+                let row = PostgreSQLRow(result: result, types: PostgreSQLRow.types(of: result))
+                rows.append(BufferedRow(values: (0..<row.types.count).map { row.value(at: $0) }))
+            case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
+                break
+            default:
+                deferredError = connection.streamFailure(result, context, collection: collection)
+            }
+            PQclear(result)
+        }
+        isDone = true
+        buffered = rows
+        bufferedIndex = 0
+    }
+}

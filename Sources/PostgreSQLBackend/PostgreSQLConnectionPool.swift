@@ -1,0 +1,67 @@
+import Storage
+
+/// The connections to one server (the primary, or one replica): idle ones are kept, at most
+/// `Configuration.poolSize`; more are opened while more transactions run, and closed after use,
+/// so a nested read never waits for a connection.
+final class PostgreSQLConnectionPool: Sendable {
+    /// The connection string; never shown, as it may hold a password.
+    private let url: String
+    let endpoint: PostgreSQLEndpoint
+    private let configuration: PostgreSQLStorageBackend.Configuration
+    private let idle = Locked<[PostgreSQLConnection]>([])
+    private let closed = Locked(false)
+
+    init(url: String, configuration: PostgreSQLStorageBackend.Configuration) throws {
+        self.url = url
+        self.configuration = configuration
+        endpoint = try PostgreSQLEndpoint(url: url)
+    }
+
+    /// Opens a new connection, outside the pool.
+    func connect(statementTimeout: Bool = true) throws -> PostgreSQLConnection {
+        try PostgreSQLConnection(
+            url: url,
+            endpoint: endpoint,
+            connectTimeout: configuration.connectTimeout,
+            statementTimeout: statementTimeout ? configuration.statementTimeout : nil
+        )
+    }
+
+    /// An idle connection, or a new one.
+    /// - Throws: `.misuse` after `close()`; `.unavailable` when the server cannot be reached.
+    func checkOut() throws -> PostgreSQLConnection {
+        if closed.withLock({ $0 }) {
+            throw StorageError(.misuse, "the store was closed")
+        }
+        if let connection = idle.withLock({ $0.popLast() }) { return connection }
+        return try connect()
+    }
+
+    /// Returns a connection to the pool, or lets it close when it is unusable or the pool full.
+    func checkIn(_ connection: PostgreSQLConnection) {
+        guard !connection.isBroken, !connection.isInTransaction else { return }
+        let surplus = idle.withLock { idle -> PostgreSQLConnection? in
+            guard idle.count < configuration.poolSize, !closed.withLock({ $0 }) else { return connection }
+            idle.append(connection)
+            return nil
+        }
+        // Closed here, outside the lock.
+        _ = surplus
+    }
+
+    /// Forgets every idle connection: after one was found broken, the others (opened to the
+    /// same server) most likely are too.
+    func discardIdleConnections() {
+        let connections = idle.withLock { idle in
+            defer { idle.removeAll() }
+            return idle
+        }
+        _ = connections
+    }
+
+    /// Closes the idle connections; later check-outs throw `.misuse`.
+    func close() {
+        closed.withLock { $0 = true }
+        discardIdleConnections()
+    }
+}

@@ -1,0 +1,68 @@
+internal import CPostgreSQL
+import Storage
+
+/// An error reported by the PostgreSQL server or by libpq: the SQLSTATE code and the message, with
+/// any password removed. It travels as the `underlying` error of a `StorageError`.
+public struct PostgreSQLError: Error, Sendable, CustomStringConvertible {
+    /// The five-character SQLSTATE (`23505` for a unique violation), or `nil` for a failure of
+    /// the connection itself.
+    public let sqlState: String?
+    /// The server's or libpq's message.
+    public let message: String
+
+    public var description: String {
+        sqlState.map { "PostgreSQL \($0): \(message)" } ?? "libpq: \(message)"
+    }
+
+    /// Whether running the transaction again may succeed: a serialization failure or a deadlock.
+    var isSerializationFailure: Bool { sqlState == "40001" || sqlState == "40P01" }
+
+    /// Whether the failure means the schema this process cached is stale (a table or column
+    /// another process changed), or a prepared statement outlived a schema change.
+    var isStaleSchema: Bool {
+        sqlState == "42P01" || sqlState == "42703" || sqlState == "0A000"
+            || sqlState == "42P07" || sqlState == "42701" || sqlState == "42710"
+    }
+
+    /// The `StorageError` for this failure.
+    /// - Parameters:
+    ///   - context: what was being done, for the message.
+    ///   - connectionBroken: whether the connection is unusable after the failure.
+    func storageError(_ context: String, collection: String?, connectionBroken: Bool) -> StorageError {
+        let code: StorageError.Code
+        switch sqlState {
+        case nil:
+            code = connectionBroken ? .connectionLost : .engine
+        case let state? where state.hasPrefix("08") || state == "57P01" || state == "57P02" || state == "57P03":
+            code = .connectionLost
+        case let state? where state.hasPrefix("23"):
+            code = .constraintViolation
+        case "40001", "40P01", "55P03":
+            code = .busy
+        case "57014":
+            code = .timedOut
+        case "42501":
+            code = .permissionDenied
+        case "22003":
+            code = .valueOutOfRange
+        case let state? where state.hasPrefix("22"):
+            code = .typeMismatch
+        case "53100":
+            code = .io
+        case "54000", "54001", "54011", "54023":
+            // Program limits: a row over a page, a statement too complex, too many columns or
+            // arguments. Nothing was written (the statement failed whole).
+            code = .limitExceeded
+        case "25006":
+            code = .misuse
+        default:
+            code = connectionBroken ? .connectionLost : .engine
+        }
+        return StorageError(code, context + ": " + message, collection: collection, underlying: self)
+    }
+}
+
+extension StorageError {
+    /// The PostgreSQL error behind this one, if any.
+    var postgreSQL: PostgreSQLError? { underlying as? PostgreSQLError }
+}

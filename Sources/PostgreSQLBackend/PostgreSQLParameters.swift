@@ -1,0 +1,130 @@
+internal import CPostgreSQL
+import Foundation
+import Storage
+
+/// The PostgreSQL types this backend binds and reads, by OID.
+enum PostgreSQLType {
+    static let bool: Oid = 16
+    static let bytea: Oid = 17
+    static let name: Oid = 19
+    static let int8: Oid = 20
+    static let int2: Oid = 21
+    static let int4: Oid = 23
+    static let text: Oid = 25
+    static let oid: Oid = 26
+    static let float4: Oid = 700
+    static let float8: Oid = 701
+    static let varchar: Oid = 1043
+    static let int8Array: Oid = 1016
+    static let float8Array: Oid = 1022
+    static let textArray: Oid = 1009
+    static let byteaArray: Oid = 1001
+
+    /// The SQL name of the column type that holds `type`'s values.
+    static func sqlName(of type: ColumnType) -> String {
+        switch type {
+        case .integer: "int8"
+        case .real: "float8"
+        case .text, .untyped: "text"
+        case .blob: "bytea"
+        }
+    }
+}
+
+/// Statement parameters in PostgreSQL's binary format, laid out in one byte buffer: no
+/// allocation per value, and no text conversion of numbers.
+struct PostgreSQLParameters {
+    private(set) var bytes: [UInt8] = []
+    private(set) var offsets: [Int] = []
+    private(set) var lengths: [Int32] = []
+
+    var count: Int { offsets.count }
+
+    init() {}
+
+    init(_ values: [StorageValue]) {
+        for value in values { append(value) }
+    }
+
+    /// Appends one value: int8, float8, text or bytea, or SQL null.
+    mutating func append(_ value: StorageValue) {
+        if value.isNull {
+            offsets.append(-1)
+            lengths.append(0)
+            return
+        }
+        offsets.append(bytes.count)
+        lengths.append(Int32(appendPayload(value)))
+    }
+
+    /// Appends a one-dimensional array (binary array format) of `values`, each of `elementType`
+    /// (int8, float8, text or bytea; nulls allowed).
+    mutating func appendArray(_ values: [StorageValue], elementType: Oid) {
+        let start = bytes.count
+        offsets.append(start)
+        lengths.append(0)
+        append32(1)  // dimensions
+        append32(values.contains(where: \.isNull) ? 1 : 0)
+        append32(UInt32(elementType))
+        append32(UInt32(values.count))
+        append32(1)  // lower bound
+        for value in values {
+            guard !value.isNull else {
+                append32(UInt32(bitPattern: -1))
+                continue
+            }
+            let lengthAt = bytes.count
+            append32(0)
+            let length = UInt32(appendPayload(value)).bigEndian
+            withUnsafeBytes(of: length) { bytes.replaceSubrange(lengthAt..<lengthAt + 4, with: $0) }
+        }
+        lengths[lengths.count - 1] = Int32(bytes.count - start)
+    }
+
+    /// Appends the binary form of a non-null value.
+    /// - Returns: its length in bytes.
+    private mutating func appendPayload(_ value: StorageValue) -> Int {
+        let start = bytes.count
+        switch value {
+        case .null: break
+        case .integer(let number): appendInteger(UInt64(bitPattern: number))
+        case .real(let number): appendInteger(number.bitPattern)
+        case .text(let text):
+            var text = text
+            text.withUTF8 { bytes.append(contentsOf: $0) }
+        case .blob(let data): bytes.append(contentsOf: data)
+        }
+        return bytes.count - start
+    }
+
+    private mutating func append32(_ value: UInt32) {
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    private mutating func appendInteger(_ value: UInt64) {
+        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// Calls `body` with libpq's parameter arrays: values, lengths and formats (all binary).
+    func withArrays<Result>(
+        _ body: (
+            Int32, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?
+        ) throws -> Result
+    ) rethrows -> Result {
+        let formats = [Int32](repeating: 1, count: count)
+        // A non-empty buffer, so that a zero-length value still gets a non-null pointer (null
+        // pointers are SQL nulls).
+        let storage = bytes.isEmpty ? [0] : bytes
+        return try storage.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            let pointers: [UnsafePointer<CChar>?] = offsets.map { $0 < 0 ? nil : base + $0 }
+            return try pointers.withUnsafeBufferPointer { values in
+                try lengths.withUnsafeBufferPointer { lengths in
+                    try formats.withUnsafeBufferPointer { formats in
+                        try body(Int32(count), values.baseAddress, lengths.baseAddress, formats.baseAddress)
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import Storage
+
+/// A read transaction on one connection: `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`, so
+/// every statement of the closure reads one snapshot. Valid only inside its closure.
+class PostgreSQLReadTransaction: StorageReadTransaction {
+    let connection: PostgreSQLConnection
+    let catalog: PostgreSQLCatalog
+    let schemaCache: PostgreSQLSchemaCache
+    private(set) var isActive = true
+
+    init(connection: PostgreSQLConnection, catalog: PostgreSQLCatalog, schemaCache: PostgreSQLSchemaCache) {
+        self.connection = connection
+        self.catalog = catalog
+        self.schemaCache = schemaCache
+    }
+
+    func invalidate() {
+        isActive = false
+    }
+
+    func checkActive() throws {
+        guard isActive else {
+            throw StorageError(.misuse, "a transaction was used outside the closure it was passed to")
+        }
+    }
+
+    /// Runs before every statement of the transaction (a write transaction sends its buffered
+    /// records first).
+    func willRunStatement() throws {}
+
+    /// The stored schema of `name`, read from the catalog in this transaction.
+    func readCatalog(_ name: String) throws -> CollectionSchema? {
+        let result = try connection.query(
+            catalog.selectSQL,
+            PostgreSQLParameters([.text(Identifier.folded(name))]),
+            "cannot read the store's catalog",
+            collection: name
+        )
+        guard case .text(let text)? = result.firstValue else { return nil }
+        return try PostgreSQLCatalog.decode(text, collection: name)
+    }
+
+    /// The schema of `name` as this transaction sees it: from the process's cache when it knows
+    /// every column in `needing` with a type, otherwise from the catalog (another process may
+    /// have added or retyped a column since the cache learned it).
+    func storedSchema(of name: String, needing columns: [String] = []) throws -> CollectionSchema? {
+        if let cached = schemaCache.lookup(name) {
+            let compiler = PostgreSQLQueryCompiler(schema: cached)
+            let complete = columns.allSatisfy { column in
+                guard let definition = compiler.definition(of: column) else { return false }
+                return definition.type != .untyped
+            }
+            if complete { return cached }
+        }
+        let schema = try readCatalog(name)
+        if let schema { schemaCache.store(schema) }
+        return schema
+    }
+
+    func schema(of collection: String) throws -> CollectionSchema? {
+        try checkActive()
+        try willRunStatement()
+        return try storedSchema(of: collection)
+    }
+
+    func scan(_ request: ScanRequest, _ body: (any StorageRow) throws -> Bool) throws {
+        try checkActive()
+        try willRunStatement()
+        let predicateColumns = request.predicate?.columnNames ?? []
+        guard let schema = try storedSchema(of: request.collection, needing: request.columns + predicateColumns)
+        else { return }
+        var compiler = PostgreSQLQueryCompiler(schema: schema)
+        let table = catalog.table(of: request.collection)
+        var selected = request.columns.map(compiler.selected)
+        let condition = request.predicate.map { compiler.compile($0) }
+        if let condition, condition == nil, let predicate = request.predicate {
+            // Filtered here, with SQLite's semantics, over the predicate's columns too.
+            selected += predicateColumns.map(compiler.selected)
+            let sql =
+                "SELECT " + selected.joined(separator: ", ") + " FROM " + table
+                + compiler.orderByClause(request.ordering)
+            var remaining = request.limit ?? Int.max
+            var skipped = max(0, request.offset)
+            guard remaining > 0 else { return }
+            let offset = request.columns.count
+            try connection.stream(sql, PostgreSQLParameters(), "cannot read records", collection: request.collection) {
+                row in
+                let matches = PredicateEvaluator.matches(predicate) { name in
+                    guard let index = predicateColumns.firstIndex(of: name) else { return .null }
+                    return row.value(at: offset + index)
+                }
+                guard matches else { return true }
+                if skipped > 0 {
+                    skipped -= 1
+                    return true
+                }
+                remaining -= 1
+                return try body(row) && remaining > 0
+            }
+            return
+        }
+        var sql = "SELECT " + (selected.isEmpty ? "NULL" : selected.joined(separator: ", ")) + " FROM " + table
+        if let condition = condition ?? nil { sql += " WHERE " + condition }
+        sql += compiler.orderByClause(request.ordering)
+        let parameters = PostgreSQLParameters(compiler.arguments)
+        if let limit = request.limit {
+            sql += " LIMIT \(max(0, limit))"
+            if request.offset > 0 { sql += " OFFSET \(request.offset)" }
+            if limit <= 256 {
+                let result = try connection.query(
+                    sql,
+                    parameters,
+                    "cannot read records",
+                    collection: request.collection
+                )
+                try result.forEachRow { try body($0) }
+                return
+            }
+        }
+        if request.limit == nil, request.offset > 0 { sql += " OFFSET \(request.offset)" }
+        try connection.stream(sql, parameters, "cannot read records", collection: request.collection, body)
+    }
+
+    func collectionNames() throws -> [String] {
+        try checkActive()
+        try willRunStatement()
+        let result = try connection.query(
+            "SELECT folded, definition FROM " + catalog.table + " ORDER BY folded",
+            PostgreSQLParameters(),
+            "cannot read the store's catalog"
+        )
+        var names: [String] = []
+        try result.forEachRow { row in
+            if case .text(let definition) = row.value(at: 1) {
+                let folded = row.value(at: 0)
+                names.append(try PostgreSQLCatalog.decode(definition, collection: folded.description).name)
+            }
+            return true
+        }
+        return names
+    }
+
+    func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
+        try checkActive()
+        try willRunStatement()
+        guard let schema = try storedSchema(of: collection, needing: predicate?.columnNames ?? []) else { return 0 }
+        var compiler = PostgreSQLQueryCompiler(schema: schema)
+        var sql = "SELECT count(*) FROM " + catalog.table(of: collection)
+        if let predicate {
+            guard let condition = compiler.compile(predicate) else {
+                var total = 0
+                try scan(ScanRequest(collection: collection, columns: [], predicate: predicate)) { _ in
+                    total += 1
+                    return true
+                }
+                return total
+            }
+            sql += " WHERE " + condition
+        }
+        let result = try connection.query(
+            sql,
+            PostgreSQLParameters(compiler.arguments),
+            "cannot count records",
+            collection: collection
+        )
+        guard case .integer(let count)? = result.firstValue else { return 0 }
+        return Int(count)
+    }
+
+    func get(
+        _ collection: String,
+        key: StorageValue,
+        columns: [String],
+        _ body: (any StorageRow) throws -> Void
+    ) throws -> Bool {
+        try checkActive()
+        try willRunStatement()
+        guard let schema = try storedSchema(of: collection, needing: columns) else { return false }
+        var compiler = PostgreSQLQueryCompiler(schema: schema)
+        guard let condition = compiler.compile(.compare(schema.primaryKey, .equal, key)) else { return false }
+        let selected = columns.isEmpty ? "NULL" : columns.map(compiler.selected).joined(separator: ", ")
+        let sql = "SELECT " + selected + " FROM " + catalog.table(of: collection) + " WHERE " + condition
+        let result = try connection.query(
+            sql,
+            PostgreSQLParameters(compiler.arguments),
+            "cannot read a record",
+            collection: collection
+        )
+        var found = false
+        try result.forEachRow { row in
+            try body(row)
+            found = true
+            return false
+        }
+        return found
+    }
+}

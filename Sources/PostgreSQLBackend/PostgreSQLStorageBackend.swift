@@ -1,0 +1,308 @@
+internal import CPostgreSQL
+import Foundation
+public import Storage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A `StorageBackend` over a PostgreSQL server, through libpq: the store many processes on many
+/// machines share.
+///
+/// ```swift
+/// let store = try ObjectStore(backend: .postgreSQL(url: "postgresql://app@db1:5432/app"))
+/// ```
+///
+/// Collections are tables of the configured schema, with real column types (`bigint`, `double
+/// precision`, `text COLLATE "C"`, `bytea`; nested values as JSON text); names are folded to
+/// lower case and quoted, and a catalog table keeps their declared spelling. Every value is a
+/// bound parameter in binary format. Write transactions run `SERIALIZABLE` (or `REPEATABLE
+/// READ`) and their closure is run again after a serialization failure or a deadlock, up to
+/// `Configuration.retryLimit` times: keep side effects out of it. Reads run `REPEATABLE READ
+/// READ ONLY`, one snapshot per closure. See `docs/POSTGRESQL.md`.
+public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSource {
+    /// The configuration the backend was opened with.
+    public let configuration: Configuration
+    /// The server, database and user, for messages (never the password).
+    public var server: String { endpoint.description }
+
+    var endpoint: PostgreSQLEndpoint { primary.endpoint }
+    let catalog: PostgreSQLCatalog
+    let schemaCache = PostgreSQLSchemaCache()
+    /// The connections to the primary: every write, and reads when there is no replica.
+    private let primary: PostgreSQLConnectionPool
+    /// The connections to each read replica.
+    private let replicas: [PostgreSQLConnectionPool]
+    private let nextReplica = Locked(0)
+    /// libpq connections must not cross a `fork()`.
+    private let owner = OwningProcess()
+    /// This backend's name in the change table, so that its listeners skip its own commits.
+    private let origin = UUID().uuidString
+    private let listeners = Locked<[PostgreSQLChangeListener]>([])
+
+    deinit {
+        for listener in listeners.withLock({ $0 }) { listener.stop() }
+    }
+
+    /// Connects to the server `url` names and creates the store's schema and catalog when
+    /// missing.
+    /// - Parameters:
+    ///   - url: a `postgresql://` URI or libpq `key=value` pairs.
+    ///   - configuration: the schema, pool, timeouts and retries.
+    /// - Throws: `StorageError` with code `.unavailable` (the message names the host and port)
+    ///   when the server cannot be reached within the connect timeout, `.cannotOpen` when it
+    ///   refuses the connection, `.permissionDenied` when the role may not use the schema.
+    public init(url: String, configuration: Configuration = .init()) throws {
+        guard !configuration.schema.isEmpty, configuration.schema.utf8.count <= PostgreSQLIdentifier.maximumBytes,
+            !configuration.schema.utf8.contains(0)
+        else {
+            throw StorageError(
+                .invalidIdentifier,
+                "invalid PostgreSQL schema name \(Identifier.quoted(configuration.schema)):"
+                    + " 1 to 63 bytes, no NUL character"
+            )
+        }
+        self.configuration = configuration
+        primary = try PostgreSQLConnectionPool(url: url, configuration: configuration)
+        replicas = try configuration.replicaURLs.map {
+            try PostgreSQLConnectionPool(url: $0, configuration: configuration)
+        }
+        catalog = PostgreSQLCatalog(schemaName: PostgreSQLIdentifier.quote(configuration.schema))
+        let connection = try primary.connect()
+        try createStore(on: connection)
+        primary.checkIn(connection)
+    }
+
+    /// Creates the schema and the catalog unless they exist. Several processes opening a new
+    /// store at once may race on the creation; the loser tries again.
+    private func createStore(on connection: PostgreSQLConnection) throws {
+        let exists = try connection.query(
+            "SELECT to_regclass($1::text) IS NOT NULL",
+            PostgreSQLParameters([.text(catalog.table)]),
+            "cannot look for the store's catalog"
+        )
+        if exists.firstValue == .integer(1) { return }
+        for attempt in 0... {
+            do {
+                try connection.execute("BEGIN; " + catalog.creationSQL + "; COMMIT")
+                return
+            } catch let error as StorageError {
+                if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+                if error.code == .permissionDenied {
+                    throw StorageError(
+                        .permissionDenied,
+                        "the role may not create the store's schema \(catalog.schemaName) or its catalog on "
+                            + endpoint.server + ": " + error.message,
+                        underlying: error.underlying
+                    )
+                }
+                let race = ["23505", "42P06", "42P07"].contains(error.postgreSQL?.sqlState ?? "")
+                guard race, attempt < 5 else { throw error }
+            }
+        }
+    }
+
+    /// Closes every idle connection and stops listening for other processes' commits; later
+    /// calls throw `.misuse`. Connections in use close when their transaction ends.
+    public func close() {
+        primary.close()
+        for replica in replicas { replica.close() }
+        for listener in listeners.withLock({ $0 }) { listener.stop() }
+    }
+
+    /// Whether the current thread asked for reads from the primary (`readingFromPrimary`).
+    private static let primaryOnlyKey = "swift-storage.postgresql.primary-only"
+
+    /// Runs `body` with every read of this thread served by the primary, even when replicas are
+    /// configured: for a read that must see a write just made.
+    ///
+    /// ```swift
+    /// try store.save(order)
+    /// let fresh = try backend.readingFromPrimary { try store.fetch(Order.self, id: order.id) }
+    /// ```
+    public func readingFromPrimary<Result>(_ body: () throws -> Result) rethrows -> Result {
+        let dictionary = Thread.current.threadDictionary
+        let previous = dictionary[Self.primaryOnlyKey]
+        dictionary[Self.primaryOnlyKey] = true
+        defer { dictionary[Self.primaryOnlyKey] = previous }
+        return try body()
+    }
+
+    /// The pool a read outside a write transaction uses: the next replica in turn, unless there
+    /// is none or the thread asked for the primary.
+    private func readPool() -> PostgreSQLConnectionPool {
+        guard !replicas.isEmpty, Thread.current.threadDictionary[Self.primaryOnlyKey] == nil else { return primary }
+        let index = nextReplica.withLock { next in
+            defer { next = (next + 1) % replicas.count }
+            return next
+        }
+        return replicas[index]
+    }
+
+    /// Runs `body` in a `REPEATABLE READ READ ONLY` transaction: one snapshot for the closure.
+    /// - Throws: what `body` throws, or a `StorageError` for an engine failure (`.connectionLost`
+    ///   when the connection broke).
+    public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+        try owner.check(path: nil)
+        var attempt = 0
+        var pool = readPool()
+        while true {
+            let connection: PostgreSQLConnection
+            do {
+                connection = try pool.checkOut()
+            } catch let error as StorageError where error.code == .unavailable && pool !== primary {
+                // A replica that cannot be reached: the primary serves the read.
+                pool = primary
+                continue
+            }
+            let transaction = PostgreSQLReadTransaction(
+                connection: connection,
+                catalog: catalog,
+                schemaCache: schemaCache
+            )
+            var began = false
+            do {
+                try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                began = true
+                let value = try body(transaction)
+                transaction.invalidate()
+                try connection.execute("COMMIT")
+                pool.checkIn(connection)
+                return value
+            } catch {
+                transaction.invalidate()
+                finish(connection, in: pool)
+                attempt += 1
+                if try shouldRetry(error, pool: pool, attempt: attempt, began: began, limit: 3) { continue }
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` in a write transaction that commits when it returns and rolls back when it
+    /// throws. The closure runs again after a serialization failure or a deadlock (another
+    /// process's transaction conflicted), up to `configuration.retryLimit` times.
+    /// - Throws: what `body` throws (unchanged), or a `StorageError`: `.busy` when the retries
+    ///   are used up, `.constraintViolation`, `.connectionLost` (a commit whose outcome is
+    ///   unknown), `.timedOut`.
+    public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
+        try owner.check(path: nil)
+        var attempt = 0
+        while true {
+            let connection = try primary.checkOut()
+            let transaction = PostgreSQLWriteTransaction(
+                connection: connection,
+                catalog: catalog,
+                schemaCache: schemaCache,
+                batchSize: max(1, configuration.batchSize)
+            )
+            var began = false
+            do {
+                try connection.execute("BEGIN ISOLATION LEVEL " + configuration.isolation.rawValue)
+                began = true
+                let value = try body(transaction)
+                try transaction.willRunStatement()
+                transaction.invalidate()
+                try publishChanges(of: transaction)
+                try connection.execute("COMMIT")
+                for folded in transaction.droppedCollections { schemaCache.remove(folded) }
+                for schema in transaction.changedSchemas.values { schemaCache.store(schema) }
+                primary.checkIn(connection)
+                return value
+            } catch {
+                transaction.invalidate()
+                finish(connection, in: primary)
+                attempt += 1
+                if try shouldRetry(
+                    error,
+                    pool: primary,
+                    attempt: attempt,
+                    began: began,
+                    limit: configuration.retryLimit
+                ) {
+                    // Backs off a little, more at each attempt, so that conflicting processes spread out.
+                    usleep(UInt32.random(in: 0...UInt32(min(attempt, 20) * 500)))
+                    continue
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Records the transaction's changes for other processes' change streams (see
+    /// `PostgreSQLChangeFeed`), in the transaction itself, just before it commits.
+    private func publishChanges(of transaction: PostgreSQLWriteTransaction) throws {
+        guard !transaction.changes.isEmpty else { return }
+        let rows = transaction.changes.rows
+        var parameters = PostgreSQLParameters([
+            .text(origin), .integer(PostgreSQLChangeFeed.lockKey(for: configuration.schema)),
+            .text(PostgreSQLChangeFeed.channel(for: configuration.schema)),
+        ])
+        parameters.appendArray(rows.collections, elementType: PostgreSQLType.text)
+        parameters.appendArray(rows.upserted, elementType: PostgreSQLType.text)
+        parameters.appendArray(rows.deleted, elementType: PostgreSQLType.text)
+        _ = try transaction.connection.query(
+            PostgreSQLChangeFeed.publishSQL(catalog),
+            parameters,
+            "cannot record the transaction's changes"
+        )
+    }
+
+    /// Reports the commits of other backends on this store (other processes, other machines) to
+    /// `handler`, from a listener connection of its own (`LISTEN`), until the backend is closed.
+    public func observeExternalCommits(_ handler: @escaping @Sendable ([CollectionChange]) -> Void) {
+        guard configuration.observesOtherProcesses else { return }
+        let primary = primary
+        let listener = PostgreSQLChangeListener(
+            open: { try primary.connect(statementTimeout: false) },
+            catalog: catalog,
+            channel: PostgreSQLChangeFeed.channel(for: configuration.schema),
+            origin: origin,
+            handler: handler
+        )
+        listeners.withLock { $0.append(listener) }
+        listener.start()
+    }
+
+    /// Rolls back whatever is open on `connection` and returns it to the pool when still usable.
+    private func finish(_ connection: PostgreSQLConnection, in pool: PostgreSQLConnectionPool) {
+        if !connection.isBroken && connection.isInTransaction {
+            try? connection.execute("ROLLBACK")
+        }
+        pool.checkIn(connection)
+    }
+
+    /// Whether a failed transaction runs again: after a serialization failure or deadlock, after
+    /// a schema change by another process made this one's cached view stale, or when a pooled
+    /// connection turned out to be broken before the closure ran.
+    private func shouldRetry(
+        _ error: any Error,
+        pool: PostgreSQLConnectionPool,
+        attempt: Int,
+        began: Bool,
+        limit: Int
+    ) throws -> Bool {
+        guard let error = error as? StorageError, let cause = error.postgreSQL else { return false }
+        if error.code == .connectionLost {
+            pool.discardIdleConnections()
+            return !began && attempt <= 1
+        }
+        if cause.isStaleSchema {
+            schemaCache.removeAll()
+            pool.discardIdleConnections()
+            return attempt <= limit
+        }
+        guard cause.isSerializationFailure else { return false }
+        guard attempt <= limit else {
+            throw StorageError(
+                .busy,
+                "the transaction conflicted with others \(attempt) times in a row: " + error.message,
+                collection: error.collection,
+                underlying: cause
+            )
+        }
+        return true
+    }
+}

@@ -1,0 +1,185 @@
+import Storage
+
+/// A write transaction on one connection (`BEGIN ISOLATION LEVEL SERIALIZABLE` or `REPEATABLE
+/// READ`). Records are buffered by their writers and sent in batches, before any other
+/// statement of the transaction and before it commits.
+final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteTransaction {
+    /// The schemas this transaction changed, published to the cache only when it commits.
+    private(set) var changedSchemas: [String: CollectionSchema] = [:]
+    /// The folded names of the collections this transaction dropped (and did not create again),
+    /// removed from the cache only when it commits.
+    private(set) var droppedCollections: Set<String> = []
+    /// Writers holding records not yet sent.
+    private var writers: [PostgreSQLRecordWriter] = []
+    /// The largest number of records a writer buffers before it sends them.
+    let batchSize: Int
+    /// The keys this transaction wrote and deleted, for other processes' change streams.
+    var changes = PostgreSQLChangeSet()
+
+    init(
+        connection: PostgreSQLConnection,
+        catalog: PostgreSQLCatalog,
+        schemaCache: PostgreSQLSchemaCache,
+        batchSize: Int
+    ) {
+        self.batchSize = batchSize
+        super.init(connection: connection, catalog: catalog, schemaCache: schemaCache)
+    }
+
+    override func willRunStatement() throws {
+        for writer in writers { try writer.flush() }
+    }
+
+    override func storedSchema(of name: String, needing columns: [String] = []) throws -> CollectionSchema? {
+        let folded = Identifier.folded(name)
+        if let changed = changedSchemas[folded] { return changed }
+        if droppedCollections.contains(folded) { return nil }
+        return try super.storedSchema(of: name, needing: columns)
+    }
+
+    func prepareCollection(_ requested: CollectionSchema) throws -> CollectionSchema {
+        try checkActive()
+        try willRunStatement()
+        let folded = Identifier.folded(requested.name)
+        if let known = changedSchemas[folded]
+            ?? (droppedCollections.contains(folded) ? nil : schemaCache.lookup(requested.name)),
+            known.merged(with: requested) == known
+        {
+            return known
+        }
+        try requested.validateShape()
+        // The catalog, not the cache: another process may have changed the collection.
+        let current = try readCatalog(requested.name)
+        var target = current?.merged(with: requested) ?? requested
+        if current == nil {
+            for index in target.columns.indices where target.columns[index].name != target.primaryKey {
+                target.columns[index].isNullable = true
+            }
+        }
+        if let current, target == current {
+            changedSchemas[folded] = current
+            return current
+        }
+        try target.validateShape()
+        for statement in catalog.migration(from: current, to: target) {
+            do {
+                try connection.execute(statement, collection: requested.name)
+            } catch let error as StorageError
+                where ["23505", "42P07", "42701", "42710"].contains(
+                    error.postgreSQL?.sqlState ?? ""
+                )
+            {
+                // Another process created or changed the same table at the same moment (the
+                // loser of concurrent `CREATE TABLE IF NOT EXISTS` gets a unique violation in
+                // PostgreSQL's own catalog): run the transaction again, against the new catalog.
+                throw StorageError(
+                    .busy,
+                    "another process changed the collection at the same time",
+                    collection: requested.name,
+                    underlying: PostgreSQLError(sqlState: "40001", message: error.message)
+                )
+            }
+        }
+        _ = try connection.query(
+            catalog.upsertSQL,
+            PostgreSQLParameters([.text(folded), .text(PostgreSQLCatalog.encode(target))]),
+            "cannot update the store's catalog",
+            collection: requested.name
+        )
+        changedSchemas[folded] = target
+        droppedCollections.remove(folded)
+        return target
+    }
+
+    func dropCollection(_ collection: String) throws {
+        try checkActive()
+        try willRunStatement()
+        guard let schema = try storedSchema(of: collection) else { return }
+        let folded = Identifier.folded(collection)
+        try connection.execute("DROP TABLE IF EXISTS " + catalog.table(of: collection), collection: collection)
+        if schema.hasAutoKey {
+            try connection.execute(
+                "DROP SEQUENCE IF EXISTS " + catalog.keySequence(of: collection),
+                collection: collection
+            )
+        }
+        _ = try connection.query(
+            "DELETE FROM " + catalog.table + " WHERE folded = $1::text",
+            PostgreSQLParameters([.text(folded)]),
+            "cannot update the store's catalog",
+            collection: collection
+        )
+        changedSchemas[folded] = nil
+        droppedCollections.insert(folded)
+    }
+
+    func makeWriter(for collection: String, columns: [String]) throws -> any RecordWriter {
+        try checkActive()
+        try willRunStatement()
+        guard let schema = try storedSchema(of: collection, needing: columns) else {
+            throw StorageError(.schemaMismatch, "the collection has not been prepared", collection: collection)
+        }
+        let writer = try PostgreSQLRecordWriter(
+            transaction: self,
+            schema: schema,
+            collection: collection,
+            columns: columns
+        )
+        writers.append(writer)
+        return writer
+    }
+
+    func delete(from collection: String, key: StorageValue) throws -> Bool {
+        try checkActive()
+        try willRunStatement()
+        guard let schema = try storedSchema(of: collection) else { return false }
+        var compiler = PostgreSQLQueryCompiler(schema: schema)
+        guard let condition = compiler.compile(.compare(schema.primaryKey, .equal, key)) else { return false }
+        let result = try connection.query(
+            "DELETE FROM " + catalog.table(of: collection) + " WHERE " + condition,
+            PostgreSQLParameters(compiler.arguments),
+            "cannot delete a record",
+            collection: collection
+        )
+        let deleted = result.affectedRows > 0
+        if deleted { changes.record(collection, [key], deleted: true) }
+        return deleted
+    }
+
+    func deleteAll(from collection: String, where predicate: StoragePredicate?) throws -> [StorageValue] {
+        try checkActive()
+        try willRunStatement()
+        guard let schema = try storedSchema(of: collection, needing: predicate?.columnNames ?? []) else { return [] }
+        var compiler = PostgreSQLQueryCompiler(schema: schema)
+        let table = catalog.table(of: collection)
+        let key = PostgreSQLIdentifier.quoted(schema.primaryKey)
+        var sql = "DELETE FROM " + table
+        if let predicate {
+            guard let condition = compiler.compile(predicate) else {
+                // Matched here, deleted by key.
+                var keys: [StorageValue] = []
+                try scan(ScanRequest(collection: collection, columns: [schema.primaryKey], predicate: predicate)) {
+                    keys.append($0.value(at: 0))
+                    return true
+                }
+                return try keys.filter { try delete(from: collection, key: $0) }
+            }
+            sql += " WHERE " + condition
+        }
+        sql += " RETURNING " + key
+        let result = try connection.query(
+            sql,
+            PostgreSQLParameters(compiler.arguments),
+            "cannot delete records",
+            collection: collection
+        )
+        var keys: [StorageValue] = []
+        keys.reserveCapacity(result.rowCount)
+        result.forEachRow { row in
+            keys.append(row.value(at: 0))
+            return true
+        }
+        changes.record(collection, keys, deleted: true)
+        return keys
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+public import PostgreSQLBackend
+public import Storage
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The PostgreSQL server the tests use: the one `STORAGE_POSTGRES_URL` names, or else a private
+/// throwaway cluster started on first use (`scripts/postgres.sh start` into a temporary folder:
+/// `initdb`, a free port on 127.0.0.1, a Unix socket in the folder, run as the `postgres` user
+/// when the tests run as root), stopped and removed when the process exits.
+///
+/// Once started, the cluster's URL is put in `STORAGE_POSTGRES_URL`, so the child processes the
+/// tests start use the same server instead of starting their own.
+public enum PostgreSQLTestServer {
+    /// The folder of the private cluster, `nil` when the tests use a server of their own.
+    private static let state = Locked<(url: String, directory: String?)?>(nil)
+
+    /// `scripts/postgres.sh` of this checkout.
+    public static var script: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/postgres.sh").path
+    }
+
+    /// The server's URL, starting the private cluster on first use.
+    /// - Throws: `StorageError` with code `.unavailable` when the cluster cannot be started.
+    public static func url() throws -> String {
+        try state.withLock { state in
+            if let state { return state.url }
+            if let url = ProcessInfo.processInfo.environment["STORAGE_POSTGRES_URL"], !url.isEmpty {
+                state = (url, nil)
+                return url
+            }
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("storage-postgres-\(UUID().uuidString)").path
+            let url = try run(["start", directory]).trimmingCharacters(in: .whitespacesAndNewlines)
+            state = (url, directory)
+            setenv("STORAGE_POSTGRES_URL", url, 1)
+            atexit {
+                PostgreSQLTestServer.stopPrivateCluster()
+            }
+            return url
+        }
+    }
+
+    /// The folder of the private cluster, for tests that stop and restart it; `nil` when the
+    /// tests use a server given by `STORAGE_POSTGRES_URL`.
+    public static func privateClusterDirectory() throws -> String? {
+        _ = try url()
+        return state.withLock { $0?.directory }
+    }
+
+    /// Runs `scripts/postgres.sh` with `arguments` and returns what it printed.
+    ///
+    /// Spawned and waited for directly (`posix_spawn`, `waitpid`), with its output in files:
+    /// Foundation's `Process` could miss the script's exit while tests start processes in parallel.
+    /// - Throws: `StorageError` with code `.unavailable` when it fails.
+    @discardableResult
+    public static func run(_ arguments: [String]) throws -> String {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("postgres-sh-\(UUID().uuidString)")
+        defer {
+            try? FileManager.default.removeItem(atPath: output.path + ".out")
+            try? FileManager.default.removeItem(atPath: output.path + ".err")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output.path + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, output.path + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let argv =
+            (["/bin/bash", "-c", closingInheritedDescriptors, "postgres.sh", script] + arguments).map {
+                strdup($0)
+            } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, argv, environ)
+        guard spawned == 0 else {
+            throw StorageError(.unavailable, "cannot run scripts/postgres.sh: error \(spawned)")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: output.path + ".out", encoding: .utf8)) ?? ""
+        guard status == 0 else {
+            let problems = (try? String(contentsOfFile: output.path + ".err", encoding: .utf8)) ?? ""
+            throw StorageError(
+                .unavailable,
+                "scripts/postgres.sh \(arguments.joined(separator: " ")) failed: \(problems)"
+            )
+        }
+        return text
+    }
+
+    /// A `bash -c` script that closes every descriptor but 0, 1 and 2, then runs its arguments:
+    /// a child must not keep open a pipe another test reads to its end (nor pass it on to a
+    /// server it starts), and `posix_spawn` passes on every descriptor without close-on-exec.
+    public static let closingInheritedDescriptors = """
+        for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done 2>/dev/null
+        exec "$@"
+        """
+
+    private static func stopPrivateCluster() {
+        guard let directory = state.withLock({ $0?.directory }) else { return }
+        _ = try? run(["stop", directory])
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A schema name for the store kept at `path` (a test folder): each test gets a schema of its
+    /// own, and reopening the same folder gives the same data.
+    public static func schema(for path: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in path.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return "test_" + String(hash, radix: 16)
+    }
+
+    /// Opens the store for the test folder `path`, in a schema of its own.
+    public static func openStore(
+        path: String,
+        configuration: PostgreSQLStorageBackend.Configuration? = nil
+    ) throws
+        -> ObjectStore
+    {
+        var configuration = configuration ?? .init(poolSize: 2)
+        configuration.schema = schema(for: path)
+        return try ObjectStore(backend: .postgreSQL(url: url(), configuration: configuration))
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import PostgreSQLBackend
+import Storage
+import StorageTestBackends
+import StorageTestSupport
+import Testing
+
+/// A down server, a crash of the server in the middle of commits, a statement timeout.
+@Suite struct PostgreSQLFaultTests {
+    struct Entry: Codable, Equatable {
+        var id: Int64
+        var text: String
+    }
+
+    /// Nothing listens on the port: the open fails at once with `.unavailable`, naming the host
+    /// and port, and never showing the password of the URL.
+    @Test func aServerThatIsDownFailsTheOpenNamingHostAndPortButNotThePassword() throws {
+        let port = try freePort()
+        let started = ContinuousClock.now
+        let error = expectStorageError(.unavailable) {
+            _ = try PostgreSQLStorageBackend(
+                url: "postgresql://app:s3cret-Passw0rd@127.0.0.1:\(port)/app",
+                configuration: .init(connectTimeout: .seconds(2))
+            )
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(error?.message.contains("127.0.0.1:\(port)") == true, "\(String(describing: error))")
+        #expect(error.map { "\($0)" }?.contains("s3cret-Passw0rd") == false)
+        #expect(error.map { $0.localizedDescription }?.contains("s3cret-Passw0rd") == false)
+    }
+
+    /// A server that accepts the TCP connection but never answers: the open gives up after the
+    /// connect timeout with `.unavailable`, instead of hanging.
+    @Test func aServerThatNeverAnswersFailsTheOpenWithinTheConnectTimeout() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                guard bind(listener, socketAddress, length) == 0, listen(listener, 8) == 0,
+                    getsockname(listener, socketAddress, &length) == 0
+                else { throw StorageError(.io, "cannot listen") }
+            }
+        }
+        let port = UInt16(bigEndian: address.sin_port)
+        let started = ContinuousClock.now
+        let error = expectStorageError(.unavailable) {
+            _ = try PostgreSQLStorageBackend(
+                url: "host=127.0.0.1 port=\(port) user=app password=hidden-word dbname=app",
+                configuration: .init(connectTimeout: .seconds(2))
+            )
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed >= .seconds(1) && elapsed < .seconds(8), "\(elapsed)")
+        #expect(error?.message.contains("127.0.0.1:\(port)") == true, "\(String(describing: error))")
+        #expect(error.map { "\($0)" }?.contains("hidden-word") == false)
+    }
+
+    /// A statement that waits longer than the statement timeout (here for a lock another
+    /// connection holds) fails with `.timedOut`, and its transaction leaves nothing.
+    @Test func aStatementTimeoutIsATypedErrorAndRollsBack() throws {
+        try withStore("timeout", configuration: .init(poolSize: 1, statementTimeout: .milliseconds(300))) {
+            store,
+            path in
+            try store.save(Entry(id: 1, text: "before"))
+            let raw = try RawConnection(try PostgreSQLTestServer.url())
+            let table = "\"\(PostgreSQLTestServer.schema(for: path))\".\"entry\""
+            try raw.execute("BEGIN; LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE")
+            let error = expectStorageError(.timedOut) {
+                try store.transaction { tx in
+                    try tx.save(Entry(id: 2, text: "during"))
+                    _ = try tx.fetch(Entry.self, id: 1)
+                }
+            }
+            #expect(error?.collection == "Entry" || error?.collection == "entry", "\(String(describing: error))")
+            try raw.execute("ROLLBACK")
+            #expect(try store.fetchAll(Entry.self) == [Entry(id: 1, text: "before")])
+        }
+    }
+
+    /// The server crashes (`pg_ctl stop -m immediate`) while a thread commits one record after
+    /// another. Every commit acknowledged before the crash is there after the restart, the
+    /// calls during the outage fail with a typed error (`.connectionLost` or `.unavailable`),
+    /// and the same store works again once the server is back, without being reopened.
+    @Test func aServerCrashLosesNoAcknowledgedCommitAndTheStoreReconnects() throws {
+        try TemporaryDirectory.with("postgres-crash") { directory in
+            let cluster = directory.appendingPathComponent("cluster").path
+            let url = try PostgreSQLTestServer.run(["start", cluster]).trimmingCharacters(in: .whitespacesAndNewlines)
+            defer {
+                _ = try? PostgreSQLTestServer.run(["stop", cluster])
+            }
+            let store = try ObjectStore(
+                backend: .postgreSQL(url: url, configuration: .init(connectTimeout: .seconds(2)))
+            )
+            try store.save(Entry(id: 0, text: "seed"))
+            let acknowledged = Locked<[Int64]>([])
+            let failures = Locked<[StorageError.Code]>([])
+            let stop = Locked(false)
+            let done = DispatchSemaphore(value: 0)
+            let writer = Thread {
+                var next: Int64 = 1
+                while !stop.withLock({ $0 }) {
+                    do {
+                        try store.save(Entry(id: next, text: "entry \(next)"))
+                        acknowledged.withLock { $0.append(next) }
+                    } catch let error as StorageError {
+                        failures.withLock { $0.append(error.code) }
+                        usleep(20_000)
+                    } catch {
+                        failures.withLock { $0.append(.engine) }
+                    }
+                    next += 1
+                }
+                done.signal()
+            }
+            writer.start()
+            while acknowledged.withLock({ $0.count }) < 50 { usleep(5_000) }
+            try PostgreSQLTestServer.run(["crash", cluster])
+            while failures.withLock({ $0.count }) < 3 { usleep(5_000) }
+            try PostgreSQLTestServer.run(["restart", cluster])
+            let before = acknowledged.withLock { $0.count }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while acknowledged.withLock({ $0.count }) < before + 20 && ContinuousClock.now < deadline { usleep(5_000) }
+            stop.withLock { $0 = true }
+            done.wait()
+
+            let codes = Set(failures.withLock { $0 })
+            #expect(!codes.isEmpty)
+            #expect(codes.isSubset(of: [.connectionLost, .unavailable]), "\(codes)")
+            let ids = Set(try store.fetchAll(Entry.self).map(\.id))
+            let missing = acknowledged.withLock { $0 }.filter { !ids.contains($0) }
+            #expect(missing.isEmpty, "acknowledged but lost: \(missing)")
+            #expect(acknowledged.withLock { $0.count } >= before + 20, "the store did not reconnect")
+        }
+    }
+}
+
+/// A TCP port on 127.0.0.1 that nothing listens on (bound, then released).
+func freePort() throws -> UInt16 {
+    let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(probe) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    try withUnsafeMutablePointer(to: &address) { pointer in
+        try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+            guard bind(probe, socketAddress, length) == 0, getsockname(probe, socketAddress, &length) == 0 else {
+                throw StorageError(.io, "cannot find a free port")
+            }
+        }
+    }
+    return UInt16(bigEndian: address.sin_port)
+}

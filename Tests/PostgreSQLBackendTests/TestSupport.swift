@@ -1,0 +1,104 @@
+internal import CPostgreSQL
+import Foundation
+import PostgreSQLBackend
+import Storage
+import StorageTestBackends
+import StorageTestSupport
+import Testing
+
+/// Runs `body` with a store in a schema of its own on the tests' server, and a fresh folder.
+func withStore<R>(
+    _ label: String,
+    configuration: PostgreSQLStorageBackend.Configuration? = nil,
+    _ body: (ObjectStore, String) throws -> R
+) throws -> R {
+    try TemporaryDirectory.with("postgres-\(label)") { directory in
+        let path = DiskBackend.postgresql.storePath(in: directory)
+        return try body(try PostgreSQLTestServer.openStore(path: path, configuration: configuration), path)
+    }
+}
+
+/// Expects `body` to throw a `StorageError` with `code`, and returns it.
+@discardableResult
+func expectStorageError(
+    _ code: StorageError.Code,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> Void
+) -> StorageError? {
+    do {
+        try body()
+        Issue.record("expected StorageError.\(code), but nothing was thrown", sourceLocation: sourceLocation)
+    } catch let error as StorageError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected StorageError.\(code), got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
+
+/// A child process whose standard output goes to a file, spawned and reaped directly.
+struct Child {
+    let pid: pid_t
+    let output: String
+
+    /// Starts `executable` with `arguments`; its environment is this process's, so it finds the
+    /// tests' server through `STORAGE_POSTGRES_URL`.
+    init(_ executable: String, _ arguments: [String]) throws {
+        output = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)").path
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv =
+            (["/bin/bash", "-c", PostgreSQLTestServer.closingInheritedDescriptors, "child", executable] + arguments)
+            .map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, "/bin/bash", &actions, nil, argv, environ)
+        guard result == 0 else { throw StorageError(.io, "cannot start \(executable): error \(result)") }
+        self.pid = pid
+    }
+
+    /// Waits for the child to exit and returns its exit status and output lines.
+    func wait() -> (status: Int32, lines: [String]) {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: output)
+        return (status, text.split(separator: "\n").map(String.init))
+    }
+}
+
+/// A plain libpq connection for what a test does behind the store's back.
+final class RawConnection {
+    let handle: OpaquePointer
+
+    init(_ url: String) throws {
+        guard let handle = PQconnectdb(url), PQstatus(handle) == CONNECTION_OK else {
+            throw StorageError(.unavailable, "the test cannot connect")
+        }
+        self.handle = handle
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// Runs `sql` and returns the first column of each row, as text.
+    @discardableResult
+    func execute(_ sql: String) throws -> [String] {
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
+            throw StorageError(.engine, "test SQL failed: " + String(cString: PQerrorMessage(handle)))
+        }
+        return (0..<PQntuples(result)).map { String(cString: PQgetvalue(result, $0, 0)) }
+    }
+}
+
+/// The tests' server URL with `user` in place of the tests' own user.
+func url(user: String) throws -> String {
+    try PostgreSQLTestServer.url().replacingOccurrences(of: "user=postgres", with: "user=" + user)
+}

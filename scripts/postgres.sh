@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# A private, throwaway PostgreSQL cluster for the tests, the benchmarks and people.
+#
+#   scripts/postgres.sh start DIR [PORT]      initdb into DIR (when empty), start the server on
+#                                             127.0.0.1:PORT (a free port when omitted) with its
+#                                             Unix socket in DIR, and print its URL
+#   scripts/postgres.sh standby PRIMARY_DIR DIR [PORT]
+#                                             a streaming-replication standby of the cluster in
+#                                             PRIMARY_DIR (pg_basebackup -R), started; prints its URL
+#   scripts/postgres.sh stop DIR              stop the server (fast shutdown)
+#   scripts/postgres.sh crash DIR             stop it as a crash would (pg_ctl stop -m immediate)
+#   scripts/postgres.sh restart DIR           start a stopped cluster again on its port
+#   scripts/postgres.sh reload DIR            make the running server read its configuration again
+#
+# PostgreSQL refuses to run as root; when run as root the cluster belongs to, and the server runs
+# as, the `postgres` user. The cluster trusts local connections: it is for tests, not for data.
+set -euo pipefail
+
+bindir="${POSTGRES_BINDIR:-}"
+if [ -z "$bindir" ]; then
+    bindir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)"
+fi
+if [ -z "$bindir" ] || [ ! -x "$bindir/initdb" ]; then
+    echo "postgres.sh: PostgreSQL's server programs were not found (run scripts/setup.sh)" >&2
+    exit 1
+fi
+
+as_owner() {
+    if [ "$(id -u)" -eq 0 ]; then
+        runuser -u postgres -- "$@"
+    else
+        "$@"
+    fi
+}
+
+free_port() {
+    local port
+    for _ in $(seq 1 50); do
+        port=$((20000 + RANDOM % 40000))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            echo "$port"
+            return
+        fi
+    done
+    echo "postgres.sh: no free port found" >&2
+    exit 1
+}
+
+prepare_dir() {
+    mkdir -p "$1"
+    chmod 0700 "$1"
+    if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$1"; fi
+}
+
+url_of() {
+    local dir="$1"
+    echo "postgresql:///postgres?host=$dir&port=$(cat "$dir/port")&user=postgres"
+}
+
+launch() {
+    local dir="$1"
+    # The server outlives this script: it must not inherit a descriptor of whoever started it
+    # (a pipe a caller reads to its end would never end).
+    local fd
+    for fd in /proc/$$/fd/*; do
+        fd="${fd##*/}"
+        if [ "$fd" -gt 2 ] 2>/dev/null; then eval "exec $fd>&-" 2>/dev/null || true; fi
+    done
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-p $(cat "$dir/port") -k $dir" start >/dev/null
+}
+
+command="${1:-}"
+case "$command" in
+start)
+    dir="${2:?usage: postgres.sh start DIR [PORT]}"
+    prepare_dir "$dir"
+    if [ ! -f "$dir/data/PG_VERSION" ]; then
+        as_owner "$bindir/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 \
+            --no-sync >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; exit 1; }
+        cat >>"$dir/data/postgresql.conf" <<CONF
+listen_addresses = '127.0.0.1'
+max_connections = 300
+shared_buffers = 32MB
+fsync = off
+full_page_writes = off
+wal_level = replica
+max_wal_senders = 4
+hot_standby = on
+CONF
+        echo "host replication all 127.0.0.1/32 trust" >>"$dir/data/pg_hba.conf"
+    fi
+    echo "${3:-$(free_port)}" >"$dir/port"
+    launch "$dir" || { tail -n 20 "$dir/server.log" >&2; exit 1; }
+    url_of "$dir"
+    ;;
+standby)
+    primary="${2:?usage: postgres.sh standby PRIMARY_DIR DIR [PORT]}"
+    dir="${3:?usage: postgres.sh standby PRIMARY_DIR DIR [PORT]}"
+    prepare_dir "$dir"
+    as_owner "$bindir/pg_basebackup" -h 127.0.0.1 -p "$(cat "$primary/port")" -U postgres -D "$dir/data" -R -c fast \
+        -X stream >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log" >&2; exit 1; }
+    echo "${4:-$(free_port)}" >"$dir/port"
+    launch "$dir" || { tail -n 20 "$dir/server.log" >&2; exit 1; }
+    url_of "$dir"
+    ;;
+restart)
+    dir="${2:?usage: postgres.sh restart DIR}"
+    launch "$dir" || { tail -n 20 "$dir/server.log" >&2; exit 1; }
+    url_of "$dir"
+    ;;
+reload)
+    dir="${2:?usage: postgres.sh reload DIR}"
+    as_owner "$bindir/pg_ctl" -D "$dir/data" reload >/dev/null
+    # pg_ctl reload only signals the server; wait until it has read the files again.
+    sleep 0.5
+    ;;
+stop | crash)
+    dir="${2:?usage: postgres.sh $command DIR}"
+    mode=fast
+    if [ "$command" = crash ]; then mode=immediate; fi
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -m "$mode" -w stop >/dev/null
+    ;;
+*)
+    sed -n '2,15p' "$0" >&2
+    exit 2
+    ;;
+esac
