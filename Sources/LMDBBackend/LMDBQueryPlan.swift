@@ -7,12 +7,12 @@ import Storage
 struct LMDBQueryPlan {
     enum Source {
         case key([UInt8])
-        /// Keys in ascending byte order, without repeats.
-        case keys([[UInt8]])
+        /// The values of an IN list on the primary key (see `keyList`).
+        case keys([StorageValue])
         case primary(lower: [UInt8]?, upper: [UInt8]?)
         case index(LMDBCollection.Index, lower: [UInt8]?, upper: [UInt8]?)
-        /// Values of the index's first column, in ascending byte order, without repeats.
-        case indexValues(LMDBCollection.Index, [[UInt8]])
+        /// The values of an IN list on the index's first column (see `keyList`).
+        case indexValues(LMDBCollection.Index, [StorageValue])
     }
 
     let source: Source
@@ -29,12 +29,11 @@ struct LMDBQueryPlan {
         let collection = info.collection
         var primary = Bounds()
         var indexBounds = Array(repeating: Bounds(), count: collection.indexes.count)
-        var primaryList: [[UInt8]]?
-        var indexLists: [[[UInt8]]?] = Array(repeating: nil, count: collection.indexes.count)
+        var primaryList: [StorageValue]?
+        var indexLists: [[StorageValue]?] = Array(repeating: nil, count: collection.indexes.count)
         for conjunct in predicate?.conjuncts ?? [] {
-            if case .in(let column, let values) = conjunct {
+            if case .in(let column, let list) = conjunct {
                 // Only the shortest list of a column matters: every candidate is checked anyway.
-                let list = Self.keyList(values)
                 if column == collection.primaryKey, primaryList.map({ list.count < $0.count }) ?? true {
                     primaryList = list
                 }
@@ -76,8 +75,9 @@ struct LMDBQueryPlan {
     }
 
     /// The key bytes of the values of an IN list that can equal a stored value (not null, not
-    /// NaN), sorted and without repeats (`1` and `1.0` encode alike).
-    private static func keyList(_ values: [StorageValue]) -> [[UInt8]] {
+    /// NaN), sorted and without repeats (`1` and `1.0` encode alike). Built only once the list is
+    /// known to be shorter than the collection: a longer one is answered by reading everything.
+    static func keyList(_ values: [StorageValue]) -> [[UInt8]] {
         var keys = Set<[UInt8]>()
         for value in values where !value.isNull {
             if case .real(let number) = value, number.isNaN { continue }

@@ -172,14 +172,14 @@ class LMDBReadTransaction: StorageReadTransaction {
                 guard let record else { return }
                 try key.withUnsafeBytes { key in _ = try body(key, record) }
             }
-        case .keys(let keys):
+        case .keys(let values):
             // A list longer than the collection costs more point reads than reading everything.
             var stat = MDB_stat()
             try check(mdb_stat(txn, records, &stat), "cannot count records", collection: collection.name)
-            if keys.count > stat.ms_entries {
+            if values.count > stat.ms_entries {
                 return try forEachEntry(records, from: nil, through: nil, collection: collection.name, body)
             }
-            for key in keys where key.count <= environment.maximumKeySize {
+            for key in LMDBQueryPlan.keyList(values) where key.count <= environment.maximumKeySize {
                 let proceed = try read(records, key: key, collection: collection.name) { record in
                     guard let record else { return true }
                     return try key.withUnsafeBytes { key in try body(key, record) }
@@ -191,7 +191,12 @@ class LMDBReadTransaction: StorageReadTransaction {
         case .index(let index, let lower, let upper):
             try forEachIndexed(info, index, from: lower, through: upper, body)
         case .indexValues(let index, let values):
-            for value in values {
+            var stat = MDB_stat()
+            try check(mdb_stat(txn, records, &stat), "cannot count records", collection: collection.name)
+            if values.count > stat.ms_entries {
+                return try forEachEntry(records, from: nil, through: nil, collection: collection.name, body)
+            }
+            for value in LMDBQueryPlan.keyList(values) {
                 var proceed = true
                 try forEachIndexed(info, index, from: value, through: value) { key, record in
                     proceed = try body(key, record)

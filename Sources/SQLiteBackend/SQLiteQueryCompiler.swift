@@ -38,8 +38,9 @@ struct SQLiteQueryCompiler {
         return terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
     }
 
-    /// The most values one statement may bind: `SQLITE_MAX_VARIABLE_NUMBER`'s default since 3.32.
-    static let parameterLimit = 32_766
+    /// The most values a predicate may bind: `SQLITE_MAX_VARIABLE_NUMBER` (32,766 by default
+    /// since 3.32), less room for the statement's own parameters (a LIMIT).
+    static let parameterLimit = 32_000
 
     /// The longest IN list bound as one parameter per value; a longer one is bound as one JSON
     /// array, so its SQL text (and cached statement) is the same whatever its length.
@@ -113,7 +114,7 @@ struct SQLiteQueryCompiler {
                 switch term {
                 case .compare(let name, let comparison, _): return .compare(name, comparison, .null)
                 case .like(let name, _): return .like(name, "")
-                case .in(let name, let values): return .in(name, InList(values).shape)
+                case .in(let name, let values): return .in(name, InList.shape(of: values))
                 default: return term
                 }
             },
@@ -133,28 +134,27 @@ struct SQLiteQueryCompiler {
     struct InList {
         let sql: String
         let arguments: [StorageValue]
-        let shape: [StorageValue]
 
         init(_ values: [StorageValue]) {
             if values.isEmpty {
-                (sql, arguments, shape) = (" IN ()", [], [])
+                (sql, arguments) = (" IN ()", [])
                 return
             }
             if values.count <= SQLiteQueryCompiler.inlineListLimit {
                 sql = " IN (" + Array(repeating: "?", count: values.count).joined(separator: ", ") + ")"
-                (arguments, shape) = (values, Array(repeating: .null, count: values.count))
+                arguments = values
                 return
             }
             var json = "["
             var separated = false
             var extras: [StorageValue] = []
             for value in values {
-                guard let element = Self.json(value) else {
+                guard Self.jsonCarries(value) else {
                     extras.append(value)
                     continue
                 }
                 if separated { json += "," }
-                json += element
+                Self.appendJSON(value, to: &json)
                 separated = true
             }
             json += "]"
@@ -164,26 +164,41 @@ struct SQLiteQueryCompiler {
             }
             self.sql = sql + ")"
             arguments = [.text(json)] + extras
-            // Distinct from every inline shape: it starts with a non-null.
-            shape = [.integer(Int64(extras.count))]
         }
 
-        /// The JSON text of a value that JSON and SQLite's `json_each` carry exactly, or nil.
-        private static func json(_ value: StorageValue) -> String? {
+        /// What the SQL of `values` depends on, without building it: the length of a short list,
+        /// the number of values bound beside the JSON array of a long one (a one-element list
+        /// starting with a non-null, so unlike every short list's shape).
+        static func shape(of values: [StorageValue]) -> [StorageValue] {
+            if values.count <= SQLiteQueryCompiler.inlineListLimit { return Array(repeating: .null, count: values.count) }
+            return [.integer(Int64(values.count(where: { !jsonCarries($0) })))]
+        }
+
+        /// Whether JSON and SQLite's `json_each` carry `value` exactly.
+        private static func jsonCarries(_ value: StorageValue) -> Bool {
+            switch value {
+            case .null, .integer: return true
+            // Whole numbers print exactly; another real's decimal text might be read back rounded.
+            case .real(let number): return number.isNaN || (number.rounded(.towardZero) == number && abs(number) < 0x1p53)
+            case .text(let text): return !text.utf8.contains(0)  // json_each ends the text at a NUL
+            case .blob: return false
+            }
+        }
+
+        /// Appends the JSON of a value that `jsonCarries`.
+        private static func appendJSON(_ value: StorageValue, to json: inout String) {
             switch value {
             case .null:
-                return "null"
+                json += "null"
             case .integer(let number):
-                return String(number)
+                json += String(number)
             case .real(let number):
-                if number.isNaN { return "null" }  // SQLite stores and binds a NaN as NULL
-                guard number.rounded(.towardZero) == number, abs(number) < 9_007_199_254_740_992 else { return nil }
-                return String(Int64(number)) + ".0"
+                // SQLite stores and binds a NaN as NULL.
+                json += number.isNaN ? "null" : String(Int64(number)) + ".0"
             case .text(let text):
-                var json = "\""
+                json += "\""
                 for scalar in text.unicodeScalars {
                     switch scalar {
-                    case "\0": return nil  // json_each ends the text at a NUL
                     case "\"": json += "\\\""
                     case "\\": json += "\\\\"
                     case _ where scalar.value < 0x20:
@@ -191,9 +206,9 @@ struct SQLiteQueryCompiler {
                     default: json.unicodeScalars.append(scalar)
                     }
                 }
-                return json + "\""
+                json += "\""
             case .blob:
-                return nil
+                preconditionFailure("a blob is bound, not written as JSON")
             }
         }
     }

@@ -93,11 +93,11 @@ class SQLiteReadTransaction: StorageReadTransaction {
     /// a key look-up is otherwise dominated by building the same SQL text again.
     /// - Returns: `nil` when the predicate binds more values than SQLite takes.
     private func compileScan(_ request: ScanRequest, _ schema: CollectionSchema) -> (String, [StorageValue])? {
-        var arguments = SQLiteQueryCompiler.arguments(of: request.predicate)
-        guard arguments.count <= SQLiteQueryCompiler.parameterLimit else { return nil }
-        if let limit = request.limit { arguments.append(.integer(Int64(max(0, limit)))) }
+        let limit = request.limit.map { StorageValue.integer(Int64(max(0, $0))) }
         let shape = cacheableSchemaVersion.map { SQLiteScanShape(request, schemaVersion: $0) }
-        if let shape, let sql = connection.scanSQL[shape] { return (sql, arguments) }
+        if let shape, let sql = connection.scanSQL[shape] {
+            return (sql, SQLiteQueryCompiler.arguments(of: request.predicate) + (limit.map { [$0] } ?? []))
+        }
         var compiler = SQLiteQueryCompiler(schema: schema)
         var sql = "SELECT "
         sql += request.columns.isEmpty ? "NULL" : request.columns.map { compiler.column($0) }.joined(separator: ", ")
@@ -105,12 +105,12 @@ class SQLiteReadTransaction: StorageReadTransaction {
         guard let whereClause = compiler.whereClause(request.predicate) else { return nil }
         sql += whereClause
         sql += compiler.orderByClause(request.ordering)
-        if request.limit != nil { sql += " LIMIT ?" }
+        if limit != nil { sql += " LIMIT ?" }
         if let shape {
             if connection.scanSQL.count >= SQLiteConnection.statementCacheCapacity { connection.scanSQL.removeAll() }
             connection.scanSQL[shape] = sql
         }
-        return (sql, arguments)
+        return (sql, compiler.arguments + (limit.map { [$0] } ?? []))
     }
 
     func get(
