@@ -10,6 +10,9 @@ struct SQLiteQueryCompiler {
     let schema: CollectionSchema
     /// The values for the `?` placeholders, in order.
     private(set) var arguments: [StorageValue] = []
+    /// Cleared by a node this compiler does not know (a kind added after it was written): the
+    /// predicate is then filtered with `PreparedPredicate` instead.
+    private(set) var isComplete = true
 
     init(schema: CollectionSchema) {
         self.schema = schema
@@ -25,7 +28,7 @@ struct SQLiteQueryCompiler {
     mutating func whereClause(_ predicate: StoragePredicate?) -> String? {
         guard let predicate else { return "" }
         let sql = compile(predicate)
-        return arguments.count <= Self.parameterLimit ? " WHERE " + sql : nil
+        return isComplete && arguments.count <= Self.parameterLimit ? " WHERE " + sql : nil
     }
 
     /// ` ORDER BY ...` for `ordering`, or the empty string. Columns the table lacks are all null
@@ -76,8 +79,10 @@ struct SQLiteQueryCompiler {
             let list = InList(values)
             arguments.append(contentsOf: list.arguments)
             return column(name) + list.sql
-        case .and, .or, .not:
-            preconditionFailure("fold passes only terms")
+        default:
+            // Not AND, OR or NOT (fold passes only terms): a kind of node added later.
+            isComplete = false
+            return "NULL"
         }
     }
 
