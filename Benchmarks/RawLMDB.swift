@@ -228,7 +228,9 @@ final class RawLMDB {
                 var key = MDB_val(mv_size: 8, mv_data: keyBytes.baseAddress)
                 return mdb_get(txn, dbi, &key, &value)
             }
-            if rc == 0 { people.append(Self.decode(UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size))) }
+            if rc == 0 {
+                people.append(Self.decode(UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)))
+            }
         }
         return people
     }

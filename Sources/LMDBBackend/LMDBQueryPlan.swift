@@ -60,9 +60,7 @@ struct LMDBQueryPlan {
         } else if let position = indexBounds.firstIndex(where: \.isEquality) {
             let bounds = indexBounds[position]
             source = .index(collection.indexes[position], lower: bounds.lower, upper: bounds.upper)
-        } else if let position = indexLists.indices.min(by: { (indexLists[$0]?.count ?? .max) < (indexLists[$1]?.count ?? .max) }),
-            let list = indexLists[position]
-        {
+        } else if let (position, list) = Self.shortest(indexLists) {
             source = .indexValues(collection.indexes[position], list)
         } else if primary.isBounded {
             source = .primary(lower: primary.lower, upper: primary.upper)
@@ -72,6 +70,11 @@ struct LMDBQueryPlan {
         } else {
             source = .primary(lower: nil, upper: nil)
         }
+    }
+
+    /// The position and values of the shortest of the IN lists found for the indexes.
+    private static func shortest(_ lists: [[StorageValue]?]) -> (Int, [StorageValue])? {
+        lists.indices.compactMap { position in lists[position].map { (position, $0) } }.min { $0.1.count < $1.1.count }
     }
 
     /// The key bytes of the values of an IN list that can equal a stored value (not null, not

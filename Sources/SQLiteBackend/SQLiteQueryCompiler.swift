@@ -90,7 +90,8 @@ struct SQLiteQueryCompiler {
     private static func balanced(_ operands: ArraySlice<String>, _ separator: String) -> String {
         if operands.count == 1 { return operands[operands.startIndex] }
         let middle = operands.startIndex + operands.count / 2
-        return "(" + balanced(operands[..<middle], separator) + separator + balanced(operands[middle...], separator) + ")"
+        return "(" + balanced(operands[..<middle], separator) + separator + balanced(operands[middle...], separator)
+            + ")"
     }
 
     /// Appends the values `compile` binds for a term, in the order of its placeholders.
@@ -175,7 +176,9 @@ struct SQLiteQueryCompiler {
         /// the number of values bound beside the JSON array of a long one (a one-element list
         /// starting with a non-null, so unlike every short list's shape).
         static func shape(of values: [StorageValue]) -> [StorageValue] {
-            if values.count <= SQLiteQueryCompiler.inlineListLimit { return Array(repeating: .null, count: values.count) }
+            if values.count <= SQLiteQueryCompiler.inlineListLimit {
+                return Array(repeating: .null, count: values.count)
+            }
             return [.integer(Int64(values.count(where: { !jsonCarries($0) })))]
         }
 
@@ -184,7 +187,8 @@ struct SQLiteQueryCompiler {
             switch value {
             case .null, .integer: return true
             // Whole numbers print exactly; another real's decimal text might be read back rounded.
-            case .real(let number): return number.isNaN || (number.rounded(.towardZero) == number && abs(number) < 0x1p53)
+            case .real(let number):
+                return number.isNaN || (number.rounded(.towardZero) == number && abs(number) < 0x1p53)
             case .text(let text): return !text.utf8.contains(0)  // json_each ends the text at a NUL
             case .blob: return false
             }

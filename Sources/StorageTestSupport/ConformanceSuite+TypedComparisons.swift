@@ -5,7 +5,11 @@ import Testing
 /// A record with a property of every type the row encoder maps.
 struct TypedRecord: Codable, Equatable, StorableModel {
     enum Mood: String, Codable { case happy, sad, calm }
-    enum Level: Int, Codable { case low = 1, middle = 2, high = 3 }
+    enum Level: Int, Codable {
+        case low = 1
+        case middle = 2
+        case high = 3
+    }
 
     static let collectionName = "typed_records"
     var id: Int64
@@ -73,12 +77,22 @@ extension ConformanceSuite {
                 sourceLocation: SourceLocation = #_sourceLocation
             ) throws {
                 let (one, other) = (all[4][keyPath: property], all[7][keyPath: property])
-                #expect(try ids(Column(column) == one) == expected { $0[keyPath: property] == one },
-                        "\(column) ==", sourceLocation: sourceLocation)
-                #expect(try ids(Column(column) != one) == expected { $0[keyPath: property] != one },
-                        "\(column) !=", sourceLocation: sourceLocation)
-                #expect(try ids(Column(column).in([one, other])) == expected { [one, other].contains($0[keyPath: property]) },
-                        "\(column) in", sourceLocation: sourceLocation)
+                #expect(
+                    try ids(Column(column) == one) == expected { $0[keyPath: property] == one },
+                    "\(column) ==",
+                    sourceLocation: sourceLocation
+                )
+                #expect(
+                    try ids(Column(column) != one) == expected { $0[keyPath: property] != one },
+                    "\(column) !=",
+                    sourceLocation: sourceLocation
+                )
+                #expect(
+                    try ids(Column(column).in([one, other]))
+                        == expected { [one, other].contains($0[keyPath: property]) },
+                    "\(column) in",
+                    sourceLocation: sourceLocation
+                )
             }
             func comparable<Value: StorageValueConvertible & Comparable>(
                 _ column: String,
@@ -87,10 +101,16 @@ extension ConformanceSuite {
             ) throws {
                 try equatable(column, property, sourceLocation: sourceLocation)
                 let pivot = all[5][keyPath: property]
-                #expect(try ids(Column(column) < pivot) == expected { $0[keyPath: property] < pivot },
-                        "\(column) <", sourceLocation: sourceLocation)
-                #expect(try ids(Column(column) >= pivot) == expected { $0[keyPath: property] >= pivot },
-                        "\(column) >=", sourceLocation: sourceLocation)
+                #expect(
+                    try ids(Column(column) < pivot) == expected { $0[keyPath: property] < pivot },
+                    "\(column) <",
+                    sourceLocation: sourceLocation
+                )
+                #expect(
+                    try ids(Column(column) >= pivot) == expected { $0[keyPath: property] >= pivot },
+                    "\(column) >=",
+                    sourceLocation: sourceLocation
+                )
             }
             try comparable("int8", \.int8)
             try comparable("int16", \.int16)

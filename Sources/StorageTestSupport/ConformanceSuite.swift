@@ -28,7 +28,8 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible {
 public enum ConformanceSuite {
     /// Every check.
     public static let checks: [ConformanceCheck] =
-        roundTripChecks + queryChecks + inListChecks + typedComparisonChecks + transactionChecks + dictionaryChecks + hostileInputChecks
+        roundTripChecks + queryChecks + inListChecks + typedComparisonChecks + transactionChecks + dictionaryChecks
+        + hostileInputChecks
         + concurrencyChecks
 
     static func check(

@@ -70,6 +70,8 @@ import Testing
         #expect(longCompiler.whereClause(long) == shorterCompiler.whereClause(shorter))
         #expect(longCompiler.arguments.count == 1)
         // A short list binds a parameter per value, so its length is part of its shape.
-        #expect(SQLiteQueryCompiler.shape(of: Column("a").in([1, 2])) != SQLiteQueryCompiler.shape(of: Column("a").in([1])))
+        #expect(
+            SQLiteQueryCompiler.shape(of: Column("a").in([1, 2])) != SQLiteQueryCompiler.shape(of: Column("a").in([1]))
+        )
     }
 }
