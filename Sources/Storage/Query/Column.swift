@@ -87,6 +87,10 @@ extension Column {
 // that a type that is also `StorageValueConvertible` (a `ColumnCodable` enum) uses its own form.
 extension Column {
     /// The column equals the raw value of `rhs`: `Column("mood") == Mood.happy`.
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: the value whose raw value is compared.
+    /// - Returns: the predicate.
     @_disfavoredOverload
     public static func == <Value: RawRepresentable>(lhs: Column, rhs: Value) -> StoragePredicate
     where Value.RawValue: StorageValueConvertible {
@@ -94,6 +98,10 @@ extension Column {
     }
 
     /// The column holds a value other than the raw value of `rhs`.
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: the value whose raw value is compared.
+    /// - Returns: the predicate.
     @_disfavoredOverload
     public static func != <Value: RawRepresentable>(lhs: Column, rhs: Value) -> StoragePredicate
     where Value.RawValue: StorageValueConvertible {
@@ -101,6 +109,10 @@ extension Column {
     }
 
     /// The column's value sorts before the raw value of `rhs`.
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: the value whose raw value is compared.
+    /// - Returns: the predicate.
     @_disfavoredOverload
     public static func < <Value: RawRepresentable>(lhs: Column, rhs: Value) -> StoragePredicate
     where Value.RawValue: StorageValueConvertible {
@@ -108,6 +120,10 @@ extension Column {
     }
 
     /// The column's value sorts before or equal to the raw value of `rhs`.
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: the value whose raw value is compared.
+    /// - Returns: the predicate.
     @_disfavoredOverload
     public static func <= <Value: RawRepresentable>(lhs: Column, rhs: Value) -> StoragePredicate
     where Value.RawValue: StorageValueConvertible {
@@ -115,6 +131,10 @@ extension Column {
     }
 
     /// The column's value sorts after the raw value of `rhs`.
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: the value whose raw value is compared.
+    /// - Returns: the predicate.
     @_disfavoredOverload
     public static func > <Value: RawRepresentable>(lhs: Column, rhs: Value) -> StoragePredicate
     where Value.RawValue: StorageValueConvertible {
@@ -122,6 +142,10 @@ extension Column {
     }
 
     /// The column's value sorts after or equal to the raw value of `rhs`.
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: the value whose raw value is compared.
+    /// - Returns: the predicate.
     @_disfavoredOverload
     public static func >= <Value: RawRepresentable>(lhs: Column, rhs: Value) -> StoragePredicate
     where Value.RawValue: StorageValueConvertible {

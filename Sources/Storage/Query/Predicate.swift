@@ -106,6 +106,15 @@ public indirect enum StoragePredicate: Sendable, Hashable {
     /// Folds the predicate bottom-up without recursion: `term` for every node that is not `.and`,
     /// `.or` or `.not` (left to right), `all` for a whole chain of `.and`s, `any` for a whole chain
     /// of `.or`s (so a chain of 10,000 `&&`s is one call with 10,000 operands), `not` for `.not`.
+    ///
+    /// ```swift
+    /// let terms = predicate.fold(term: { _ in 1 }, all: { $0.reduce(0, +) }, any: { $0.reduce(0, +) }, not: { $0 })
+    /// ```
+    /// - Parameters:
+    ///   - term: the result for a term, such as `.compare` or `.in` (or a kind of node added later).
+    ///   - all: the result for an AND chain, from its operands' results in order.
+    ///   - any: the result for an OR chain, from its operands' results in order.
+    ///   - not: the result for a NOT, from its operand's.
     /// - Returns: the fold of the root.
     /// - Throws: whatever the closures throw.
     public func fold<Result>(
@@ -149,12 +158,14 @@ public indirect enum StoragePredicate: Sendable, Hashable {
 
     /// `.and` over every operand, as a balanced tree (depth log₂ n rather than n), so that
     /// engines with an expression-depth limit and recursive walks both cope with long lists.
+    /// - Parameter operands: the predicates that must all hold.
     /// - Returns: `.constant(true)` for no operands.
     public static func all(_ operands: [StoragePredicate]) -> StoragePredicate {
         balanced(operands[...], identity: true, StoragePredicate.and)
     }
 
     /// `.or` over every operand, as a balanced tree (depth log₂ n rather than n).
+    /// - Parameter operands: the predicates of which one must hold.
     /// - Returns: `.constant(false)` for no operands.
     public static func any(_ operands: [StoragePredicate]) -> StoragePredicate {
         balanced(operands[...], identity: false, StoragePredicate.or)

@@ -50,7 +50,8 @@ public struct PreparedPredicate: Sendable {
 
     private let root: Node?
 
-    /// Prepares `predicate`; a `nil` predicate matches every record.
+    /// Prepares `predicate`: flattens its chains and hashes its IN lists, once.
+    /// - Parameter predicate: the filter; `nil` matches every record.
     public init(_ predicate: StoragePredicate?) {
         root = predicate?.fold(
             term: { term -> Node in
@@ -71,6 +72,7 @@ public struct PreparedPredicate: Sendable {
 
     /// Whether the predicate is true for a record; unknown counts as false.
     /// - Parameter value: the record's value for a column name (`.null` when it has none).
+    /// - Returns: whether the record is selected.
     public func matches(_ value: (String) -> StorageValue) -> Bool {
         guard let root else { return true }
         return Self.evaluate(root, value) == true
@@ -78,6 +80,7 @@ public struct PreparedPredicate: Sendable {
 
     /// Three-valued evaluation: `nil` is SQL's unknown (and a `nil` predicate is true).
     /// - Parameter value: the record's value for a column name (`.null` when it has none).
+    /// - Returns: `true`, `false`, or `nil` for unknown.
     public func evaluate(_ value: (String) -> StorageValue) -> Bool? {
         guard let root else { return true }
         return Self.evaluate(root, value)
@@ -107,29 +110,26 @@ public struct PreparedPredicate: Sendable {
         case .member(let column, let list):
             return list.contains(value(column))
         case .all(let operands):
-            // False wins over unknown, so keep looking for a false after an unknown.
-            var result: Bool? = true
-            for operand in operands {
-                switch evaluate(operand, value) {
-                case .some(false): return false
-                case .none: result = nil
-                case .some(true): break
-                }
-            }
-            return result
+            return evaluate(operands, winner: false, value)
         case .any(let operands):
-            var result: Bool? = false
-            for operand in operands {
-                switch evaluate(operand, value) {
-                case .some(true): return true
-                case .none: result = nil
-                case .some(false): break
-                }
-            }
-            return result
+            return evaluate(operands, winner: true, value)
         case .not(let operand):
             return evaluate(operand, value).map { !$0 }
         }
+    }
+
+    /// AND (`winner` false) or OR (`winner` true) of `operands`: `winner` wins over unknown, so
+    /// the walk goes on after an unknown in case a `winner` follows.
+    private static func evaluate(_ operands: [Node], winner: Bool, _ value: (String) -> StorageValue) -> Bool? {
+        var result: Bool? = !winner
+        for operand in operands {
+            switch evaluate(operand, value) {
+            case .some(winner): return winner
+            case .none: result = nil
+            case .some: break
+            }
+        }
+        return result
     }
 
     /// Whether SQLite treats `value` as NULL: a null, or a NaN (which SQLite stores as NULL).
