@@ -27,12 +27,45 @@ public enum FileArchive {
     ///   - value: the value.
     ///   - url: a file URL; its folder must exist.
     ///   - format: the file's format; `.binary` by default.
-    /// - Throws: `StorageError` with code `.io` when the file cannot be written, or the
+    /// - Throws: `StorageError` with code `.io` when the file cannot be written;
+    ///   `.limitExceeded` when `read(_:from:)` would refuse the file: larger than 2 GiB, or (in
+    ///   the binary format) values nested deeper than 64 levels; nothing is written then. Or the
     ///   encoder's error when the value cannot be encoded.
     public static func write(_ value: some Encodable, to url: URL, format: Format = .binary) throws {
+        try write(value, to: url, format: format, maximumSize: FileSystem.maximumFileSize)
+    }
+
+    /// - Parameter maximumSize: the largest file written; smaller only in tests.
+    static func write(_ value: some Encodable, to url: URL, format: Format, maximumSize: Int) throws {
+        let bytes: [UInt8]
+        do {
+            bytes = try encode(value, format: format, maximumSize: maximumSize)
+        } catch var error as StorageError {
+            error.path = url.path
+            throw error
+        }
+        // The folder is opened once and the temporary file, the rename and the fsync all go
+        // through it: they act on one folder even if its path changes meanwhile.
+        let folder = try Folder(path: url.deletingLastPathComponent().path, followingLink: true)
+        let name = url.lastPathComponent
+        let temporary = FileSystem.temporaryName()
+        do {
+            try folder.writeNewFile(temporary, bytes, sync: true)
+            try folder.rename(temporary, to: name)
+        } catch {
+            try? folder.remove(temporary)
+            throw error
+        }
+        try folder.sync()
+    }
+
+    /// The file's bytes in `format`, refused when `read(_:from:)` would refuse them.
+    private static func encode(_ value: some Encodable, format: Format, maximumSize: Int) throws -> [UInt8] {
         let bytes: [UInt8]
         switch format {
-        case .binary: bytes = try ArchiveEncoder().encodeBytes(value, kind: .document)
+        case .binary:
+            // The encoder checks the size before copying a large value.
+            return try ArchiveEncoder().encodeBytes(value, kind: .document, maximumSize: maximumSize)
         case .json:
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -42,17 +75,14 @@ public enum FileArchive {
             encoder.outputFormat = .xml
             bytes = [UInt8](try encoder.encode(value))
         }
-        let path = url.path
-        let folder = url.deletingLastPathComponent().path
-        let temporary = folder + "/" + FileSystem.temporaryName()
-        do {
-            try FileSystem.writeNewFile(bytes, at: temporary, sync: true)
-            try FileSystem.move(temporary, to: path)
-        } catch {
-            try? FileSystem.remove(temporary)
-            throw error
+        guard bytes.count <= maximumSize else {
+            throw StorageError(
+                .limitExceeded,
+                "the file would be \(bytes.count) bytes, more than the \(maximumSize) bytes an archive file may be"
+                    + " (a reader refuses it); nothing was written"
+            )
         }
-        try FileSystem.syncDirectory(folder)
+        return bytes
     }
 
     /// Reads a value of `type` from the file at `url`, whichever format it was written in.

@@ -29,8 +29,7 @@ public enum ConformanceSuite {
     /// Every check.
     public static let checks: [ConformanceCheck] =
         roundTripChecks + queryChecks + inListChecks + typedComparisonChecks + transactionChecks + dictionaryChecks
-        + hostileInputChecks
-        + concurrencyChecks
+        + hostileInputChecks + concurrencyChecks + keyChecks
 
     static func check(
         _ name: String,

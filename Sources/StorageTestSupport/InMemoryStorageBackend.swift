@@ -63,8 +63,9 @@ struct Database: Sendable {
 
 struct Table: Sendable {
     var schema: CollectionSchema
-    /// Records by primary key; each record has one value per schema column, in schema order.
-    var records: [StorageValue: [StorageValue]] = [:]
+    /// Records by primary key, compared as SQLite compares keys (text by its bytes, numbers as
+    /// numbers); each record has one value per schema column, in schema order.
+    var records: [StorageKey: [StorageValue]] = [:]
     var lastAssignedKey: Int64 = 0
 }
 
@@ -114,7 +115,9 @@ final class MemoryTransaction: StorageWriteTransaction {
         _ body: (any StorageRow) throws -> Void
     ) throws -> Bool {
         try check()
-        guard let table = database[table: collection], let record = table.records[key] else { return false }
+        guard let table = database[table: collection], let record = table.records[StorageKey(key)] else {
+            return false
+        }
         try body(ProjectedRow(values: record, positions: columns.map { table.schema.columnIndex(named: $0) }))
         return true
     }
@@ -172,10 +175,10 @@ final class MemoryTransaction: StorageWriteTransaction {
         } else if case .integer(let number) = key, table.schema.hasAutoKey {
             table.lastAssignedKey = max(table.lastAssignedKey, number)
         }
-        var record = table.records[key] ?? Array(repeating: .null, count: table.schema.columns.count)
+        var record = table.records[StorageKey(key)] ?? Array(repeating: .null, count: table.schema.columns.count)
         for (index, position) in positions.enumerated() { record[position] = values[index] }
         record[positions[keyPosition]] = key
-        table.records[key] = record
+        table.records[StorageKey(key)] = record
         for index in table.schema.indexes where index.isUnique {
             try Self.checkUnique(table, index)
         }
@@ -185,7 +188,7 @@ final class MemoryTransaction: StorageWriteTransaction {
 
     func delete(from collection: String, key: StorageValue) throws -> Bool {
         try check()
-        return database[table: collection]?.records.removeValue(forKey: key) != nil
+        return database[table: collection]?.records.removeValue(forKey: StorageKey(key)) != nil
     }
 
     func deleteAll(from collection: String, where predicate: StoragePredicate?) throws -> [StorageValue] {
@@ -193,7 +196,7 @@ final class MemoryTransaction: StorageWriteTransaction {
         guard let table = database[table: collection] else { return [] }
         let keyIndex = table.schema.columnIndex(named: table.schema.primaryKey)!
         let keys = Self.matching(table, predicate).map { $0[keyIndex] }.sorted { StorageValue.compare($0, $1) < 0 }
-        for key in keys { database[table: collection]!.records.removeValue(forKey: key) }
+        for key in keys { database[table: collection]!.records.removeValue(forKey: StorageKey(key)) }
         return keys
     }
 
@@ -210,11 +213,11 @@ final class MemoryTransaction: StorageWriteTransaction {
 
     private static func checkUnique(_ table: Table, _ index: IndexDefinition) throws {
         let positions = index.columns.compactMap { table.schema.columnIndex(named: $0) }
-        var seen = Set<[StorageValue]>()
+        var seen = Set<[StorageKey]>()
         for record in table.records.values {
             let values = positions.map { record[$0] }
             if values.contains(where: \.isNull) { continue }
-            if !seen.insert(values).inserted {
+            if !seen.insert(values.map(StorageKey.init)).inserted {
                 throw StorageError(
                     .constraintViolation,
                     "unique index on \(index.columns.joined(separator: ", ")) would be violated by \(values)",

@@ -176,4 +176,48 @@ import Testing
         #expect(await Self.eventually { store.changeSubscriberCount == 0 })
         try store.save(Item(id: 2, name: "b"))  // no subscriber left to deliver to
     }
+
+    struct Word: Codable {
+        var id: String
+        var v: Int
+    }
+
+    struct Measure: Codable {
+        var id: Double
+        var v: Int
+    }
+
+    /// Keys whose bytes differ (NFC and NFD spellings, a case variant, a trailing space) are
+    /// different keys in a change, as they are different records; `0.0` and `-0.0` are one.
+    @Test(arguments: fixtures)
+    func changesNameKeysByTheirBytesAndZerosAsOneKey(_ fixture: BackendFixture) async throws {
+        let directory = try TemporaryDirectory("observe")
+        defer { directory.remove() }
+        let store = try fixture.openStore(in: directory.url)
+        let (nfc, nfd, upper, spaced) = ("caf\u{E9}", "cafe\u{301}", "Caf\u{E9}", "caf\u{E9} ")
+        var words = store.changes(of: Word.self).makeAsyncIterator()
+        var measures = store.changes(of: Measure.self).makeAsyncIterator()
+        var json = store.changes(in: "entries").makeAsyncIterator()
+        try store.transaction { tx in
+            try tx.save(contentsOf: [nfc, nfd, upper, spaced].map { Word(id: $0, v: 1) })
+            try tx.delete(Word.self, id: nfd)
+        }
+        try store.transaction { tx in
+            try tx.save(Measure(id: 0.0, v: 1))
+            try tx.save(Measure(id: -0.0, v: 2))
+        }
+        let rows = [nfc, nfd].map { ["id": $0, "v": 1] as [String: Any] }
+        try store.insert(jsonArray: try JSONSerialization.data(withJSONObject: rows), into: "entries")
+
+        let change = await words.next()
+        // `StorageValue`'s `==` compares text by its bytes.
+        #expect(change?.upserted == [.text(nfc), .text(upper), .text(spaced)])
+        #expect(change?.deleted == [.text(nfd)])
+        #expect(try store.count(Word.self) == 3)
+        let zeros = await measures.next()
+        #expect(zeros?.upserted.count == 1 && zeros?.deleted == [])
+        #expect(try store.count(Measure.self) == 1)
+        let entries = await json.next()
+        #expect(entries?.upserted.count == 2)
+    }
 }

@@ -123,6 +123,39 @@ import Testing
         }
     }
 
+    /// Two keys that differ only in Unicode normalization, as the keys of stored records do.
+    final class SpelledSettings: Settings {
+        @Setting("caf\u{E9}") var composed = 1
+        @Setting("cafe\u{301}") var decomposed = 2
+    }
+
+    /// Each of the two keys alone, in the same namespace.
+    final class ComposedSettings: Settings {
+        @Setting("caf\u{E9}") var value = 1
+    }
+
+    final class DecomposedSettings: Settings {
+        @Setting("cafe\u{301}") var value = 2
+    }
+
+    @Test(arguments: fixtures)
+    func keysDifferingOnlyInNormalizationAreTwoSettings(_ fixture: BackendFixture) async throws {
+        try await withStore(fixture) { open in
+            let store = try open()
+            let composed = try ComposedSettings(store: store, namespace: "spelled")
+            let decomposed = try DecomposedSettings(store: store, namespace: "spelled")
+            composed.value = 5
+            #expect(composed.value == 5)
+            #expect(decomposed.value == 2)  // not the cached value of the other spelling
+            decomposed.value = 7
+            #expect(composed.value == 5)
+            #expect(decomposed.value == 7)
+            let both = try SpelledSettings(store: try open(), namespace: "spelled")
+            #expect(both.composed == 5)
+            #expect(both.decomposed == 7)
+        }
+    }
+
     @Test(arguments: fixtures)
     func keysComeFromPropertyNamesAndNamespacesFromSubclasses(_ fixture: BackendFixture) async throws {
         try await withStore(fixture) { open in

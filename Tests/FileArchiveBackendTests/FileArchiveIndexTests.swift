@@ -81,16 +81,25 @@ private struct Reading: Codable, Equatable, StorableModel {
     )
     table.buildLookups()
     for id in 1...10 {
-        table.setRecord([.integer(Int64(id)), .real(Double(id % 3)), .text("w")], forKey: .integer(Int64(id)))
+        table.setRecord(
+            [.integer(Int64(id)), .real(Double(id % 3)), .text("w")],
+            forKey: StorageKey(.integer(Int64(id)))
+        )
     }
     #expect(
-        table.candidateKeys(for: .compare("v", .equal, .integer(1))) == [
-            .integer(1), .integer(4), .integer(7), .integer(10),
-        ]
+        table.candidateKeys(for: .compare("v", .equal, .integer(1))) == keys(1, 4, 7, 10)
     )
-    #expect(table.candidateKeys(for: .compare("id", .equal, .real(4))) == [.integer(4)])
+    #expect(table.candidateKeys(for: .compare("id", .equal, .real(4))) == keys(4))
     #expect(table.candidateKeys(for: .compare("w", .equal, .text("w"))) == nil)
     #expect(table.candidateKeys(for: .or(.compare("v", .equal, .integer(1)), .compare("w", .equal, .text("w")))) == nil)
-    _ = table.removeRecord(forKey: .integer(4))
-    #expect(table.candidateKeys(for: .compare("v", .equal, .real(1))) == [.integer(1), .integer(7), .integer(10)])
+    // An IN list narrows to the union of its values' records, through the key or an index.
+    #expect(table.candidateKeys(for: .in("id", [.real(4), .integer(5), .null, .integer(99)])) == keys(4, 5))
+    #expect(table.candidateKeys(for: .in("v", [.integer(2), .null])) == keys(2, 5, 8))
+    #expect(table.candidateKeys(for: .in("v", [.integer(1)]) && .in("id", [.integer(1), .integer(2)])) == keys(1))
+    _ = table.removeRecord(forKey: StorageKey(.integer(4)))
+    #expect(table.candidateKeys(for: .compare("v", .equal, .real(1))) == keys(1, 7, 10))
+}
+
+private func keys(_ numbers: Int64...) -> Set<StorageKey> {
+    Set(numbers.map { StorageKey(.integer($0)) })
 }

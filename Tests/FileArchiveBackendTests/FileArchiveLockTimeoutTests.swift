@@ -61,7 +61,7 @@ private let shortWait = FileArchiveStorageBackend.Configuration(lockTimeout: .mi
 func aSaveFailsWithBusyWhileAnotherProcessHoldsTheLockAndChangesNothing() throws {
     try TemporaryDirectory.with("archive-lock") { directory in
         let path = directory.appendingPathComponent("store").path
-        let lockPath = StoreFiles(directory: path).lockPath
+        let lockPath = path + "/" + FileNames.lockFile
         let store = try ObjectStore(backend: .fileArchive(directory: path, configuration: shortWait))
         let before = (1...3).map { Note(id: $0, text: "n\($0)") }
         try store.save(contentsOf: before)
@@ -101,7 +101,7 @@ func aSaveFailsWithBusyWhileAnotherProcessHoldsTheLockAndChangesNothing() throws
 func aReloadAfterAnotherProcessCommitsFailsWithBusyWhileThatProcessHoldsTheLock() throws {
     try TemporaryDirectory.with("archive-lock") { directory in
         let path = directory.appendingPathComponent("store").path
-        let lockPath = StoreFiles(directory: path).lockPath
+        let lockPath = path + "/" + FileNames.lockFile
         let store = try ObjectStore(backend: .fileArchive(directory: path, configuration: shortWait))
         let before = [Note(id: 1, text: "one")]
         try store.save(contentsOf: before)

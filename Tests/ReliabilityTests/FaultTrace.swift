@@ -27,6 +27,7 @@ struct SyscallTrace {
         // With threads, strace splits a call another thread interrupted: "PID fsync(4 <unfinished
         // ...>" and later "PID <... fsync resumed>) = 0". The halves are joined here.
         var pending: [Substring: String] = [:]
+        var folders: [String: String] = [:]  // "pid:descriptor" → the path it was opened with
         for line in text.split(separator: "\n") {
             guard let space = line.firstIndex(of: " ") else { continue }
             let pid = line[..<space]
@@ -40,7 +41,45 @@ struct SyscallTrace {
                 guard let start = pending.removeValue(forKey: pid) else { continue }
                 body = start + body[range.upperBound...]
             }
-            if let call = Self.parse(body) { calls.append(call) }
+            guard var call = Self.parse(body) else { continue }
+            // The file archive opens and renames files relative to folders it holds open
+            // (`openat(5, ".tmp-…")`, `renameat(5, ".tmp-…", 5, "01…")`): such names are
+            // resolved against the path that descriptor was opened with, per process.
+            let arguments = Self.directoryArguments(body)
+            func resolve(_ name: String, _ directory: Int32?) -> String {
+                directory.flatMap { folders[pid + ":" + String($0)] }.map { $0 + "/" + name } ?? name
+            }
+            switch call {
+            case .open(let path, let flags, let descriptor):
+                call = .open(path: resolve(path, arguments.first ?? nil), flags: flags, descriptor: descriptor)
+                if case .open(let resolved, _, _) = call { folders[pid + ":" + String(descriptor)] = resolved }
+            case .rename(let from, let to):
+                call = .rename(
+                    from: resolve(from, arguments.first ?? nil),
+                    to: resolve(to, arguments.count > 1 ? arguments[1] : nil)
+                )
+            case .close(let descriptor):
+                folders[pid + ":" + String(descriptor)] = nil
+            default:
+                break
+            }
+            calls.append(call)
+        }
+    }
+
+    /// The folder descriptors of a call that takes them (`openat`'s first argument,
+    /// `renameat`'s first and third); `nil` for `AT_FDCWD` and for other calls.
+    private static func directoryArguments(_ line: String) -> [Int32?] {
+        guard let open = line.firstIndex(of: "(") else { return [] }
+        let name = line[..<open]
+        guard name == "openat" || name.hasPrefix("renameat") else { return [] }
+        // The arguments before the quoted names: `5, "a", 5, "b"` splits on quotes into
+        // `5, `, `a`, `, 5, `, `b`.
+        let parts = line[line.index(after: open)...].split(separator: "\"", omittingEmptySubsequences: false)
+        let unquoted = parts.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+        let count = name == "openat" ? 1 : 2
+        return unquoted.prefix(count).map { part in
+            Int32(part.filter { $0.isNumber || $0 == "-" })
         }
     }
 

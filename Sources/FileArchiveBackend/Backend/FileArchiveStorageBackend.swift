@@ -32,6 +32,15 @@ public final class FileArchiveStorageBackend: StorageBackend {
     /// The configuration the backend was opened with.
     public let configuration: Configuration
 
+    /// The record files left out when the store was opened (or last reloaded after another
+    /// process committed), with the reason: files written by older versions under names that
+    /// no longer match their keys. The rest of the store is served; such a file stays on disk
+    /// until its key is written or deleted, which replaces or removes it. Empty for a sound
+    /// store. See docs/ARCHIVE_FORMAT.md, "Damaged records".
+    public var damagedRecords: [DamagedRecord] {
+        committed.withLock { $0.database.damage }
+    }
+
     private let files: StoreFiles
     /// The lock file, open for the backend's lifetime; `flock`ed exclusively by writers.
     private let lockDescriptor: Int32
@@ -68,9 +77,8 @@ public final class FileArchiveStorageBackend: StorageBackend {
         let absolute =
             directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
         try FileSystem.makeDirectory(absolute, code: .cannotOpen)
-        let files = StoreFiles(directory: absolute)
-        let descriptor = open(files.lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw FileSystem.error(.cannotOpen, "open the lock file", files.lockPath) }
+        let files = StoreFiles(root: try Folder(path: absolute, code: .cannotOpen))
+        let descriptor = try files.root.openFile(FileNames.lockFile, flags: O_RDWR | O_CREAT, code: .cannotOpen)
         do {
             try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout)
             defer { _ = flock(descriptor, LOCK_UN) }
@@ -149,8 +157,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
             return snapshot.database
         }
         // A descriptor of its own: flock on the shared one would convert the writer's lock.
-        let descriptor = open(files.lockPath, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else { throw FileSystem.error(.io, "open the lock file", files.lockPath) }
+        let descriptor = try files.root.openFile(FileNames.lockFile, flags: O_RDWR, code: .io)
         defer { close(descriptor) }
         try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout)
         defer { _ = flock(descriptor, LOCK_UN) }
@@ -209,7 +216,13 @@ public final class FileArchiveStorageBackend: StorageBackend {
                 committed.withLock { $0.isStale = true }
                 throw error
             }
-            committed.withLock { $0 = Committed(database: transaction.database, generation: next) }
+            var database = transaction.database
+            if !database.damage.isEmpty {
+                // A damaged file written or removed by the commit is damaged no more.
+                let touched = Set(plan.writes.map { files.root.path($0.path) } + plan.removals.map(files.root.path))
+                database.damage.removeAll { touched.contains($0.path) }
+            }
+            committed.withLock { $0 = Committed(database: database, generation: next) }
             return result
         }
     }
@@ -226,20 +239,26 @@ public final class FileArchiveStorageBackend: StorageBackend {
         }
         for (name, keys) in transaction.changedKeys {
             let table = transaction.database.tables[name]!
-            let existing = transaction.base.tables[name]?.records
+            let existing = transaction.base.tables[name]
             for key in keys {
-                let file = table.folder + "/" + (try FileNames.record(for: key, in: table.schema.name))
+                let file = table.folder + "/" + (try FileNames.record(for: key.value, in: table.schema.name))
+                // Files of an older version's names that hold the key go, so that none of them
+                // comes back at the next load.
+                if let strays = existing?.strayFiles[key] {
+                    plan.removals += strays.map { table.folder + "/" + $0 }
+                }
                 if let record = table.records[key] {
                     guard let bytes = RecordArchive.encode(record, columns: table.schema.columns) else {
+                        // `put` refuses such a record first; kept so that nothing unreadable is written.
                         throw StorageError(
-                            .unsupportedType,
-                            "the record is too large for an archive",
+                            .limitExceeded,
+                            "the record's file would be more than the 2 GiB an archive file may be",
                             collection: table.schema.name,
-                            key: key
+                            key: key.value
                         )
                     }
                     plan.writes.append((file, bytes))
-                } else if existing?[key] != nil {
+                } else if existing?.records[key] != nil {
                     plan.removals.append(file)
                 }
             }

@@ -8,8 +8,9 @@ final class FileArchiveTransaction: StorageWriteTransaction {
     let base: ArchiveDatabase
     let isWritable: Bool
     var isOpen = true
-    /// Keys written or deleted, by folded collection name.
-    private(set) var changedKeys: [String: Set<StorageValue>] = [:]
+    /// Keys written or deleted, by folded collection name: compared as `ArchiveTable.records`
+    /// compares them, so each names one file.
+    private(set) var changedKeys: [String: Set<StorageKey>] = [:]
     /// Collections whose schema file must be written (new, migrated, or a new auto-key counter).
     private(set) var changedSchemas: Set<String> = []
 
@@ -32,11 +33,13 @@ final class FileArchiveTransaction: StorageWriteTransaction {
 
     func schema(of collection: String) throws -> CollectionSchema? {
         try check()
+        try database.checkNotRefused(collection)
         return database.tables[Identifier.folded(collection)]?.schema
     }
 
     func scan(_ request: ScanRequest, _ body: (any StorageRow) throws -> Bool) throws {
         try check()
+        try database.checkNotRefused(request.collection)
         guard let table = database.tables[Identifier.folded(request.collection)] else { return }
         let schema = table.schema
         let positions = request.columns.map { schema.columnIndex(named: $0) }
@@ -60,6 +63,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
 
     func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
         try check()
+        try database.checkNotRefused(collection)
         guard let table = database.tables[Identifier.folded(collection)] else { return 0 }
         if predicate == nil { return table.records.count }
         return Self.matching(table, predicate).count
@@ -72,7 +76,9 @@ final class FileArchiveTransaction: StorageWriteTransaction {
         _ body: (any StorageRow) throws -> Void
     ) throws -> Bool {
         try check()
-        guard let table = database.tables[Identifier.folded(collection)], let record = table.records[key] else {
+        try database.checkNotRefused(collection)
+        guard let table = database.tables[Identifier.folded(collection)], let record = table.records[StorageKey(key)]
+        else {
             return false
         }
         try body(ProjectedRow(values: record, positions: columns.map { table.schema.columnIndex(named: $0) }))
@@ -95,9 +101,12 @@ final class FileArchiveTransaction: StorageWriteTransaction {
 
     func prepareCollection(_ schema: CollectionSchema) throws -> CollectionSchema {
         try checkWritable()
+        try database.checkNotRefused(schema.name)
         let name = Identifier.folded(schema.name)
         guard var table = database.tables[name] else {
-            try schema.validateShape()
+            // The names too, as loading checks them (`SchemaArchive.schema(path:)`): a schema the
+            // store could not read back is never written.
+            try schema.validate(allowingReservedName: true)
             var table = ArchiveTable(schema: schema, folder: try FileNames.folder(for: schema.name))
             for index in table.uniqueIndexPositions { table.unique[index] = [:] }
             table.buildLookups()
@@ -107,7 +116,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
         }
         let merged = table.schema.merged(with: schema)
         if merged == table.schema { return merged }
-        try merged.validateShape()
+        try merged.validate(allowingReservedName: true)
         let old = table.schema
         let added = merged.columns.count - old.columns.count
         let widened = old.columns.indices.filter { merged.columns[$0].type != old.columns[$0].type }
@@ -136,6 +145,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
 
     func makeWriter(for collection: String, columns: [String]) throws -> any RecordWriter {
         try checkWritable()
+        try database.checkNotRefused(collection)
         let name = Identifier.folded(collection)
         guard let schema = database.tables[name]?.schema else {
             throw StorageError(.misuse, "collection '\(collection)' was not prepared", collection: collection)
@@ -167,24 +177,28 @@ final class FileArchiveTransaction: StorageWriteTransaction {
             }
             // Refuses keys too long for a file name before anything changes.
             _ = try FileNames.record(for: key, in: table.schema.name)
-            var record = table.records[key] ?? Array(repeating: .null, count: table.schema.columns.count)
+            var record =
+                table.records[StorageKey(key)] ?? Array(repeating: .null, count: table.schema.columns.count)
             for (index, position) in positions.enumerated() { record[position] = values[index] }
             record[positions[keyPosition]] = key
-            try table.checkUnique(record, key: key)
+            try table.checkUnique(record, key: StorageKey(key))
+            try RecordArchive.checkSize(record, columns: table.schema.columns, collection: table.schema.name, key: key)
             return (key, record, lastKey, lastKey != table.lastAssignedKey)
         }()
-        database.tables[name]!.setRecord(record, forKey: key)
+        database.tables[name]!.setRecord(record, forKey: StorageKey(key))
         if counterChanged {
             database.tables[name]!.lastAssignedKey = lastKey
             changedSchemas.insert(name)
         }
-        changedKeys[name, default: []].insert(key)
+        changedKeys[name, default: []].insert(StorageKey(key))
         return key
     }
 
     func delete(from collection: String, key: StorageValue) throws -> Bool {
         try checkWritable()
+        try database.checkNotRefused(collection)
         let name = Identifier.folded(collection)
+        let key = StorageKey(key)
         guard database.tables[name]?.records[key] != nil else { return false }
         _ = database.tables[name]!.removeRecord(forKey: key)
         changedKeys[name, default: []].insert(key)
@@ -193,13 +207,14 @@ final class FileArchiveTransaction: StorageWriteTransaction {
 
     func deleteAll(from collection: String, where predicate: StoragePredicate?) throws -> [StorageValue] {
         try checkWritable()
+        try database.checkNotRefused(collection)
         let name = Identifier.folded(collection)
         let keys = { () -> [StorageValue] in
             guard let table = database.tables[name] else { return [] }
             let keyIndex = table.schema.columnIndex(named: table.schema.primaryKey)!
             return Self.matching(table, predicate).map { $0[keyIndex] }.sorted { StorageValue.compare($0, $1) < 0 }
         }()
-        for key in keys {
+        for key in keys.lazy.map(StorageKey.init) {
             _ = database.tables[name]!.removeRecord(forKey: key)
             changedKeys[name, default: []].insert(key)
         }

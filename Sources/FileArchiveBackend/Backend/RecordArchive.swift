@@ -4,8 +4,13 @@ import Storage
 /// A record file: a keyed archive of column name → value, with null values left out (a missing
 /// key reads as null, so columns added later need no rewrite).
 enum RecordArchive {
-    static func encode(_ record: [StorageValue], columns: [ColumnDefinition]) -> [UInt8]? {
-        var writer = ArchiveWriter(kind: .record, capacity: 64 + record.count * 16)
+    /// The record file's bytes; `nil` when it would be larger than `maximumSize`.
+    static func encode(
+        _ record: [StorageValue],
+        columns: [ColumnDefinition],
+        maximumSize: Int = ArchiveLayout.maximumSize
+    ) -> [UInt8]? {
+        var writer = ArchiveWriter(kind: .record, capacity: 64 + record.count * 16, maximumSize: maximumSize)
         let container = writer.beginContainer(.keyed)
         for (index, value) in record.enumerated() where !value.isNull {
             writer.appendKey(columns[index].name)
@@ -20,6 +25,52 @@ enum RecordArchive {
         }
         writer.endContainer(at: container)
         return writer.finish()
+    }
+
+    /// The size of the file `encode` writes for `record`, computed without writing it: a record is
+    /// checked against the limit when it is put, before the transaction changes anything.
+    static func encodedSize(_ record: [StorageValue], columns: [ColumnDefinition]) -> Int {
+        func varint(_ value: Int) -> Int {
+            var size = 1
+            var rest = UInt64(value) >> 7
+            while rest != 0 {
+                size += 1
+                rest >>= 7
+            }
+            return size
+        }
+        func run(_ count: Int) -> Int { varint(count) + count }
+        var size = ArchiveLayout.headerSize + ArchiveLayout.containerHeaderSize + ArchiveLayout.trailerSize
+        for (index, value) in record.enumerated() where !value.isNull {
+            size += run(columns[index].name.utf8.count) + 1
+            switch value {
+            case .null: break
+            case .integer, .real: size += 8
+            case .text(let text): size += run(text.utf8.count)
+            case .blob(let data): size += run(data.count)
+            }
+        }
+        return size
+    }
+
+    /// Refuses a record whose file would pass the archive's size limit, which the reader enforces.
+    /// - Throws: `StorageError` with code `.limitExceeded` naming the limit, the collection and the key.
+    static func checkSize(
+        _ record: [StorageValue],
+        columns: [ColumnDefinition],
+        collection: String,
+        key: StorageValue,
+        maximumSize: Int = ArchiveLayout.maximumSize
+    ) throws {
+        let size = encodedSize(record, columns: columns)
+        guard size > maximumSize else { return }
+        throw StorageError(
+            .limitExceeded,
+            "the record's file would be \(size) bytes, more than the \(maximumSize) bytes (2 GiB) an archive"
+                + " file may be; nothing was written",
+            collection: collection,
+            key: key
+        )
     }
 
     /// The record's values in the order of `columns`; names the schema lacks are ignored.

@@ -9,36 +9,51 @@ import Darwin
 
 /// The store's folder on disk: loading it, committing changes to it with the journal, and
 /// recovering from a commit a crash interrupted (docs/ARCHIVE_FORMAT.md, "Durability").
+///
+/// Everything below the store folder is reached through `Folder` descriptors: the store folder,
+/// opened once, and each collection folder, opened from it with `O_NOFOLLOW` whenever it is used,
+/// so that a collection folder replaced by a symbolic link is refused, never followed.
 struct StoreFiles: Sendable {
-    /// The store folder, absolute.
-    let directory: String
+    /// The store folder, open for the backend's lifetime.
+    let root: Folder
 
-    var lockPath: String { directory + "/" + FileNames.lockFile }
-    var journalPath: String { directory + "/" + FileNames.journalFile }
+    /// The store folder's absolute path, for messages.
+    var directory: String { root.path }
+    var lockPath: String { root.path(FileNames.lockFile) }
+    var journalPath: String { root.path(FileNames.journalFile) }
 
-    func path(_ relative: String) -> String { directory + "/" + relative }
+    /// A collection folder of the store.
+    /// - Throws: `StorageError` with code `.corrupt` when it is missing, a symbolic link or not a
+    ///   folder.
+    func collectionFolder(_ name: String) throws -> Folder {
+        guard let folder = try root.subfolder(name) else {
+            throw StorageError(.corrupt, "the collection folder \(root.path(name)) is missing", path: root.path(name))
+        }
+        return folder
+    }
 
     // MARK: Loading
 
     /// Reads every collection folder. Folders without a schema file belong to a commit that
-    /// never happened and are skipped.
+    /// never happened and are skipped. A collection folder that is a symbolic link or a file, or
+    /// holds another collection's schema, is refused on its own (`ArchiveDatabase.refusedFolders`):
+    /// the store's other collections stay usable.
     func load() throws -> ArchiveDatabase {
         var database = ArchiveDatabase()
-        for folder in try FileSystem.list(directory).sorted() where folder.hasPrefix(FileNames.collectionPrefix) {
-            let folderPath = path(folder)
+        for folder in try root.list().sorted() where folder.hasPrefix(FileNames.collectionPrefix) {
+            let folderPath = root.path(folder)
             // A symbolic link (or anything but a folder) under a collection folder's name was
-            // not made by the store: following it would read and write files outside the store.
-            var status = stat()
-            guard lstat(folderPath, &status) == 0 else { throw FileSystem.error(.io, "inspect", folderPath) }
-            guard status.st_mode & S_IFMT == S_IFDIR else {
-                throw StorageError(
-                    .corrupt,
-                    "\(folderPath) should be a collection folder but is a symbolic link or a file",
-                    path: folderPath
-                )
+            // not made by the store: it is refused, never followed (`Folder.subfolder`).
+            let opened: Folder
+            do {
+                guard let subfolder = try root.subfolder(folder) else { continue }
+                opened = subfolder
+            } catch let error as StorageError where error.code == .corrupt {
+                database.refusedFolders[folder] = error
+                continue
             }
             let schemaPath = folderPath + "/" + FileNames.schemaFile
-            guard let schemaBytes = try FileSystem.readFile(schemaPath) else { continue }
+            guard let schemaBytes = try opened.readFile(FileNames.schemaFile) else { continue }
             let stored = try ArchiveDecoder().decode(
                 SchemaArchive.self,
                 from: schemaBytes,
@@ -47,21 +62,24 @@ struct StoreFiles: Sendable {
             )
             let schema = try stored.schema(path: schemaPath)
             guard try FileNames.folder(for: schema.name) == folder else {
-                throw StorageError(
+                // A folder renamed by hand (`c-item.moved`): its collection's own folder, if any,
+                // is the one the store uses.
+                database.refusedFolders[folder] = StorageError(
                     .corrupt,
                     "the schema in \(schemaPath) names collection '\(schema.name)', which belongs in another folder",
                     path: schemaPath
                 )
+                continue
             }
             var table = ArchiveTable(schema: schema, folder: folder)
             table.lastAssignedKey = stored.lastAssignedKey
             var positions: [String: Int] = [:]
             for (index, column) in schema.columns.enumerated() { positions[column.name] = index }
             let realColumns = schema.columns.indices.filter { schema.columns[$0].type == .real }
-            let keyIndex = positions[schema.primaryKey]!
-            for name in try FileSystem.list(folderPath) where FileNames.isRecord(name) {
+            var loader = ArchiveRecordLoader(table: table, folderPath: folderPath)
+            for name in try opened.list() where FileNames.isRecord(name) {
                 let recordPath = folderPath + "/" + name
-                guard let bytes = try FileSystem.readFile(recordPath) else { continue }
+                guard let bytes = try opened.readFile(name) else { continue }
                 var record = try RecordArchive.decode(
                     bytes,
                     path: recordPath,
@@ -72,17 +90,10 @@ struct StoreFiles: Sendable {
                 for index in realColumns {
                     if case .integer(let number) = record[index] { record[index] = .real(Double(number)) }
                 }
-                let key = record[keyIndex]
-                guard try FileNames.record(for: key, in: schema.name) == name else {
-                    throw StorageError(
-                        .corrupt,
-                        "the record in \(recordPath) has key \(key), which does not match its file name",
-                        collection: schema.name,
-                        path: recordPath
-                    )
-                }
-                table.records[key] = record
+                try loader.add(record, file: name)
             }
+            table = loader.table
+            database.damage += loader.damage
             for index in table.uniqueIndexPositions {
                 do {
                     try table.buildUniqueIndex(index)
@@ -138,9 +149,17 @@ struct StoreFiles: Sendable {
     /// Makes `plan` durable: temporary files, fsynced; the journal, fsynced with its folder; the
     /// renames and removals; an fsync of every folder touched; the journal removed. A plan of a
     /// single write needs no journal: its rename is atomic.
+    ///
+    /// Every folder the plan touches is opened (and checked) before anything is written, so that
+    /// a collection folder replaced by a symbolic link fails the commit with nothing written.
     func commit(_ plan: Plan) throws {
-        for folder in plan.newFolders { try FileSystem.makeDirectory(path(folder)) }
-        if !plan.newFolders.isEmpty { try FileSystem.syncDirectory(directory) }
+        for folder in plan.newFolders { try root.makeSubfolder(folder) }
+        if !plan.newFolders.isEmpty { try root.sync() }
+        var folders: [String: Folder] = [:]
+        for relative in plan.writes.map(\.path) + plan.removals {
+            let name = Self.folderName(of: relative)
+            if folders[name] == nil { folders[name] = try collectionFolder(name) }
+        }
         var renames: [JournalArchive.Rename] = []
         let needsJournal = plan.writes.count + plan.removals.count > 1
         do {
@@ -148,30 +167,34 @@ struct StoreFiles: Sendable {
             // fsyncs each file (cheaper than flushing the whole file system).
             let batched = plan.writes.count >= Self.syncFileSystemThreshold
             for write in plan.writes {
-                let folder = write.path.prefix { $0 != "/" }
-                let temporary = folder + "/" + FileSystem.temporaryName()
-                try FileSystem.writeNewFile(write.bytes, at: path(temporary), sync: !batched)
-                renames.append(.init(from: temporary, to: write.path))
+                let name = Self.folderName(of: write.path)
+                let temporary = FileSystem.temporaryName()
+                try folders[name]!.writeNewFile(temporary, write.bytes, sync: !batched)
+                renames.append(.init(from: name + "/" + temporary, to: write.path))
             }
-            if batched, try !FileSystem.syncFileSystem(containing: directory) {
-                for rename in renames { try FileSystem.syncFile(path(rename.from)) }
+            if batched, try !root.syncFileSystem() {
+                for rename in renames {
+                    try folders[Self.folderName(of: rename.from)]!.syncFile(Self.fileName(of: rename.from))
+                }
             }
             if needsJournal {
                 let journal = try ArchiveEncoder().encodeBytes(
                     JournalArchive(renames: renames, removals: plan.removals),
                     kind: .journal
                 )
-                try FileSystem.writeNewFile(journal, at: journalPath, sync: true)
-                try FileSystem.syncDirectory(directory)
+                try root.writeNewFile(FileNames.journalFile, journal, sync: true)
+                try root.sync()
             }
         } catch {
-            for rename in renames { try? FileSystem.remove(path(rename.from)) }
-            if needsJournal { try? FileSystem.remove(journalPath) }
+            for rename in renames {
+                try? folders[Self.folderName(of: rename.from)]!.remove(Self.fileName(of: rename.from))
+            }
+            if needsJournal { try? root.remove(FileNames.journalFile) }
             throw error
         }
         do {
-            try apply(JournalArchive(renames: renames, removals: plan.removals))
-            if needsJournal { try FileSystem.remove(journalPath) }
+            try apply(JournalArchive(renames: renames, removals: plan.removals), folders: folders)
+            if needsJournal { try root.remove(FileNames.journalFile) }
         } catch let error as StorageError {
             var interrupted = error
             interrupted.message += " (the commit is recorded in the journal and completes when the store is next used)"
@@ -180,19 +203,37 @@ struct StoreFiles: Sendable {
         }
     }
 
+    /// The collection folder of a path relative to the store folder (`c-…/name`).
+    private static func folderName(of relative: String) -> String {
+        String(relative.prefix { $0 != "/" })
+    }
+
+    /// The file name of a path relative to the store folder (`c-…/name`).
+    private static func fileName(of relative: String) -> String {
+        String(relative[relative.index(after: relative.firstIndex(of: "/")!)...])
+    }
+
     /// Performs a journal's renames and removals, skipping those already done, then fsyncs
-    /// every folder touched.
-    private func apply(_ journal: JournalArchive) throws {
-        var folders = Set<String>()
+    /// every folder touched. A folder missing from `folders` is opened; one that no longer exists
+    /// has nothing left to rename or remove.
+    private func apply(_ journal: JournalArchive, folders: [String: Folder] = [:]) throws {
+        var folders = folders
+        var touched = Set<String>()
+        func folder(_ relative: String) throws -> Folder? {
+            let name = Self.folderName(of: relative)
+            if folders[name] == nil { folders[name] = try root.subfolder(name) }
+            if folders[name] != nil { touched.insert(name) }
+            return folders[name]
+        }
         for rename in journal.renames {
-            folders.insert(String(rename.to.prefix { $0 != "/" }))
-            if FileSystem.exists(path(rename.from)) { try FileSystem.move(path(rename.from), to: path(rename.to)) }
+            guard let folder = try folder(rename.to) else { continue }
+            let source = Self.fileName(of: rename.from)
+            if folder.exists(source) { try folder.rename(source, to: Self.fileName(of: rename.to)) }
         }
         for removal in journal.removals {
-            folders.insert(String(removal.prefix { $0 != "/" }))
-            try FileSystem.remove(path(removal))
+            try folder(removal)?.remove(Self.fileName(of: removal))
         }
-        for folder in folders.sorted() { try FileSystem.syncDirectory(path(folder)) }
+        for name in touched.sorted() { try folders[name]!.sync() }
     }
 
     // MARK: Recovery
@@ -203,22 +244,26 @@ struct StoreFiles: Sendable {
     /// - Returns: whether a journal was rolled forward (the store changed).
     @discardableResult
     func recover() throws -> Bool {
-        guard let bytes = try FileSystem.readFile(journalPath) else { return false }
+        guard let bytes = try root.readFile(FileNames.journalFile) else { return false }
         let journal: JournalArchive
         do {
             journal = try ArchiveDecoder().decode(JournalArchive.self, from: bytes, path: journalPath, kind: .journal)
-            guard journal.renames.allSatisfy({ isValid($0.from) && isValid($0.to) }),
+            // A rename stays inside one folder (`renameat` on one descriptor).
+            guard
+                journal.renames.allSatisfy({
+                    isValid($0.from) && isValid($0.to) && Self.folderName(of: $0.from) == Self.folderName(of: $0.to)
+                }),
                 journal.removals.allSatisfy(isValid)
             else { throw StorageError(.corrupt, "the journal names a path outside the store", path: journalPath) }
         } catch {
-            try FileSystem.remove(journalPath)
-            try FileSystem.syncDirectory(directory)
+            try root.remove(FileNames.journalFile)
+            try root.sync()
             try removeTemporaryFiles()
             return false
         }
         try apply(journal)
-        try FileSystem.remove(journalPath)
-        try FileSystem.syncDirectory(directory)
+        try root.remove(FileNames.journalFile)
+        try root.sync()
         return true
     }
 
@@ -230,14 +275,16 @@ struct StoreFiles: Sendable {
     }
 
     /// Removes the temporary files of commits that never happened. Call with the lock file
-    /// locked exclusively and no journal present.
+    /// locked exclusively and no journal present. A collection folder that is a symbolic link
+    /// is left alone (never followed); loading refuses it.
     func removeTemporaryFiles() throws {
-        for folder in try FileSystem.list(directory) {
-            if folder.hasPrefix(FileNames.temporaryPrefix) {
-                try FileSystem.remove(path(folder))
-            } else if folder.hasPrefix(FileNames.collectionPrefix) {
-                for name in try FileSystem.list(path(folder)) where name.hasPrefix(FileNames.temporaryPrefix) {
-                    try FileSystem.remove(path(folder) + "/" + name)
+        for name in try root.list() {
+            if name.hasPrefix(FileNames.temporaryPrefix) {
+                try root.remove(name)
+            } else if name.hasPrefix(FileNames.collectionPrefix) {
+                guard let folder = try? root.subfolder(name) else { continue }
+                for file in try folder.list() where file.hasPrefix(FileNames.temporaryPrefix) {
+                    try folder.remove(file)
                 }
             }
         }

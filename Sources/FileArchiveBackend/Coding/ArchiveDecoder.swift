@@ -57,6 +57,10 @@ final class DecodingState {
         if T.self == Int.self { return try integer(Int.self, at: offset, path: { path(parent, key) }) as! T }
         if T.self == Double.self { return try double(at: offset, path: { path(parent, key) }) as! T }
         if T.self == Bool.self { return try bool(at: offset, path: { path(parent, key) }) as! T }
+        // Every type `EncodingState.encodeValue` writes as a primitive is read as one, taking no
+        // level of depth: the two sides count levels alike, so what was written is read.
+        if T.self == Int64.self { return try integer(Int64.self, at: offset, path: { path(parent, key) }) as! T }
+        if T.self == Float.self { return try float(at: offset, path: { path(parent, key) }) as! T }
         if T.self == Date.self {
             try expect(.date, at: offset, Date.self, path: { path(parent, key) })
             let bits = try reader.fixed(UInt64.self, at: offset + 1)

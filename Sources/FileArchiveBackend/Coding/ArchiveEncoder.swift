@@ -16,21 +16,32 @@ public struct ArchiveEncoder: Sendable {
     /// - Parameter value: the value to encode.
     /// - Returns: the archive's bytes.
     /// - Throws: `EncodingError` when the value cannot be encoded (a container used after a
-    ///   later sibling was written, a value encoded twice), or when the archive would exceed
-    ///   4 GiB in one container.
+    ///   later sibling was written, a value encoded twice); `StorageError` with code
+    ///   `.limitExceeded` when the archive would pass a limit that `ArchiveDecoder` enforces:
+    ///   values nested deeper than 64 levels, or an archive larger than 2 GiB
+    ///   (docs/ARCHIVE_FORMAT.md, "Limits").
     public func encode(_ value: some Encodable) throws -> Data {
         Data(try encodeBytes(value, kind: .document))
     }
 
-    func encodeBytes(_ value: some Encodable, kind: ArchiveKind) throws -> [UInt8] {
-        let state = EncodingState(kind: kind)
+    /// - Parameters:
+    ///   - maximumSize: the largest archive written; smaller only in tests.
+    ///   - maximumDepth: the deepest nesting written; other values only in tests.
+    func encodeBytes(
+        _ value: some Encodable,
+        kind: ArchiveKind,
+        maximumSize: Int = ArchiveLayout.maximumSize,
+        maximumDepth: Int = ArchiveLayout.maximumDepth
+    ) throws -> [UInt8] {
+        let state = EncodingState(kind: kind, maximumSize: maximumSize, maximumDepth: maximumDepth)
         try state.encodeValue(value, parent: nil, key: nil)
         state.close(downTo: 0)
         if let error = state.error { throw error }
         guard let bytes = state.writer.finish() else {
-            throw EncodingError.invalidValue(
-                value,
-                .init(codingPath: [], debugDescription: "a container of the archive exceeds 4 GiB")
+            throw StorageError(
+                .limitExceeded,
+                "the archive would be larger than \(maximumSize) bytes, the most an archive may be"
+                    + " (a reader refuses it); nothing was written"
             )
         }
         return bytes
@@ -48,16 +59,43 @@ final class EncodingState {
     @exclusivity(unchecked) private var open: [(offset: Int, isContainer: Bool, count: UInt32)] = []
     /// The first misuse seen where the Encoder protocol gives no way to throw.
     var error: (any Error)?
+    /// The deepest nesting written (`ArchiveLayout.maximumDepth`).
+    let maximumDepth: Int
+    /// Set when a value went deeper than `maximumDepth`: every later entry throws it, so that
+    /// a recursive value stops at once, even one whose encoding goes through calls that cannot
+    /// throw (`nestedContainer`).
+    private var tooDeep: StorageError?
 
-    init(kind: ArchiveKind) {
-        writer = ArchiveWriter(kind: kind)
+    init(kind: ArchiveKind, maximumSize: Int, maximumDepth: Int) {
+        writer = ArchiveWriter(kind: kind, maximumSize: maximumSize)
+        self.maximumDepth = maximumDepth
         open.reserveCapacity(8)
+    }
+
+    /// The encoder of a value one level below `parent` (the root's when `parent` is `nil`),
+    /// starting at `offset`. Past `maximumDepth` the error is recorded, and thrown by
+    /// `encodeValue` and every later entry.
+    func makeEncoder(at offset: Int, parent: ValueEncoder?, key: (any CodingKey)?) -> ValueEncoder {
+        let encoder = ValueEncoder(state: self, offset: offset, parent: parent, key: key)
+        if encoder.depth > maximumDepth, tooDeep == nil {
+            let location = encoder.codingPath.map(\.stringValue).joined(separator: ".")
+            let refusal = StorageError(
+                .limitExceeded,
+                "values are nested deeper than \(maximumDepth) levels"
+                    + (location.isEmpty ? "" : " at '\(location)'")
+                    + ", the most an archive reader follows; nothing was written"
+            )
+            tooDeep = refusal
+            error = error ?? refusal
+        }
+        return encoder
     }
 
     /// Starts an entry of the container at `offset`: closes containers opened after it, and
     /// counts the entry.
     @inline(__always)
     func beginEntry(in offset: Int, path: @autoclosure () -> [any CodingKey]) throws {
+        if let tooDeep { throw tooDeep }
         var top = open.count - 1
         if top < 0 || open[top].offset != offset || !open[top].isContainer {
             while let last = open.last, !(last.offset == offset && last.isContainer), last.offset >= offset {
@@ -118,7 +156,8 @@ final class EncodingState {
         return writer.count
     }
 
-    /// Writes `value` at the end: primitives directly, anything else through an `Encoder`.
+    /// Writes `value` at the end: primitives directly, anything else through an `Encoder` one
+    /// level deeper. `DecodingState.decodeValue` reads the same types as primitives.
     func encodeValue<T: Encodable>(_ value: T, parent: ValueEncoder?, key: (any CodingKey)?) throws {
         if T.self == String.self {
             writer.appendText(.string, value as! String)
@@ -145,7 +184,8 @@ final class EncodingState {
             writer.appendFloat(value as! Float)
         } else {
             let offset = beginPendingValue()
-            let encoder = ValueEncoder(state: self, offset: offset, parent: parent, key: key)
+            let encoder = makeEncoder(at: offset, parent: parent, key: key)
+            if let tooDeep { throw tooDeep }
             try value.encode(to: encoder)
             close(downTo: offset)
         }
@@ -157,13 +197,17 @@ final class ValueEncoder: Encoder {
     let state: EncodingState
     /// Where the value starts.
     let offset: Int
+    /// How many levels deep the value is, counted as `ValueDecoder.depth` counts them.
+    let depth: Int
     private let parent: ValueEncoder?
     private let key: (any CodingKey)?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(state: EncodingState, offset: Int, parent: ValueEncoder?, key: (any CodingKey)?) {
+    /// Called by `EncodingState.makeEncoder`, which checks the depth.
+    fileprivate init(state: EncodingState, offset: Int, parent: ValueEncoder?, key: (any CodingKey)?) {
         self.state = state
         self.offset = offset
+        self.depth = (parent?.depth ?? 0) + 1
         self.parent = parent
         self.key = key
     }

@@ -125,7 +125,7 @@ struct KeyedArchiveEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
     private func nestedEncoder(for key: Key, tag: ArchiveTag) -> ValueEncoder {
         do { try begin(key) } catch { state.error = state.error ?? error }
         let nestedOffset = state.beginContainer(tag)
-        return ValueEncoder(state: state, offset: nestedOffset, parent: encoder, key: key)
+        return state.makeEncoder(at: nestedOffset, parent: encoder, key: key)
     }
 
     private func pendingEncoder(key: any CodingKey, name: String) -> ValueEncoder {
@@ -135,7 +135,7 @@ struct KeyedArchiveEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProt
             state.error = state.error ?? error
         }
         state.writer.appendKey(name)
-        return ValueEncoder(state: state, offset: state.beginPendingValue(), parent: encoder, key: key)
+        return state.makeEncoder(at: state.beginPendingValue(), parent: encoder, key: key)
     }
 }
 
@@ -254,14 +254,14 @@ struct UnkeyedArchiveEncodingContainer: UnkeyedEncodingContainer {
     mutating func superEncoder() -> any Encoder {
         let index = count
         do { try begin() } catch { state.error = state.error ?? error }
-        return ValueEncoder(state: state, offset: state.beginPendingValue(), parent: encoder, key: IndexKey(index))
+        return state.makeEncoder(at: state.beginPendingValue(), parent: encoder, key: IndexKey(index))
     }
 
     private func nestedEncoder(tag: ArchiveTag) -> ValueEncoder {
         let index = count
         do { try begin() } catch { state.error = state.error ?? error }
         let nestedOffset = state.beginContainer(tag)
-        return ValueEncoder(state: state, offset: nestedOffset, parent: encoder, key: IndexKey(index))
+        return state.makeEncoder(at: nestedOffset, parent: encoder, key: IndexKey(index))
     }
 }
 

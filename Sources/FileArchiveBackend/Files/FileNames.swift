@@ -7,7 +7,9 @@ import Storage
 ///   `0`–`9`, `_` and `-` written `%XX` (so `.` and `/` never appear).
 /// - A record's file is the lowercase hex of a type byte and the key's bytes: `01` and the 8
 ///   big-endian bytes of an integer, `02` and those of a real's bit pattern, `03` and UTF-8 text,
-///   `04` and a blob's bytes, `00` for null. Hex names never clash with `schema` or `.tmp-` files.
+///   `04` and a blob's bytes, `00` for null. Keys that are equal as SQLite compares keys
+///   (`StorageKey`) get one name: a real equal to an integer (`-0.0`, `3.0`) is named as that
+///   integer, every NaN as one NaN. Hex names never clash with `schema` or `.tmp-` files.
 enum FileNames {
     /// The longest name most file systems allow.
     static let maximumLength = 255
@@ -46,13 +48,19 @@ enum FileNames {
         return String(decoding: name, as: UTF8.self)
     }
 
-    /// The file name of the record whose primary key is `key`.
+    /// The file name of the record whose primary key is `key`: one name for every key that
+    /// `StorageKey` calls equal, so the file a save writes is the file it replaces.
     static func record(for key: StorageValue, in collection: String) throws -> String {
         var bytes: [UInt8]
         switch key {
         case .null: bytes = [0]
-        case .integer(let value): bytes = [1] + withUnsafeBytes(of: value.bigEndian) { Array($0) }
-        case .real(let value): bytes = [2] + withUnsafeBytes(of: value.bitPattern.bigEndian) { Array($0) }
+        case .integer(let value): bytes = integerBytes(value)
+        case .real(let value):
+            if let integer = StorageValue.exactInteger(value) {
+                bytes = integerBytes(integer)
+            } else {
+                bytes = realBytes(value.isNaN ? .nan : value)
+            }
         case .text(let value): bytes = [3] + Array(value.utf8)
         case .blob(let value): bytes = [4] + Array(value)
         }
@@ -65,6 +73,29 @@ enum FileNames {
                 key: key
             )
         }
+        return hex(bytes)
+    }
+
+    /// Whether `name` is a name versions before key equality followed SQLite gave the record of
+    /// a real key equal to `key`: `02` and the real's own bit pattern, so `0.0` and `-0.0` had
+    /// two files, and either could hold the other's record after a batch saved both. Such files
+    /// are still read (docs/ARCHIVE_FORMAT.md, "Damaged records").
+    static func isLegacyRecord(_ name: String, of key: StorageValue) -> Bool {
+        guard case .real = key, name.utf8.count == 18, name.hasPrefix("02"),
+            let bits = UInt64(name.dropFirst(2), radix: 16)
+        else { return false }
+        return StorageKey(.real(Double(bitPattern: bits))) == StorageKey(key)
+    }
+
+    private static func integerBytes(_ value: Int64) -> [UInt8] {
+        [1] + withUnsafeBytes(of: value.bigEndian) { Array($0) }
+    }
+
+    private static func realBytes(_ value: Double) -> [UInt8] {
+        [2] + withUnsafeBytes(of: value.bitPattern.bigEndian) { Array($0) }
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
         var name: [UInt8] = []
         name.reserveCapacity(bytes.count * 2)
         for byte in bytes {

@@ -9,11 +9,15 @@ import Darwin
 
 /// The system calls of the store, each turning a failure into a `StorageError` naming the path.
 ///
-/// Files are created with mode 0600 and folders with 0700; symbolic links are never followed
-/// where a file is opened (`O_NOFOLLOW`).
+/// Each call takes the descriptor of a folder and a name in it (`openat`, `renameat`,
+/// `unlinkat`, `mkdirat`, `fstatat`), so that the store reaches its files only through folders it
+/// opened and checked (`Folder`); `AT_FDCWD` and a path serve the callers that have only a path
+/// (`FileArchive.read`, tests). Files are created with mode 0600 and folders with 0700; symbolic
+/// links are never followed where a file is opened (`O_NOFOLLOW`).
 enum FileSystem {
-    /// Larger files are refused before anything is allocated for them.
-    static let maximumFileSize = 1 << 31
+    /// Larger files are refused before anything is allocated for them; the writers never write
+    /// one (`ArchiveWriter`, `FileArchive.write`).
+    static let maximumFileSize = ArchiveLayout.maximumSize
 
     static func error(
         _ code: StorageError.Code,
@@ -32,9 +36,11 @@ enum FileSystem {
         )
     }
 
-    /// Creates `path` (which must not exist), writes `bytes` and, when `sync` is set, fsyncs it.
-    static func writeNewFile(_ bytes: [UInt8], at path: String, sync: Bool) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    /// Creates `name` in the folder `directory` (it must not exist), writes `bytes` and, when
+    /// `sync` is set, fsyncs it.
+    /// - Parameter path: the file's path, for messages.
+    static func writeNewFile(_ bytes: [UInt8], in directory: Int32, _ name: String, path: String, sync: Bool) throws {
+        let descriptor = openat(directory, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw error(.io, "create", path) }
         var closed = false
         defer { if !closed { close(descriptor) } }
@@ -54,9 +60,14 @@ enum FileSystem {
         guard close(descriptor) == 0 else { throw error(.io, "close", path) }
     }
 
-    /// Fsyncs an existing file.
-    static func syncFile(_ path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    /// Creates `path` (which must not exist), writes `bytes` and, when `sync` is set, fsyncs it.
+    static func writeNewFile(_ bytes: [UInt8], at path: String, sync: Bool) throws {
+        try writeNewFile(bytes, in: AT_FDCWD, path, path: path, sync: sync)
+    }
+
+    /// Fsyncs the existing file `name` of the folder `directory`.
+    static func syncFile(in directory: Int32, _ name: String, path: String) throws {
+        let descriptor = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { throw error(.io, "open", path) }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else { throw error(.io, "fsync", path) }
@@ -73,31 +84,28 @@ enum FileSystem {
         #endif
     }()
 
-    /// Flushes every file of the file system holding `path` with one `syncfs`: one journal
-    /// commit of the file system for a whole batch, instead of one fsync per file.
+    /// Flushes every file of the file system holding the open file `descriptor` with one
+    /// `syncfs`: one journal commit of the file system for a whole batch, instead of one fsync
+    /// per file.
     /// - Returns: `false` when `syncfs` is not available (the caller fsyncs each file).
-    static func syncFileSystem(containing path: String) throws -> Bool {
+    static func syncFileSystem(of descriptor: Int32, path: String) throws -> Bool {
         guard let syncfs = syncFileSystemFunction else { return false }
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else { throw error(.io, "open the folder", path) }
-        defer { close(descriptor) }
         guard syncfs(descriptor) == 0 else { throw error(.io, "syncfs", path) }
         return true
     }
 
-    /// Fsyncs a folder, so that the names created, renamed or removed in it are on disk.
-    static func syncDirectory(_ path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else { throw error(.io, "open the folder", path) }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw error(.io, "fsync the folder", path) }
+    /// `syncFileSystem(of:path:)` for the file system holding the folder `path`.
+    static func syncFileSystem(containing path: String) throws -> Bool {
+        // Through the folder's method: its descriptor stays open for the call.
+        try Folder(path: path).syncFileSystem()
     }
 
-    /// The whole file, or `nil` when it does not exist.
-    static func readFile(_ path: String) throws -> [UInt8]? {
+    /// The whole file `name` of the folder `directory`, or `nil` when it does not exist.
+    /// - Parameter path: the file's path, for messages.
+    static func readFile(in directory: Int32, _ name: String, path: String) throws -> [UInt8]? {
         // O_NONBLOCK: a FIFO planted under a record's name must not hang the open; for a
         // regular file it changes nothing.
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        let descriptor = openat(directory, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
             throw error(.io, "open", path)
@@ -129,36 +137,72 @@ enum FileSystem {
         return bytes
     }
 
-    static func move(_ source: String, to target: String) throws {
-        guard rename(source, target) == 0 else { throw error(.io, "rename \(source) to", target) }
+    /// The whole file at `path`, or `nil` when it does not exist.
+    static func readFile(_ path: String) throws -> [UInt8]? {
+        try readFile(in: AT_FDCWD, path, path: path)
+    }
+
+    /// Removes the file `name` of the folder `directory`; a missing file is not an error.
+    static func remove(in directory: Int32, _ name: String, path: String) throws {
+        guard unlinkat(directory, name, 0) == 0 || errno == ENOENT else { throw error(.io, "remove", path) }
     }
 
     /// Removes a file; a missing file is not an error.
     static func remove(_ path: String) throws {
-        guard unlink(path) == 0 || errno == ENOENT else { throw error(.io, "remove", path) }
+        try remove(in: AT_FDCWD, path, path: path)
+    }
+
+    /// Whether `name` exists in the folder `directory`, as anything (a symbolic link is not
+    /// followed).
+    static func exists(in directory: Int32, _ name: String) -> Bool {
+        var status = stat()
+        return fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) == 0
     }
 
     static func exists(_ path: String) -> Bool {
-        var status = stat()
-        return lstat(path, &status) == 0
+        exists(in: AT_FDCWD, path)
     }
 
     /// Creates the folder with mode 0700 unless it exists; an existing path must be a real folder.
     /// - Returns: whether it was created.
     @discardableResult
     static func makeDirectory(_ path: String, code: StorageError.Code = .io) throws -> Bool {
-        if mkdir(path, 0o700) == 0 { return true }
+        try makeDirectory(in: AT_FDCWD, path, path: path, code: code) { path in
+            StorageError(code, "\(path) exists and is not a folder (or is a symbolic link)", path: path)
+        }
+    }
+
+    /// Creates the folder `name` of the folder `directory` with mode 0700 unless it exists.
+    /// - Parameters:
+    ///   - code: the code of the error when it cannot be created.
+    ///   - notAFolder: the error when `name` exists as something else than a real folder (a
+    ///     symbolic link, never followed, or a file), given the path.
+    /// - Returns: whether it was created.
+    static func makeDirectory(
+        in directory: Int32,
+        _ name: String,
+        path: String,
+        code: StorageError.Code,
+        notAFolder: (String) -> StorageError
+    ) throws -> Bool {
+        if mkdirat(directory, name, 0o700) == 0 { return true }
         guard errno == EEXIST else { throw error(code, "create the folder", path) }
         var status = stat()
-        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
-            throw StorageError(code, "\(path) exists and is not a folder (or is a symbolic link)", path: path)
+        guard fstatat(directory, name, &status, AT_SYMLINK_NOFOLLOW) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+            throw notAFolder(path)
         }
         return false
     }
 
-    /// The names in a folder, without `.` and `..`.
-    static func list(_ path: String) throws -> [String] {
-        guard let directory = opendir(path) else { throw error(.io, "list the folder", path) }
+    /// The names in the open folder `descriptor`, without `.` and `..`.
+    static func list(_ descriptor: Int32, path: String) throws -> [String] {
+        // A descriptor of its own, with its own reading position: `fdopendir` takes it over.
+        let own = openat(descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard own >= 0 else { throw error(.io, "list the folder", path) }
+        guard let directory = fdopendir(own) else {
+            close(own)
+            throw error(.io, "list the folder", path)
+        }
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
@@ -168,6 +212,11 @@ enum FileSystem {
             if name != "." && name != ".." { names.append(name) }
         }
         return names
+    }
+
+    /// The names in the folder at `path`, without `.` and `..`.
+    static func list(_ path: String) throws -> [String] {
+        try Folder(path: path).list()
     }
 
     /// A name no other file of the store has: `.tmp-` and 16 random hex digits.

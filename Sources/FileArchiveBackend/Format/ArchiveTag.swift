@@ -53,6 +53,12 @@ enum ArchiveLayout {
     static let trailerSize = 4
     /// Tag, u32 body length, u32 count.
     static let containerHeaderSize = 9
-    /// The deepest nesting of containers a decoder follows.
+    /// The deepest nesting of values an encoder writes and a decoder follows, counted the same
+    /// way on both sides: one level for every value that is not a primitive of the format
+    /// (each class, struct, array, dictionary or optional coded through `Codable`) and every
+    /// nested container or super encoder; the root value is level 1.
     static let maximumDepth = 64
+    /// The largest archive, checksum included: 2 GiB. The reader refuses a larger file before
+    /// reading it, and the writer never writes one.
+    static let maximumSize = 1 << 31
 }

@@ -4,12 +4,21 @@ import Foundation
 ///
 /// Containers are written in place: `beginContainer` leaves room for the body length and the
 /// count, which `endContainer` and `incrementCount` fill in, so no value is ever copied twice.
+///
+/// An archive larger than `maximumSize` is never finished (`finish()` returns `nil`): the reader
+/// refuses such a file, so the writer refuses it first. A text or bytes value that would pass
+/// the limit is not copied at all, so a refusal costs no memory beyond the value itself.
 struct ArchiveWriter {
     private(set) var bytes: [UInt8]
-    /// Set when a container grew past what its u32 length field can hold.
+    /// The largest archive this writer finishes, checksum included.
+    let maximumSize: Int
+    /// Set when a container grew past what its u32 length field can hold, or the archive past
+    /// `maximumSize`.
     private var overflowed = false
 
-    init(kind: ArchiveKind, capacity: Int = 256) {
+    /// - Parameter maximumSize: `ArchiveLayout.maximumSize`; smaller only in tests.
+    init(kind: ArchiveKind, capacity: Int = 256, maximumSize: Int = ArchiveLayout.maximumSize) {
+        self.maximumSize = maximumSize
         bytes = []
         bytes.reserveCapacity(capacity)
         bytes.append(contentsOf: ArchiveLayout.magic)
@@ -54,6 +63,13 @@ struct ArchiveWriter {
 
     @inline(__always)
     mutating func appendBytes(_ buffer: UnsafeRawBufferPointer) {
+        guard buffer.count <= maximumSize - bytes.count else {
+            // Not copied: the archive can no longer be finished. An empty run keeps the
+            // containers' offsets valid for the writes that follow.
+            overflowed = true
+            appendVarint(0)
+            return
+        }
         appendVarint(UInt64(buffer.count))
         appendRaw(buffer)
     }
@@ -148,9 +164,10 @@ struct ArchiveWriter {
         bytes[offset + 3] = UInt8(truncatingIfNeeded: value >> 24)
     }
 
-    /// The finished archive, with its checksum; `nil` when a container outgrew its length field.
+    /// The finished archive, with its checksum; `nil` when it would be larger than
+    /// `maximumSize` or a container outgrew its length field.
     mutating func finish() -> [UInt8]? {
-        guard !overflowed else { return nil }
+        guard !overflowed, bytes.count <= maximumSize - ArchiveLayout.trailerSize else { return nil }
         let crc = CRC32.checksum(bytes)
         appendFixed(crc)
         return bytes

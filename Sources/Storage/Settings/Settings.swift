@@ -62,7 +62,8 @@ open class Settings {
         guard !self.namespace.isEmpty else {
             throw StorageError(.invalidKey, "a settings namespace may not be empty")
         }
-        var propertyByKey: [String: String] = [:]
+        // Keys compare by their bytes, as the stored records do: NFC and NFD spellings are two keys.
+        var propertyByKey: [StorageKey: String] = [:]
         var mirror: Mirror? = Mirror(reflecting: self)
         while let current = mirror {
             for child in current.children {
@@ -72,14 +73,14 @@ open class Settings {
                 guard !key.isEmpty else {
                     throw StorageError(.invalidKey, "the setting '\(property)' has an empty key", key: .text(key))
                 }
-                if let other = propertyByKey[key] {
+                if let other = propertyByKey[StorageKey(.text(key))] {
                     throw StorageError(
                         .schemaMismatch,
                         "the settings '\(other)' and '\(property)' of \(self.namespace) both use the key '\(key)'",
                         key: .text(key)
                     )
                 }
-                propertyByKey[key] = property
+                propertyByKey[StorageKey(.text(key))] = property
                 setting.bind(to: self, key: key)
             }
             mirror = current.superclassMirror

@@ -8,26 +8,29 @@ import Foundation
 /// subscribers the new value, in commit order.
 final class SettingsCenter: Sendable {
     private struct State {
-        /// Stored JSON by record id; `.some(nil)` caches "not set".
-        var cache: [String: String?] = [:]
+        /// Stored JSON by record id; `.some(nil)` caches "not set". Ids are compared by their
+        /// bytes (`StorageKey`), as the records are: `String`'s `==` would serve the NFC
+        /// spelling of a key the value of its NFD spelling.
+        var cache: [StorageKey: String?] = [:]
         /// Advanced by every commit, so a read that raced with a commit does not cache what it
         /// read before the commit.
         var generation = 0
         var nextID = 0
-        var subscribers: [String: [Int: @Sendable (String?) -> Void]] = [:]
+        var subscribers: [StorageKey: [Int: @Sendable (String?) -> Void]] = [:]
     }
 
     private let state = Locked(State())
 
     /// The stored JSON of setting `id`, or nil when it is not set.
     func storedJSON(for id: String, in store: ObjectStore) throws -> String? {
-        let (cached, generation) = state.withLock { ($0.cache[id], $0.generation) }
+        let key = StorageKey(.text(id))
+        let (cached, generation) = state.withLock { ($0.cache[key], $0.generation) }
         if let cached { return cached }
         let json = try store.fetch(SettingRecord.self, id: id)?.value
         // Inside a write transaction the read may see uncommitted writes: never cache those.
         if !store.isWritingOnCurrentThread {
             state.withLock { state in
-                if state.generation == generation { state.cache[id] = .some(json) }
+                if state.generation == generation { state.cache[key] = .some(json) }
             }
         }
         return json
@@ -36,6 +39,7 @@ final class SettingsCenter: Sendable {
     /// Calls `body` with the stored JSON of setting `id` after every commit that changes it,
     /// until the returned cancellation is run.
     func subscribe(_ id: String, _ body: @escaping @Sendable (String?) -> Void) -> @Sendable () -> Void {
+        let id = StorageKey(.text(id))
         let token = state.withLock { state in
             state.nextID += 1
             state.subscribers[id, default: [:]][state.nextID] = body
@@ -52,8 +56,8 @@ final class SettingsCenter: Sendable {
     /// Called after a commit that touched the settings collection, in commit order.
     func didCommit(_ log: ChangeLog, in store: ObjectStore) {
         let change = log.change()
-        let deleted = Set(change.deleted.compactMap(\.textValue))
-        let ids = change.upserted.compactMap(\.textValue) + deleted
+        let deleted = Set(change.deleted.filter(\.isText).map(StorageKey.init))
+        let ids = change.upserted.filter(\.isText).map(StorageKey.init) + deleted
         let notify = state.withLock { state in
             state.generation += 1
             for id in ids { state.cache[id] = nil }
@@ -65,7 +69,7 @@ final class SettingsCenter: Sendable {
                 json = nil
             } else {
                 // A value that cannot be read back now is not announced as something it is not.
-                guard let record = try? store.fetch(SettingRecord.self, id: id) else { continue }
+                guard let record = try? store.fetch(SettingRecord.self, id: id.value) else { continue }
                 json = record.value
             }
             for subscriber in subscribers { subscriber(json) }
@@ -74,8 +78,8 @@ final class SettingsCenter: Sendable {
 }
 
 extension StorageValue {
-    fileprivate var textValue: String? {
-        if case .text(let text) = self { return text }
-        return nil
+    fileprivate var isText: Bool {
+        if case .text = self { return true }
+        return false
     }
 }
