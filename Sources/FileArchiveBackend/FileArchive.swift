@@ -14,11 +14,14 @@ import Storage
 public enum FileArchive {
     /// How a value is written.
     public enum Format: Sendable, Hashable {
-        /// The keyed binary archive of docs/ARCHIVE_FORMAT.md: compact, fast, checksummed.
+        /// The keyed binary archive of docs/ARCHIVE_FORMAT.md: compact, fast, checksummed. Every
+        /// `Date` reads back equal.
         case binary
-        /// JSON, for reading or exchanging the file with other tools.
+        /// JSON, for reading or exchanging the file with other tools. Every `Date` reads back
+        /// equal (seconds since 2001, `JSONEncoder`'s default).
         case json
-        /// An XML property list, for Apple's tools.
+        /// An XML property list, for Apple's tools. Dates are kept to the second: the format's
+        /// `<date>` has no fractions.
         case propertyList
     }
 

@@ -1,6 +1,7 @@
 internal import CLMDB
 import Foundation
 import Storage
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -13,8 +14,9 @@ import Darwin
 ///
 /// It owns the locks that make LMDB's rules hold inside the process:
 /// - `writerLock`: one write transaction at a time;
-/// - `mapLock`: every transaction holds it shared, a change of the map size exclusively (LMDB
-///   remaps only while no transaction of the process is live);
+/// - `mapGate`: every transaction passes it, and a change of the map size waits there for the
+///   live ones to end while keeping new ones out (LMDB remaps only while no transaction of the
+///   process is live); see `LMDBMapGate`;
 /// - `handleLock`: `mdb_dbi_open` is never called from two transactions at once, and a write
 ///   transaction that opened a database handle holds it until it ends (the handle is private to
 ///   it until then).
@@ -30,8 +32,11 @@ final class LMDBEnvironment: @unchecked Sendable {
     let maximumKeySize: Int
 
     let writerLock = LMDBMutex()
-    let writerOwner = Locked<pthread_t?>(nil)
-    let mapLock = LMDBReadWriteLock()
+    let mapGate = LMDBMapGate()
+    /// Set after a commit that left more than half of the map in use, cleared by a growth: the
+    /// next transaction begun outside any other grows the map first, so a write started inside
+    /// a read (which cannot grow it) finds room.
+    private let isNearlyFull = Atomic<Bool>(false)
     let handleLock = LMDBMutex()
     /// The process that opened the environment: LMDB forbids using it after `fork()`.
     var owner: OwningProcess { fileID.process }
@@ -126,6 +131,19 @@ final class LMDBEnvironment: @unchecked Sendable {
         set { pthread_setspecific(readDepthKey, UnsafeRawPointer(bitPattern: newValue)) }
     }
 
+    /// Whether the current thread holds `writerLock`: a thread-local, so a top-level read (the
+    /// hot path) decides whether it is nested without taking a lock shared by every thread.
+    private let writerKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    var holdsWriterLock: Bool {
+        get { pthread_getspecific(writerKey) != nil }
+        set { pthread_setspecific(writerKey, newValue ? UnsafeRawPointer(bitPattern: 1) : nil) }
+    }
+
     private static let registry = Locked<[FileID: WeakEnvironment]>([:])
     /// How many environments of each file are open (until `mdb_env_close` has returned).
     private static let liveEnvironments = Locked<[FileID: Int]>([:])
@@ -195,6 +213,7 @@ final class LMDBEnvironment: @unchecked Sendable {
         self.maximumKeySize = Int(mdb_env_get_maxkeysize(env))
         Self.liveEnvironments.withLock { $0[fileID, default: 0] += 1 }
         try refreshHandles()
+        noteUsageAfterCommit()  // a store reopened nearly full grows before its first transaction
     }
 
     deinit {
@@ -210,6 +229,7 @@ final class LMDBEnvironment: @unchecked Sendable {
             if open[fileID] == 0 { open[fileID] = nil }
         }
         pthread_key_delete(readDepthKey)
+        pthread_key_delete(writerKey)
     }
 
     /// Refuses a file shorter than its meta page says it is (cut short, or a damaged meta page):
@@ -251,11 +271,22 @@ final class LMDBEnvironment: @unchecked Sendable {
 
     // MARK: Transactions and the map
 
-    /// Begins a transaction; on return the map lock is held shared, until `end`.
+    /// Thrown by `begin` to the thread holding the writer lock when another process grew the
+    /// map: the writer lets go of its lock before adopting the new size, since the adoption
+    /// waits for every transaction of the process and a read may be waiting for the writer lock.
+    struct MapGrownElsewhere: Error {}
+
+    /// Whether the calling thread has a live transaction or holds the writer lock: a map growth
+    /// asked for by it would wait for itself, and the gate lets its transactions through.
+    var holdsTransaction: Bool { readDepth > 0 || holdsWriterLock }
+
+    /// Begins a transaction; on return it has passed the map gate, until `end`.
     /// Adopts a map grown by another process (`MDB_MAP_RESIZED`) and begins again.
+    /// - Throws: `MapGrownElsewhere` to the writer's thread when the map must be adopted first.
     func begin(readOnly: Bool) throws -> OpaquePointer {
         while true {
-            mapLock.lockShared()
+            let nested = !readOnly || holdsTransaction
+            mapGate.enter(write: !readOnly, nested: nested)
             var rc: Int32
             if readOnly, let idle = idleReaders.withLock({ $0.popLast() }) {
                 // A reset read transaction keeps its reader slot (MDB_NOTLS): renewing it skips
@@ -268,17 +299,15 @@ final class LMDBEnvironment: @unchecked Sendable {
                 rc = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &transaction)
                 if rc == 0, let transaction { return transaction }
             }
-            mapLock.unlock()
+            mapGate.leave(write: !readOnly)
             guard rc == MDB_MAP_RESIZED else { throw StorageError.lmdb(rc, "cannot begin a transaction", path: path) }
-            try withExclusiveMap {
-                let rc = mdb_env_set_mapsize(env, 0)
-                guard rc == 0 else { throw StorageError.lmdb(rc, "cannot adopt the grown map", path: path) }
-            }
+            if nested && readDepth == 0 { throw MapGrownElsewhere() }
+            try adoptGrownMap()
         }
     }
 
     /// Ends a read transaction begun with `begin(readOnly: true)`, keeping it for reuse, and
-    /// releases the map lock.
+    /// leaves the map gate.
     func endRead(_ transaction: OpaquePointer) {
         mdb_txn_reset(transaction)
         let kept = idleReaders.withLock { idle in
@@ -287,39 +316,55 @@ final class LMDBEnvironment: @unchecked Sendable {
             return true
         }
         if !kept { mdb_txn_abort(transaction) }
-        mapLock.unlock()
+        mapGate.leave(write: false)
+    }
+
+    /// Takes the map size another process grew the map to.
+    func adoptGrownMap() throws {
+        try withExclusiveMap(for: "adopt the map grown by another process") {
+            let rc = mdb_env_set_mapsize(env, 0)
+            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot adopt the grown map", path: path) }
+        }
     }
 
     /// Runs `body` while no transaction of the process is live.
-    private func withExclusiveMap(_ body: () throws -> Void) throws {
+    /// - Throws: `StorageError.Code.busy` at once when the calling thread has a transaction open
+    ///   (the change would wait for it forever), or after `mapResizeTimeoutSeconds` naming the
+    ///   transactions that stayed open.
+    private func withExclusiveMap(for purpose: String, _ body: () throws -> Void) throws {
         if readDepth > 0 {
             throw StorageError(
                 .busy,
-                "cannot resize the map while this thread has a read transaction open (a write started"
-                    + " inside a read needed a larger map); write outside the read",
+                "cannot \(purpose) while this thread has a read transaction open: LMDB changes the map only"
+                    + " when no transaction of the process is live, and this thread's read (a forEach or read"
+                    + " that the write was started in) ends only after the write; write outside the read, or"
+                    + " open the store with a larger initialMapSize",
                 path: path
             )
         }
-        guard mapLock.lockExclusive(waitingAtMost: configuration.mapResizeTimeoutSeconds) else {
+        do {
+            try mapGate.exclusively(waitingAtMost: configuration.mapResizeTimeoutSeconds, body)
+        } catch let stalled as LMDBMapGate.Stalled {
             throw StorageError(
                 .busy,
-                "cannot resize the map: a transaction stayed open (is a read transaction open on the writing thread?)",
+                "cannot \(purpose): waited \(configuration.mapResizeTimeoutSeconds) s for the transactions of"
+                    + " this process that were open when it was asked for to end, and \(stalled.reads) read"
+                    + " transaction(s) and \(stalled.writes) write transaction(s) were still open"
+                    + " (mapResizeTimeoutSeconds)",
                 path: path
             )
         }
-        defer { mapLock.unlock() }
-        try body()
     }
 
     /// The map size and the bytes in use.
     func mapUsage() -> (mapSize: Int, used: Int) {
-        mapLock.lockShared()
-        defer { mapLock.unlock() }
+        mapGate.enter(write: false, nested: holdsTransaction)
+        defer { mapGate.leave(write: false) }
         return mapUsageLocked()
     }
 
-    /// `mapUsage()` for a caller that holds the map lock.
-    private func mapUsageLocked() -> (mapSize: Int, used: Int) {
+    /// `mapUsage()` for a caller that is inside the map gate (has a live transaction).
+    func mapUsageLocked() -> (mapSize: Int, used: Int) {
         var info = MDB_envinfo()
         var stat = MDB_stat()
         mdb_env_info(env, &info)
@@ -327,31 +372,54 @@ final class LMDBEnvironment: @unchecked Sendable {
         return (info.me_mapsize, (info.me_last_pgno + 1) * Int(stat.ms_psize))
     }
 
-    /// Doubles the map (at least), while no transaction of the process is live.
-    /// - Throws: `StorageError.Code.io` when the map would pass `configuration.maximumMapSize`.
-    func growMap(from size: Int) throws {
-        try withExclusiveMap {
-            let current = mapUsageLocked().mapSize
-            guard current <= size else { return }  // already grown
-            let target = current * 2
-            guard target <= configuration.maximumMapSize else {
-                throw StorageError(
-                    .io,
-                    "the store is full: growing its map to \(target) bytes would pass the maximum of"
-                        + " \(configuration.maximumMapSize) bytes",
-                    path: path
-                )
-            }
-            let rc = mdb_env_set_mapsize(env, target)
-            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot grow the map", path: path) }
+    /// Notes, after a commit and while still inside the map gate, whether the map is more than
+    /// half full.
+    func noteUsageAfterCommit() {
+        let usage = mapUsageLocked()
+        if usage.used > usage.mapSize / 2 && usage.mapSize < configuration.maximumMapSize {
+            isNearlyFull.store(true, ordering: .relaxed)
         }
     }
 
-    /// Grows the map before a write when more than three quarters of it are in use (unless the
-    /// thread has a read open, which a resize would wait for).
+    /// Grows the map, while no transaction of the process is live, far enough that a quarter of
+    /// it at most is in use, and at least to twice its size; each further `attempt` of one write
+    /// (a write larger than the room made) doubles that again, so a large write is replayed a few
+    /// times, not once per doubling.
+    /// - Parameters:
+    ///   - size: the map size the caller found too small; a map already larger is left as it is.
+    ///   - attempt: how many growths this write has already asked for.
+    /// - Throws: `StorageError.Code.io` when the map is at `configuration.maximumMapSize`;
+    ///   `.busy` as `withExclusiveMap` says.
+    func growMap(from size: Int, attempt: Int = 0) throws {
+        try withExclusiveMap(for: "grow the map") {
+            let usage = mapUsageLocked()
+            guard usage.mapSize <= size else { return }  // already grown
+            let maximum = configuration.maximumMapSize
+            guard usage.mapSize < maximum else {
+                throw StorageError(
+                    .io,
+                    "the store is full: its map is at the maximum of \(maximum) bytes"
+                        + " (LMDBStorageBackend.Configuration.maximumMapSize)",
+                    path: path
+                )
+            }
+            var target = usage.mapSize * 2
+            while target < usage.used * 4 && target < maximum { target *= 2 }
+            for _ in 0..<min(attempt, 8) where target < maximum { target *= 2 }
+            let rc = mdb_env_set_mapsize(env, min(target, maximum))
+            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot grow the map", path: path) }
+            isNearlyFull.store(false, ordering: .relaxed)
+        }
+    }
+
+    /// Grows the map before a transaction when a commit left more than half of it in use,
+    /// unless the calling thread has a transaction open (the growth would wait for it).
     func growIfNearlyFull() throws {
+        guard isNearlyFull.load(ordering: .relaxed), !holdsTransaction else { return }
         let usage = mapUsage()
-        if usage.used > usage.mapSize / 4 * 3 && readDepth == 0 { try growMap(from: usage.mapSize) }
+        guard usage.used > usage.mapSize / 2 else { return isNearlyFull.store(false, ordering: .relaxed) }
+        guard usage.mapSize < configuration.maximumMapSize else { return }
+        try growMap(from: usage.mapSize)
     }
 
     // MARK: Database handles
@@ -379,7 +447,7 @@ final class LMDBEnvironment: @unchecked Sendable {
         handleLock.lock()
         defer { handleLock.unlock() }
         let transaction = try begin(readOnly: true)
-        defer { mapLock.unlock() }
+        defer { mapGate.leave(write: false) }
         var committed = false
         defer { if !committed { mdb_txn_abort(transaction) } }
         var main: MDB_dbi = 0
@@ -400,6 +468,16 @@ final class LMDBEnvironment: @unchecked Sendable {
         }
         mdb_cursor_close(cursor)
         guard rc == MDB_NOTFOUND else { throw StorageError.lmdb(rc, "cannot list the databases", path: path) }
+        // LMDB would refuse the handle past the limit with MDB_DBS_FULL, which names no setting.
+        guard names.count <= configuration.maximumDatabases else {
+            throw StorageError(
+                .limitExceeded,
+                "the store has \(names.count) named databases (one per collection, one per index, one for"
+                    + " the catalog), more than maximumDatabases (\(configuration.maximumDatabases)): open it with"
+                    + " LMDBStorageBackend.Configuration(maximumDatabases: \(names.count)) or more",
+                path: path
+            )
+        }
         var opened: [String: MDB_dbi] = [:]
         for name in names where name != Self.metadataName && handle(name) == nil {
             var dbi: MDB_dbi = 0

@@ -19,10 +19,12 @@ import Darwin
 /// schemas, the auto-increment counters and the index definitions. Queries use the primary key or
 /// an index where the predicate allows, and `PredicateEvaluator` for the rest.
 ///
-/// The map starts at `Configuration.initialMapSize` and doubles when it fills up: a write
-/// transaction that hits `MDB_MAP_FULL` is aborted, the map grown while no transaction of the
-/// process is open, and the write's closure run again. Keep write closures free of side effects
-/// outside the transaction, since such a closure may run more than once.
+/// The map starts at `Configuration.initialMapSize` and grows (to at least twice its size, and
+/// far enough that at most a quarter of it is in use) while no transaction of the process is open:
+/// before a transaction, when a commit left more than half of it in use, and when a write
+/// transaction hits `MDB_MAP_FULL`, which is aborted and its closure run again. Keep write closures
+/// free of side effects outside the transaction, since such a closure may run more than once.
+/// A growth waits only for the transactions already open: new ones wait for it.
 public final class LMDBStorageBackend: StorageBackend {
     /// The store file.
     public let path: String
@@ -50,6 +52,9 @@ public final class LMDBStorageBackend: StorageBackend {
     /// - Throws: what `body` throws, or a `StorageError` for an engine failure.
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
         try environment.owner.check(path: path)
+        // Room made here serves writes started inside this read (a forEach that saves), which
+        // cannot grow the map themselves. A growth that fails here is left to the next write.
+        try? environment.growIfNearlyFull()
         let txn = try beginCurrent(readOnly: true)
         let snapshot = Int(bitPattern: UInt(mdb_txn_id(txn)))
         let transaction = LMDBReadTransaction(environment: environment, txn: txn, snapshot: snapshot)
@@ -91,7 +96,7 @@ public final class LMDBStorageBackend: StorageBackend {
             environment.endRead(txn)
         } else {
             mdb_txn_abort(txn)
-            environment.mapLock.unlock()
+            environment.mapGate.leave(write: true)
         }
     }
 
@@ -104,58 +109,98 @@ public final class LMDBStorageBackend: StorageBackend {
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws (unchanged), or a `StorageError` for an engine failure,
     ///   including a failed commit; `.misuse` for a write started inside another on the same
-    ///   thread.
+    ///   thread; `.busy` for a write started inside a read on the same thread that needs a larger
+    ///   map than the room left.
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
         try environment.owner.check(path: path)
-        let me = pthread_self()
-        if environment.writerOwner.withLock({ owner in owner.map { pthread_equal($0, me) != 0 } ?? false }) {
+        if environment.holdsWriterLock {
             throw StorageError(
                 .misuse,
                 "a write transaction was started inside another one on the same thread; LMDB has one writer",
                 path: path
             )
         }
-        environment.writerLock.lock()
-        environment.writerOwner.withLock { $0 = me }
-        defer {
-            environment.writerOwner.withLock { $0 = nil }
-            environment.writerLock.unlock()
-        }
+        var growth: (from: Int, attempt: Int)?
+        var adopt = false
         while true {
-            try environment.growIfNearlyFull()
-            let mapSize = environment.mapUsage().mapSize
-            let txn = try beginCurrent(readOnly: false)
-            let transaction = LMDBWriteTransaction(environment: environment, txn: txn)
-            let outcome: Result
+            // The map is changed here, holding no lock: a growth waits for every live transaction,
+            // and a read (a forEach) may be waiting for the writer lock to write inside it.
+            if adopt {
+                try environment.adoptGrownMap()
+                adopt = false
+            } else if let growth {
+                try environment.growMap(from: growth.from, attempt: growth.attempt)
+            } else {
+                try environment.growIfNearlyFull()
+            }
+            // A growth asked for now is waited for before the writer lock is taken, so later
+            // writers do not hold it up; a write inside a read goes on, as the growth waits for it.
+            if environment.readDepth == 0 { environment.mapGate.waitForGrowths() }
+            environment.writerLock.lock()
+            environment.holdsWriterLock = true
+            let step: WriteStep<Result>
             do {
-                outcome = try body(transaction)
-                if transaction.mapIsFull {
-                    throw StorageError(.io, "the map filled up", path: path)
-                }
-                try transaction.flushCounters()
+                step = try attempt(body)
+            } catch is LMDBEnvironment.MapGrownElsewhere {
+                step = .mapGrownElsewhere
             } catch {
-                transaction.invalidate()
-                mdb_txn_abort(txn)
-                transaction.releaseHandleLock()
-                environment.mapLock.unlock()
-                if transaction.mapIsFull {
-                    try environment.growMap(from: mapSize)
-                    continue
-                }
+                environment.holdsWriterLock = false
+                environment.writerLock.unlock()
                 throw error
             }
-            transaction.invalidate()
-            // A failed commit has freed the transaction: it is never aborted after that.
-            let rc = mdb_txn_commit(txn)
-            if rc == 0 { environment.publish(transaction.openedHandles, generation: transaction.newGeneration) }
-            transaction.releaseHandleLock()
-            environment.mapLock.unlock()
-            if rc == MDB_MAP_FULL {
-                try environment.growMap(from: mapSize)
-                continue
+            environment.holdsWriterLock = false
+            environment.writerLock.unlock()
+            switch step {
+            case .committed(let outcome):
+                return outcome
+            case .mapFull(let size):
+                growth = (size, (growth?.attempt ?? -1) + 1)
+            case .mapGrownElsewhere:
+                adopt = true
             }
-            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot commit a transaction", path: path) }
-            return outcome
         }
+    }
+
+    /// How one attempt of a write ended.
+    private enum WriteStep<Result> {
+        case committed(Result)
+        /// The map of this size filled up; the transaction was aborted.
+        case mapFull(Int)
+        /// Another process grew the map; nothing was begun.
+        case mapGrownElsewhere
+    }
+
+    /// Runs `body` in one write transaction, holding the writer lock.
+    private func attempt<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> WriteStep<Result> {
+        let txn = try beginCurrent(readOnly: false)
+        let mapSize = environment.mapUsageLocked().mapSize
+        let transaction = LMDBWriteTransaction(environment: environment, txn: txn)
+        let outcome: Result
+        do {
+            outcome = try body(transaction)
+            if transaction.mapIsFull {
+                throw StorageError(.io, "the map filled up", path: path)
+            }
+            try transaction.flushCounters()
+        } catch {
+            transaction.invalidate()
+            mdb_txn_abort(txn)
+            transaction.releaseHandleLock()
+            environment.mapGate.leave(write: true)
+            if transaction.mapIsFull { return .mapFull(mapSize) }
+            throw error
+        }
+        transaction.invalidate()
+        // A failed commit has freed the transaction: it is never aborted after that.
+        let rc = mdb_txn_commit(txn)
+        if rc == 0 {
+            environment.publish(transaction.openedHandles, generation: transaction.newGeneration)
+            environment.noteUsageAfterCommit()
+        }
+        transaction.releaseHandleLock()
+        environment.mapGate.leave(write: true)
+        if rc == MDB_MAP_FULL { return .mapFull(mapSize) }
+        guard rc == 0 else { throw StorageError.lmdb(rc, "cannot commit a transaction", path: path) }
+        return .committed(outcome)
     }
 }

@@ -42,7 +42,18 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
             holdsHandleLock = true
         }
         var dbi: MDB_dbi = 0
-        try check(mdb_dbi_open(txn, name, UInt32(MDB_CREATE), &dbi), "cannot create a database", collection: collection)
+        let rc = mdb_dbi_open(txn, name, UInt32(MDB_CREATE), &dbi)
+        if rc == MDB_DBS_FULL {
+            throw StorageError(
+                .limitExceeded,
+                "the store has room for \(environment.configuration.maximumDatabases) named databases (one per"
+                    + " collection, one per index, one for the catalog) and all are taken: open it with a larger"
+                    + " LMDBStorageBackend.Configuration.maximumDatabases",
+                collection: collection,
+                path: environment.path
+            )
+        }
+        try check(rc, "cannot create a database", collection: collection)
         openedHandles[name] = dbi
         if newGeneration == nil {
             let generation = try LMDBEnvironment.readGeneration(txn, environment.metadata, path: environment.path) + 1
@@ -56,7 +67,23 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         return dbi
     }
 
+    /// LMDB's largest value (`MAXDATASIZE` in mdb.c, which `mdb_put` refuses with a bare `EINVAL`).
+    static let maximumValueSize = 0xFFFF_FFFF
+
+    /// Refuses a record LMDB could not store, naming the limit.
+    private func checkValueSize(_ value: [UInt8], collection: String) throws {
+        guard value.count <= Self.maximumValueSize else {
+            throw StorageError(
+                .limitExceeded,
+                "a record takes \(value.count) bytes; LMDB stores at most \(Self.maximumValueSize) bytes a record",
+                collection: collection,
+                path: environment.path
+            )
+        }
+    }
+
     func put(_ dbi: MDB_dbi, key: [UInt8], value: [UInt8], collection: String) throws {
+        try checkValueSize(value, collection: collection)
         let rc = key.withUnsafeBytes { keyBytes in
             value.withUnsafeBytes { valueBytes in
                 var keyValue = MDB_val(
@@ -83,6 +110,7 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         value: [UInt8],
         collection: String
     ) throws -> UnsafeRawBufferPointer? {
+        try checkValueSize(value, collection: collection)
         var dataValue = MDB_val()
         let rc = key.withUnsafeBytes { keyBytes in
             value.withUnsafeBytes { valueBytes in

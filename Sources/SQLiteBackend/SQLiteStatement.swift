@@ -68,6 +68,15 @@ final class SQLiteStatement {
                 }
             }
         }
+        if code == SQLITE_TOOBIG {
+            // Refused before anything is written, as SQLite would refuse to read it back.
+            let limit = database.map { sqlite3_limit($0, SQLITE_LIMIT_LENGTH, -1) } ?? 0
+            throw StorageError(
+                .limitExceeded,
+                "a value of \(value.byteCount) bytes passes SQLite's limit of \(limit) bytes for a text or"
+                    + " blob (SQLITE_LIMIT_LENGTH)"
+            )
+        }
         if code != SQLITE_OK {
             throw StorageError.sqlite(code, database: database, "cannot bind parameter \(index)")
         }
@@ -116,4 +125,15 @@ final class SQLiteStatement {
 
     /// The current row.
     var row: SQLiteRow { SQLiteRow(statement: handle) }
+}
+
+extension StorageValue {
+    /// The bytes of a text or blob, for messages.
+    fileprivate var byteCount: Int {
+        switch self {
+        case .text(let text): text.utf8.count
+        case .blob(let data): data.count
+        default: 8
+        }
+    }
 }

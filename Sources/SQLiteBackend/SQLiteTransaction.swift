@@ -243,7 +243,7 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
             transaction: self,
             statement: statement,
             collection: collection,
-            columnCount: columns.count,
+            columnNames: columns,
             keyIndex: keyIndex,
             hasAutoKey: schema.hasAutoKey
         )
@@ -290,7 +290,8 @@ final class SQLiteRecordWriter: RecordWriter {
     private let transaction: SQLiteWriteTransaction
     private let statement: SQLiteStatement
     private let collection: String
-    private let columnCount: Int
+    private let columnNames: [String]
+    private var columnCount: Int { columnNames.count }
     private let keyIndex: Int
     private let hasAutoKey: Bool
 
@@ -298,14 +299,14 @@ final class SQLiteRecordWriter: RecordWriter {
         transaction: SQLiteWriteTransaction,
         statement: SQLiteStatement,
         collection: String,
-        columnCount: Int,
+        columnNames: [String],
         keyIndex: Int,
         hasAutoKey: Bool
     ) {
         self.transaction = transaction
         self.statement = statement
         self.collection = collection
-        self.columnCount = columnCount
+        self.columnNames = columnNames
         self.keyIndex = keyIndex
         self.hasAutoKey = hasAutoKey
     }
@@ -327,7 +328,14 @@ final class SQLiteRecordWriter: RecordWriter {
         defer { statement.resetKeepingBindings() }
         var index: Int32 = 1
         for value in values {
-            try statement.bind(value, at: index)
+            do {
+                try statement.bind(value, at: index)
+            } catch var error as StorageError where error.code == .limitExceeded {
+                error.collection = collection
+                error.column = columnNames[Int(index) - 1]
+                if !key.isNull { error.key = key }
+                throw error
+            }
             index += 1
         }
         do {

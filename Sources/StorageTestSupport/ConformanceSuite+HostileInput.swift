@@ -25,6 +25,29 @@ extension ConformanceSuite {
             #expect(try store.count(Member.self) == 3)
             #expect(try store.fetchDictionaries(from: "ok").isEmpty)
         },
+        check("more columns than a collection may hold are refused with .limitExceeded, nothing written") {
+            fixture,
+            directory in
+            let store = try fixture.openStore(in: directory)
+            let limit = CollectionSchema.maximumColumnCount
+            func row(_ id: Int, _ columns: Range<Int>) -> [String: Any] {
+                var row: [String: Any] = ["id": id]
+                for column in columns { row["c\(column)"] = column }
+                return row
+            }
+            // The key and `limit` more: one column too many, on creation.
+            let refused = expectError(.limitExceeded) {
+                try store.insert(dictionaries: [row(1, 0..<limit)], into: "wide")
+            }
+            #expect(refused?.message.contains("\(limit)") == true, "\(String(describing: refused))")
+            #expect(try store.fetchDictionaries(from: "wide").isEmpty)
+            #expect(try store.backend.read { try $0.schema(of: "wide") } == nil)
+            // Exactly the limit is taken; one more column, added later, is not.
+            try store.insert(dictionaries: [row(1, 0..<limit - 1)], into: "wide")
+            expectError(.limitExceeded) { try store.insert(dictionaries: [row(2, limit..<limit + 1)], into: "wide") }
+            #expect(try store.fetchDictionaries(from: "wide").map { $0["id"] } == [.integer(1)])
+            #expect(try store.backend.read { try $0.schema(of: "wide") }?.columns.count == limit)
+        },
         check("names that differ only in ASCII case are the same name") { fixture, directory in
             let store = try fixture.openStore(in: directory)
             try store.insert(dictionaries: [["id": 1, "Name": "x"]], into: "Cased")

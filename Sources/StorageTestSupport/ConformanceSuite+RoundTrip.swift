@@ -15,6 +15,50 @@ extension ConformanceSuite {
             let reopened = try fixture.openStore(in: directory)
             #expect(try reopened.fetchAll(Everything.self) == values)
         },
+        check("dates keep the documented precision: a Double of seconds since 1970") { fixture, directory in
+            struct Stamp: Codable, Equatable {
+                var id: Int64
+                var at: Date
+            }
+            var random = SeededGenerator(seed: 1_970)
+            var stamps: [Stamp] = []
+            for id in 0..<3_000 {
+                let since1970 = Double.random(in: -4e9...4.2e9, using: &random)
+                let date: Date
+                switch id % 3 {
+                case 0: date = Date(timeIntervalSince1970: since1970)  // a Unix timestamp: kept exactly
+                case 1: date = Date(timeIntervalSinceReferenceDate: since1970 - 978_307_200)
+                default: date = Date(timeIntervalSinceReferenceDate: Double.random(in: -1e3...1e3, using: &random))
+                }
+                stamps.append(Stamp(id: Int64(id), at: date))
+            }
+            stamps.append(Stamp(id: 3_001, at: Date(timeIntervalSinceReferenceDate: 0.1)))  // reads back 0.100000024
+            do {
+                let store = try fixture.openStore(in: directory)
+                try store.save(contentsOf: stamps)
+            }
+            let back = try fixture.openStore(in: directory).fetchAll(Stamp.self, orderBy: [.ascending("id")])
+            try #require(back.count == stamps.count)
+            var exact = 0
+            for (stamp, read) in zip(stamps, back) {
+                let since1970 = stamp.at.timeIntervalSince1970
+                let error = abs(read.at.timeIntervalSinceReferenceDate - stamp.at.timeIntervalSinceReferenceDate)
+                // Half a unit in the last place of the seconds since 1970 (0.12 µs from 1985 to 2038).
+                #expect(
+                    error <= since1970.ulp / 2,
+                    "\(stamp.at.timeIntervalSinceReferenceDate) read back as \(read.at.timeIntervalSinceReferenceDate)"
+                )
+                // Exact for a Unix timestamp, and for every date before 1985.
+                if stamp.id % 3 == 0 || abs(since1970) <= abs(stamp.at.timeIntervalSinceReferenceDate) {
+                    #expect(
+                        read == stamp,
+                        "\(stamp.at.timeIntervalSinceReferenceDate) read back as \(read.at.timeIntervalSinceReferenceDate)"
+                    )
+                }
+                if read == stamp { exact += 1 }
+            }
+            #expect(exact > stamps.count / 2)
+        },
         check("columns get real types, not text") { fixture, directory in
             let store = try fixture.openStore(in: directory)
             try store.save(Everything.sample(1))

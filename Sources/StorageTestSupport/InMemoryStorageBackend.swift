@@ -125,10 +125,12 @@ final class MemoryTransaction: StorageWriteTransaction {
     func prepareCollection(_ schema: CollectionSchema) throws -> CollectionSchema {
         try check()
         guard var table = database[table: schema.name] else {
+            try schema.validateShape()
             database[table: schema.name] = Table(schema: schema)
             return schema
         }
         let merged = table.schema.merged(with: schema)
+        try merged.validateShape()
         let added = merged.columns.count - table.schema.columns.count
         for (index, column) in merged.columns.enumerated().prefix(table.schema.columns.count)
         where column.type != table.schema.columns[index].type {

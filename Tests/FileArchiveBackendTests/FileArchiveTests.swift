@@ -84,3 +84,64 @@ func aValueIsWrittenToOneFileAndReadBack(format: FileArchive.Format) throws {
         #expect(error.code == .io)
     }
 }
+
+private struct Stamps: Codable, Equatable {
+    var dates: [Date]
+    var one: Date
+}
+
+/// Random dates of every kind: `Date`'s own seconds since 2001, Unix timestamps, dates near 2001.
+private func randomDates(_ count: Int) -> [Date] {
+    var random = SeededGenerator(seed: 2_001)
+    return (0..<count).map { index in
+        let seconds = Double.random(in: -4e9...4e9, using: &random)
+        switch index % 3 {
+        case 0: return Date(timeIntervalSinceReferenceDate: seconds)
+        case 1: return Date(timeIntervalSince1970: seconds)
+        default: return Date(timeIntervalSinceReferenceDate: seconds / 1e9)
+        }
+    }
+}
+
+@Test(arguments: [FileArchive.Format.binary, .json])
+func everyDateReadsBackEqual(format: FileArchive.Format) throws {
+    try TemporaryDirectory.with("file-archive") { directory in
+        let url = directory.appendingPathComponent("dates.archive")
+        let value = Stamps(dates: randomDates(3_000), one: Date(timeIntervalSinceReferenceDate: 0.1))
+        try FileArchive.write(value, to: url, format: format)
+        let back = try FileArchive.read(Stamps.self, from: url)
+        #expect(back.one == value.one, "\(back.one.timeIntervalSinceReferenceDate)")
+        let differing = zip(value.dates, back.dates).filter { $0 != $1 }
+        #expect(differing.isEmpty, "\(differing.count) of 3,000 differ, e.g. \(differing.prefix(3))")
+    }
+}
+
+@Test func anXMLPropertyListKeepsDatesToTheSecond() throws {
+    // The format's `<date>` is ISO 8601 without fractions: documented, not fixable in XML.
+    try TemporaryDirectory.with("file-archive") { directory in
+        let url = directory.appendingPathComponent("dates.plist")
+        let value = Stamps(dates: randomDates(300), one: Date(timeIntervalSinceReferenceDate: 0.1))
+        try FileArchive.write(value, to: url, format: .propertyList)
+        let back = try FileArchive.read(Stamps.self, from: url)
+        for (date, read) in zip(value.dates, back.dates) {
+            #expect(abs(read.timeIntervalSince(date)) < 1, "\(date) read back as \(read)")
+        }
+    }
+}
+
+@Test func aDateWrittenAsSecondsSince1970ByAnEarlierVersionIsStillRead() throws {
+    // The earlier binary format wrote tag 09 and seconds since 1970: rewrite a new archive so.
+    let date = Date(timeIntervalSince1970: 1_700_000_000.5)
+    var bytes = [UInt8](try ArchiveEncoder().encodeBytes(Stamps(dates: [], one: date), kind: .document))
+    let written = withUnsafeBytes(of: date.timeIntervalSinceReferenceDate.bitPattern.littleEndian) { [UInt8]($0) }
+    let start = try #require(
+        bytes.indices.first { bytes[$0] == 0x0D && Array(bytes[($0 + 1)...].prefix(8)) == written }
+    )
+    bytes[start] = 0x09
+    let old = withUnsafeBytes(of: date.timeIntervalSince1970.bitPattern.littleEndian) { [UInt8]($0) }
+    bytes.replaceSubrange((start + 1)..<(start + 9), with: old)
+    let end = bytes.count - ArchiveLayout.trailerSize
+    let crc = bytes.withUnsafeBytes { CRC32.checksum(UnsafeRawBufferPointer(rebasing: $0[..<end])) }
+    bytes.replaceSubrange(end..<bytes.count, with: withUnsafeBytes(of: crc.littleEndian) { [UInt8]($0) })
+    #expect(try ArchiveDecoder().decode(Stamps.self, from: Data(bytes)) == Stamps(dates: [], one: date))
+}

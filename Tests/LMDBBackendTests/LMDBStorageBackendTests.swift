@@ -325,3 +325,50 @@ private struct Counter: Codable, Equatable {
         #expect(rows == [[1, "renamed again", "kept"], [2, "second", "also kept"], [3, "new", .null]])
     }
 }
+
+@Test func aStoreWithMoreDatabasesThanMaximumDatabasesSaysWhatToSet() throws {
+    try withStorePath { _, path in
+        do {
+            let backend = try LMDBStorageBackend(path: path)
+            try backend.write { transaction in
+                for number in 0..<1_023 {
+                    _ = try transaction.prepareCollection(
+                        CollectionSchema(
+                            name: "c\(number)",
+                            columns: [.init(name: "id", type: .integer)],
+                            primaryKey: "id"
+                        )
+                    )
+                }
+            }
+        }
+        do {
+            _ = try LMDBStorageBackend(path: path, configuration: .init(maximumDatabases: 100))
+            Issue.record("a store with 1,024 named databases opened with maximumDatabases: 100")
+        } catch let error as StorageError {
+            #expect(error.code == .limitExceeded, "\(error)")
+            #expect(error.message.contains("maximumDatabases: 1024"), "\(error)")
+            #expect(error.path == path)
+        }
+        // With what it says, it opens.
+        let backend = try LMDBStorageBackend(path: path, configuration: .init(maximumDatabases: 1_024))
+        #expect(try backend.read { try $0.schema(of: "c1022") } != nil)
+    }
+}
+
+@Test func aCollectionPastMaximumDatabasesIsRefusedWithLimitExceededAndNothingWritten() throws {
+    try withStorePath { _, path in
+        let store = try ObjectStore(backend: .lmdb(path: path, configuration: .init(maximumDatabases: 3)))
+        try store.insert(dictionaries: [["id": 1]], into: "a")
+        try store.insert(dictionaries: [["id": 1]], into: "b")
+        do {
+            try store.insert(dictionaries: [["id": 1]], into: "c")
+            Issue.record("a collection was created past maximumDatabases")
+        } catch let error as StorageError {
+            #expect(error.code == .limitExceeded, "\(error)")
+            #expect(error.message.contains("maximumDatabases"), "\(error)")
+        }
+        #expect(try store.backend.read { try $0.schema(of: "c") } == nil)
+        #expect(try store.fetchDictionaries(from: "b").count == 1)
+    }
+}

@@ -1,8 +1,9 @@
 import CSQLite
 import Foundation
-import SQLiteBackend
 import Storage
 import Testing
+
+@testable import SQLiteBackend
 
 #if canImport(Glibc)
 import Glibc
@@ -143,5 +144,32 @@ struct SQLiteStorageBackendTests {
             }
             #expect(try backend.read { try $0.count(in: "people", where: nil) } == 160)
         }
+    }
+}
+
+@Test func aValueOverSQLitesLengthLimitIsRefusedWithLimitExceededNamingTheColumnAndNothingIsWritten() throws {
+    try withBackend { backend, _ in
+        let store = ObjectStore(backend: backend)
+        struct Note: Codable, Equatable {
+            var id: Int64
+            var body: String
+        }
+        try store.save(Note(id: 1, body: "short"))
+        // The engine's own limit, lowered on the writer connection so the test needs no gigabyte.
+        try backend.write { transaction in
+            let connection = (transaction as! SQLiteWriteTransaction).connection
+            _ = sqlite3_limit(connection.handle, SQLITE_LIMIT_LENGTH, 1_000)
+        }
+        do {
+            try store.save(contentsOf: [
+                Note(id: 2, body: "fits"), Note(id: 3, body: String(repeating: "x", count: 1_001)),
+            ])
+            Issue.record("a value over SQLITE_LIMIT_LENGTH was written")
+        } catch let error as StorageError {
+            #expect(error.code == .limitExceeded, "\(error)")
+            #expect(error.column == "body" && error.collection == "Note" && error.key == .integer(3), "\(error)")
+            #expect(error.message.contains("1001 bytes") && error.message.contains("1000"), "\(error)")
+        }
+        #expect(try store.fetchAll(Note.self) == [Note(id: 1, body: "short")])
     }
 }

@@ -62,9 +62,14 @@ final class DecodingState {
         if T.self == Int64.self { return try integer(Int64.self, at: offset, path: { path(parent, key) }) as! T }
         if T.self == Float.self { return try float(at: offset, path: { path(parent, key) }) as! T }
         if T.self == Date.self {
-            try expect(.date, at: offset, Date.self, path: { path(parent, key) })
-            let bits = try reader.fixed(UInt64.self, at: offset + 1)
-            return Date(timeIntervalSince1970: Double(bitPattern: bits)) as! T
+            // Archives written before `referenceDate` hold seconds since 1970.
+            let tag = try reader.tag(at: offset)
+            guard tag == .referenceDate || tag == .date else {
+                throw mismatch(Date.self, found: tag, path: path(parent, key))
+            }
+            let seconds = Double(bitPattern: try reader.fixed(UInt64.self, at: offset + 1))
+            return (tag == .date ? Date(timeIntervalSince1970: seconds) : Date(timeIntervalSinceReferenceDate: seconds))
+                as! T
         }
         if T.self == Data.self {
             try expect(.data, at: offset, Data.self, path: { path(parent, key) })

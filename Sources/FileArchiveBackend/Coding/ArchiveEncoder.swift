@@ -170,8 +170,8 @@ final class EncodingState {
         } else if T.self == Int64.self {
             writer.appendInt(value as! Int64)
         } else if T.self == Date.self {
-            writer.append(.date)
-            writer.appendFixed((value as! Date).timeIntervalSince1970.bitPattern)
+            writer.append(.referenceDate)
+            writer.appendFixed((value as! Date).timeIntervalSinceReferenceDate.bitPattern)
         } else if T.self == Data.self {
             writer.appendData(value as! Data)
         } else if T.self == URL.self {

@@ -118,7 +118,7 @@ struct ArchiveReader {
     func skip(_ offset: Int) throws -> Int {
         switch try tag(at: offset) {
         case .null, .false, .true: return offset + 1
-        case .int, .uint, .double, .date: return try checked(offset + 9, from: offset)
+        case .int, .uint, .double, .date, .referenceDate: return try checked(offset + 9, from: offset)
         case .float: return try checked(offset + 5, from: offset)
         case .uuid: return try checked(offset + 17, from: offset)
         case .string, .data, .url, .decimal: return try run(at: offset + 1).upperBound

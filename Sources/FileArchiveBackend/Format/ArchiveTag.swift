@@ -15,7 +15,8 @@ enum ArchiveTag: UInt8 {
     case string = 0x07
     /// Bytes: a varint byte count, then the bytes.
     case data = 0x08
-    /// Date: seconds since 1970-01-01 00:00:00 UTC as a double.
+    /// Date: seconds since 1970-01-01 00:00:00 UTC as a double. Read, no longer written: a Double
+    /// of seconds since 1970 cannot hold every `Date` (see `referenceDate`).
     case date = 0x09
     /// URL: its absolute string, as `string`.
     case url = 0x0A
@@ -23,6 +24,10 @@ enum ArchiveTag: UInt8 {
     case uuid = 0x0B
     /// Decimal: its description (`"12.34"`), as `string`.
     case decimal = 0x0C
+    /// Date: seconds since 2001-01-01 00:00:00 UTC (Foundation's reference date) as a double:
+    /// `Date`'s own representation, so it reads back equal. Seconds since 1970 need a larger
+    /// exponent from 1985 on, and lose the low bits of about half of the dates made today.
+    case referenceDate = 0x0D
     /// Keyed container: u32 byte length of the body, u32 entry count, then entries (key as a
     /// varint length and UTF-8 bytes, then a value).
     case keyed = 0x10

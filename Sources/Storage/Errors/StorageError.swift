@@ -34,9 +34,9 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         public static let schemaMismatch = Code("schemaMismatch")
         /// A primary key is missing or of a type the collection cannot use.
         public static let invalidKey = Code("invalidKey")
-        /// A value, a record or a nesting of values is larger or deeper than a documented limit of
-        /// the engine (the message names the limit); nothing was written. Whatever a store
-        /// accepted, it reads back.
+        /// A value, a record, a key, a schema or a nesting of values passes a documented limit of
+        /// the store (the message names the limit and, where it can be raised, the setting);
+        /// nothing was written. Whatever a store accepted, it reads back.
         public static let limitExceeded = Code("limitExceeded")
         /// The store is used in a way it does not allow (for example a transaction escaping its closure).
         public static let misuse = Code("misuse")

@@ -87,10 +87,23 @@ public struct CollectionSchema: Sendable, Hashable {
         try validateShape()
     }
 
-    /// Checks the shape alone, whatever the names: no column twice (ignoring ASCII case), the
-    /// key is a column, every index names existing columns. Backends call this before DDL.
-    /// - Throws: `StorageError` with code `.schemaMismatch`.
+    /// The most columns a collection may have, on every backend: SQLite's limit
+    /// (`SQLITE_MAX_COLUMN`), enforced everywhere so a store can be copied to any engine.
+    public static let maximumColumnCount = 2_000
+
+    /// Checks the shape alone, whatever the names: at most `maximumColumnCount` columns, no
+    /// column twice (ignoring ASCII case), the key is a column, every index names existing
+    /// columns. Backends call this before DDL.
+    /// - Throws: `StorageError` with code `.limitExceeded` or `.schemaMismatch`.
     package func validateShape() throws {
+        guard columns.count <= Self.maximumColumnCount else {
+            throw StorageError(
+                .limitExceeded,
+                "the collection would have \(columns.count) columns; a collection holds at most"
+                    + " \(Self.maximumColumnCount) on every backend (SQLite's SQLITE_MAX_COLUMN)",
+                collection: name
+            )
+        }
         var seen = Set<String>()
         for column in columns {
             if !seen.insert(Identifier.folded(column.name)).inserted {

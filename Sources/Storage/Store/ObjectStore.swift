@@ -19,10 +19,8 @@ public final class ObjectStore: Sendable {
     private let models = Locked<[ObjectIdentifier: ModelInfo]>([:])
     private let activeWrite = Locked<ActiveWrite?>(nil)
     private let readPlans = Locked<[String: ReadPlan]>([:])
-    /// The number of write transactions committed. Its lock is held from the start of a write
-    /// transaction until its changes are published, so change streams deliver in commit order.
-    /// (A counter rather than `Void`: see `Locked` on zero-sized values.)
-    private let commits = Locked<UInt64>(0)
+    /// Orders the publication of committed changes (change streams deliver in commit order).
+    private let commits = CommitSequencer()
     let changeHub = ChangeHub()
     let settingsCenter = SettingsCenter()
     /// The process that opened the store: a child made by `fork()` gets `.misuse`, checked before
@@ -74,7 +72,9 @@ public final class ObjectStore: Sendable {
         try owner.check(path: nil)
         if let active = currentWrite() { return try body(active.session) }
         return try backend.read { transaction in
-            try body(Session(store: self, reader: transaction, writer: nil))
+            CommitSequencer.readDepth += 1
+            defer { CommitSequencer.readDepth -= 1 }
+            return try body(Session(store: self, reader: transaction, writer: nil))
         }
     }
 
@@ -82,10 +82,15 @@ public final class ObjectStore: Sendable {
     func withWriteSession<R>(_ body: (Session) throws -> R) throws -> R {
         try owner.check(path: nil)
         if let active = currentWrite() { return try body(active.session) }
-        return try commits.withLock { commits in
-            // The session of the attempt that committed (a backend may run `body` again).
-            var committed: Session?
-            let result = try backend.write { transaction in
+        // The session and the ticket of the attempt that committed (a backend may run `body`
+        // again; the ticket of an attempt run again is void).
+        var committed: Session?
+        var ticket: UInt64?
+        let result: R
+        do {
+            result = try backend.write { transaction in
+                if let ticket { commits.void(ticket) }
+                ticket = commits.take()
                 let session = Session(store: self, reader: transaction, writer: transaction)
                 committed = session
                 let active = ActiveWrite(thread: pthread_self(), session: session)
@@ -93,10 +98,12 @@ public final class ObjectStore: Sendable {
                 defer { activeWrite.withLock { $0 = nil } }
                 return try body(session)
             }
-            commits &+= 1
-            if let changes = committed?.changeLogs, !changes.isEmpty { didCommit(changes) }
-            return result
+        } catch {
+            if let ticket { commits.resolve(ticket, nil) { didCommit($0) } }
+            throw error
         }
+        if let ticket { commits.resolve(ticket, committed?.changeLogs) { didCommit($0) } }
+        return result
     }
 
     /// Tells the settings and the change streams what a transaction committed.

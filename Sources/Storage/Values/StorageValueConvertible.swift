@@ -90,7 +90,10 @@ extension UUID: StorageValueConvertible {
 }
 
 extension Date: StorageValueConvertible {
-    /// Dates are stored as real seconds since 1970, as the reflective mapping stores them.
+    /// Dates are stored as real seconds since 1970, as the reflective mapping stores them. That
+    /// Double holds a Unix timestamp exactly, but not the low bits of every `Date` (which counts
+    /// seconds since 2001): from 1985 on a date reads back within half a unit in its last place
+    /// (2⁻²³ s until 2038), and about half of today's dates differ from the original by that much.
     public var storageValue: StorageValue { .real(timeIntervalSince1970) }
 }
 

@@ -1,0 +1,102 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Publishes the changes of committed write transactions in commit order without a lock held
+/// across the backend's `write`.
+///
+/// A lock held from the start of a write to the publication of its changes would deadlock with a
+/// backend that waits, inside `write`, for the process's reads to end (LMDB growing its map), when
+/// one of those reads is a `forEach` whose body saves: the save would wait for the lock. Instead a
+/// write takes a ticket inside its engine transaction, where writers run one at a time
+/// (`StorageBackend`'s requirement), so tickets follow commit order; after the write it resolves
+/// the ticket (committed with its changes, or void), and whichever thread finds the next tickets
+/// resolved publishes them, in order, while no other thread is publishing.
+///
+/// `@unchecked Sendable`: every stored property other than `condition` is read and written only
+/// while `condition` is locked.
+final class CommitSequencer: @unchecked Sendable {
+    private let condition = NSCondition()
+    /// The next ticket to hand out.
+    private var issued: UInt64 = 0
+    /// Every ticket below this one is taken for publication or void.
+    private var published: UInt64 = 0
+    /// Every ticket below this one is delivered or void.
+    private var delivered: UInt64 = 0
+    /// Resolved tickets not yet published: the changes, or `nil` for a write that did not commit.
+    private var resolved: [UInt64: [String: ChangeLog]?] = [:]
+    /// Whether a thread is publishing (outside the lock).
+    private var isPublishing = false
+
+    /// The number of read sessions open on the current thread, over every store.
+    private static let readDepthKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    static var readDepth: Int {
+        get { Int(bitPattern: pthread_getspecific(readDepthKey)) }
+        set { pthread_setspecific(readDepthKey, UnsafeRawPointer(bitPattern: newValue)) }
+    }
+
+    /// A ticket for the write transaction the caller is inside.
+    func take() -> UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        issued += 1
+        return issued - 1
+    }
+
+    /// Marks the ticket of an attempt that the backend runs again as void. Called inside the
+    /// write body: it neither publishes nor waits, since the engine's writer lock is held.
+    func void(_ ticket: UInt64) {
+        condition.lock()
+        resolved[ticket] = .some(nil)
+        condition.unlock()
+    }
+
+    /// Resolves `ticket` and publishes every transaction now due, in commit order. Called after
+    /// the backend's write has returned or thrown.
+    ///
+    /// Unless the thread has a read session open, it returns only once its own changes are
+    /// delivered (by it or by the thread publishing before it), so what it reads next (settings,
+    /// say) already reflects them. A thread with a read open does not wait: the thread
+    /// publishing may itself be waiting, in the backend, for that read to end.
+    /// - Parameters:
+    ///   - changes: what the transaction changed, or `nil` when it did not commit.
+    ///   - publish: delivers one transaction's changes; called without the lock held.
+    func resolve(_ ticket: UInt64, _ changes: [String: ChangeLog]?, publish: ([String: ChangeLog]) -> Void) {
+        condition.lock()
+        resolved[ticket] = .some(changes)
+        let waits = changes != nil && Self.readDepth == 0
+        while true {
+            if !isPublishing {
+                var due: [[String: ChangeLog]] = []
+                while let next = resolved.removeValue(forKey: published) {
+                    if let next, !next.isEmpty { due.append(next) }
+                    published += 1
+                }
+                if !due.isEmpty {
+                    isPublishing = true
+                    condition.unlock()
+                    for changes in due { publish(changes) }
+                    condition.lock()
+                    isPublishing = false
+                    continue
+                }
+                delivered = published
+                condition.broadcast()
+            }
+            // Waits for the thread publishing, or for an earlier write still running (run again
+            // after a map growth, say) to resolve its ticket.
+            guard waits, delivered <= ticket else { break }
+            condition.wait()
+        }
+        condition.unlock()
+    }
+}
