@@ -121,6 +121,11 @@ struct BackendBenchmarks<Raw: RawBaseline> {
                 try raw.lookUp(ids)
             }
             try Raw.measureExtras(after: .lookup, filled, &harness)
+            try measureCounts(&harness, .lookupAsync, rows: ids.count, expected: ids.count) {
+                try lookUpAsync(ids, in: store)
+            } baseline: {
+                try lookUp(ids, in: store)
+            }
         }
         if context.runs(.inList) {
             let ids = context.ids
@@ -187,6 +192,25 @@ struct BackendBenchmarks<Raw: RawBaseline> {
         var found = 0
         for id in ids where try store.fetch(Person.self, id: id)?.id == id { found += 1 }
         return found
+    }
+
+    /// `await fetch(_:id:)` of each id, the ids shared out among 8 concurrent tasks; returns how
+    /// many were found. The benchmark's thread waits for the tasks (it is not one of the pool's).
+    func lookUpAsync(_ ids: [Int64], in store: ObjectStore) throws -> Int {
+        let done = DispatchSemaphore(value: 0)
+        let found = Locked<Result<Int, any Error>>(.success(0))
+        Task.detached {
+            let result: Result<Int, any Error>
+            do {
+                result = .success(try await lookUpConcurrently(ids, in: store))
+            } catch {
+                result = .failure(error)
+            }
+            found.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return try found.withLock { $0 }.get()
     }
 
     /// Runs a stream, summing the ages and sampling memory every 4,096 rows; returns the rows seen.
@@ -296,9 +320,9 @@ struct BackendBenchmarks<Raw: RawBaseline> {
             operation: operation,
             rows: rows,
             ours: ours,
-            baseline: Raw.baselines[operation, default: ""],
+            baseline: Raw.baselines[operation] ?? Operation.sharedBaselines[operation, default: ""],
             baselineTime: baselineTime,
-            goal: Raw.goals[operation],
+            goal: Raw.goals[operation] ?? Operation.sharedGoals[operation],
             memoryGrowth: memoryGrowth,
             memoryGoal: operation == .forEach ? Raw.streamMemoryGoal : nil
         )
@@ -310,5 +334,21 @@ func check(_ condition: Bool, _ message: @autoclosure () -> String) {
     if !condition {
         progress("error: " + message())
         exit(1)
+    }
+}
+
+/// The look-ups of `lookUpAsync`, from 8 concurrent tasks.
+private func lookUpConcurrently(_ ids: [Int64], in store: ObjectStore) async throws -> Int {
+    try await withThrowingTaskGroup(of: Int.self) { group in
+        for task in 0..<8 {
+            group.addTask {
+                var found = 0
+                for index in stride(from: task, to: ids.count, by: 8) {
+                    if try await store.fetch(Person.self, id: ids[index])?.id == ids[index] { found += 1 }
+                }
+                return found
+            }
+        }
+        return try await group.reduce(0, +)
     }
 }

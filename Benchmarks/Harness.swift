@@ -15,6 +15,15 @@ enum Operation: String, CaseIterable {
     case lookupVsSQLite
     /// Opening a file archive store (which reads every file) and `fetchAll` (archive's table only).
     case openAndFetchAll
+    /// The `lookup` ids through `await store.fetch` from 8 concurrent tasks, beside the
+    /// synchronous `fetch` on one thread (every backend; comes with `lookup`).
+    case lookupAsync
+
+    /// The baseline and goal of the operations measured alike on every backend.
+    static let sharedBaselines: [Operation: String] = [
+        .lookupAsync: "ObjectStore fetch(_:id:), synchronous, one thread"
+    ]
+    static let sharedGoals: [Operation: Double] = [.lookupAsync: 0.5]
 
     /// The operations `--operations` can name; the two above come with `lookup` and `fetchAll`.
     static let selectable: [Operation] = [

@@ -115,6 +115,9 @@ final class LMDBEnvironment: @unchecked Sendable {
 
     private final class WeakEnvironment {
         weak var environment: LMDBEnvironment?
+        /// The backends that opened the environment and have not closed it (guarded by the
+        /// registry's lock).
+        var users = 1
         init(_ environment: LMDBEnvironment) { self.environment = environment }
     }
 
@@ -147,15 +150,27 @@ final class LMDBEnvironment: @unchecked Sendable {
     private static let registry = Locked<[FileID: WeakEnvironment]>([:])
     /// How many environments of each file are open (until `mdb_env_close` has returned).
     private static let liveEnvironments = Locked<[FileID: Int]>([:])
+    /// Signalled whenever an environment has finished closing, for an `open` waiting on it.
+    private static let closings = NSCondition()
+    /// How long `open` waits for an environment of the same file that another thread is closing.
+    static let closingTimeout: Double = 30
     private let fileID: FileID
+    /// Set once `mdb_env_close` has run (by `release()` or `deinit`).
+    private let isClosed = Locked(false)
 
     /// The environment of the file at `path`, opened (and created with mode 0600) when no backend
-    /// of the process has it open.
+    /// of the process has it open. Each call must be balanced by one `release()`.
+    /// - Throws: `StorageError` with code `.busy` when an environment of the same file, released
+    ///   on another thread, is still closing after `closingTimeout` seconds.
     static func open(path: String, configuration: LMDBStorageBackend.Configuration) throws -> LMDBEnvironment {
         let fileID = try createFile(at: path)
+        let deadline = Date(timeIntervalSinceNow: closingTimeout)
         while true {
             let opened = try registry.withLock { registry -> LMDBEnvironment? in
-                if let existing = registry[fileID]?.environment { return existing }
+                if let entry = registry[fileID], let existing = entry.environment {
+                    entry.users += 1
+                    return existing
+                }
                 // An environment released on another thread may still be closing; a second one
                 // opened meanwhile would lose its locks when the first closes its lock file.
                 guard liveEnvironments.withLock({ $0[fileID] ?? 0 }) == 0 else { return nil }
@@ -168,8 +183,62 @@ final class LMDBEnvironment: @unchecked Sendable {
                 return environment
             }
             if let opened { return opened }
-            usleep(1_000)
+            // Woken by the close, or at the deadline; the check above decides, so a signal sent
+            // before this wait began is not lost (the wait is short-sliced).
+            closings.lock()
+            _ = closings.wait(until: min(deadline, Date(timeIntervalSinceNow: 0.05)))
+            closings.unlock()
+            guard Date() < deadline else {
+                throw StorageError(
+                    .busy,
+                    "another store on this file is still closing (waited \(Int(closingTimeout)) s)",
+                    path: path
+                )
+            }
         }
+    }
+
+    /// Gives up one `open`: the last one closes the environment now, freeing its map, its file
+    /// descriptors and its reader slots, instead of when the last reference goes away.
+    func release() {
+        let fileID = fileID
+        let isLast = Self.registry.withLock { registry -> Bool in
+            guard let entry = registry[fileID], entry.environment === self else { return false }
+            entry.users -= 1
+            guard entry.users == 0 else { return false }
+            registry[fileID] = nil
+            return true
+        }
+        if isLast { closeEnvironment() }
+    }
+
+    /// Closes the LMDB environment once, and wakes the opens waiting for it.
+    private func closeEnvironment() {
+        // In a child made by fork(), the parent's environment is left alone: closing it there
+        // would drop the child's own locks on the lock file (POSIX locks belong to the process)
+        // and free reader slots of the parent's.
+        guard owner.isCurrent else { return }
+        guard
+            isClosed.withLock({ closed in
+                defer { closed = true }
+                return !closed
+            })
+        else { return }
+        for transaction in idleReaders.withLock({ idle in
+            defer { idle.removeAll() }
+            return idle
+        }) {
+            mdb_txn_abort(transaction)
+        }
+        mdb_env_close(env)
+        let fileID = fileID
+        Self.liveEnvironments.withLock { open in
+            open[fileID, default: 1] -= 1
+            if open[fileID] == 0 { open[fileID] = nil }
+        }
+        Self.closings.lock()
+        Self.closings.broadcast()
+        Self.closings.unlock()
     }
 
     /// Creates the file with mode 0600 unless it exists, refusing symbolic links and anything
@@ -217,19 +286,11 @@ final class LMDBEnvironment: @unchecked Sendable {
     }
 
     deinit {
-        // In a child made by fork(), the parent's environment is left alone: closing it there
-        // would drop the child's own locks on the lock file (POSIX locks belong to the process)
-        // and free reader slots of the parent's.
-        guard owner.isCurrent else { return }
-        for transaction in idleReaders.withLock({ $0 }) { mdb_txn_abort(transaction) }
-        mdb_env_close(env)
-        let fileID = fileID
-        Self.liveEnvironments.withLock { open in
-            open[fileID, default: 1] -= 1
-            if open[fileID] == 0 { open[fileID] = nil }
+        closeEnvironment()
+        if owner.isCurrent {
+            pthread_key_delete(readDepthKey)
+            pthread_key_delete(writerKey)
         }
-        pthread_key_delete(readDepthKey)
-        pthread_key_delete(writerKey)
     }
 
     /// Refuses a file shorter than its meta page says it is (cut short, or a damaged meta page):

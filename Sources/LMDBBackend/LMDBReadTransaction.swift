@@ -273,10 +273,15 @@ class LMDBReadTransaction: StorageReadTransaction {
             || (request.ordering.count == 1 && request.ordering[0].column == collection.primaryKey
                 && !request.ordering[0].isDescending)
         var remaining = request.limit ?? Int.max
+        var skipped = 0
         if keyOrder && plan.isInKeyOrder {
             try forEachCandidate(info, plan) { _, record in
                 guard row.load(record) else { throw damaged(collection.name) }
                 guard predicate.matches(lookup) else { return true }
+                if skipped < request.offset {
+                    skipped += 1
+                    return true
+                }
                 guard try body(row) else { return false }
                 remaining -= 1
                 return remaining > 0
@@ -304,13 +309,26 @@ class LMDBReadTransaction: StorageReadTransaction {
             return lhs.key.lexicographicallyPrecedes(rhs.key)
         }
         let records = try handle(collection.database, collection: collection.name)
-        for hit in hits.prefix(remaining) {
+        for hit in hits.dropFirst(request.offset).prefix(remaining) {
             let proceed = try read(records, key: hit.key, collection: collection.name) { record in
                 guard let record, row.load(record) else { throw damaged(collection.name) }
                 return try body(row)
             }
             if !proceed { return }
         }
+    }
+
+    func collectionNames() throws -> [String] {
+        try checkActive()
+        let prefix = LMDBCollection.metadataKey("")
+        var folded: [String] = []
+        try forEachEntry(environment.metadata, from: prefix, through: nil, collection: "") { key, _ in
+            guard key.starts(with: prefix) else { return false }
+            folded.append(String(decoding: key.dropFirst(prefix.count), as: UTF8.self))
+            return true
+        }
+        // The entries are keyed by folded names; the schema keeps the name as created.
+        return try folded.compactMap { try info(of: $0)?.collection.name }
     }
 
     func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {

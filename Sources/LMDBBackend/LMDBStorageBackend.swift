@@ -1,5 +1,6 @@
 internal import CLMDB
 public import Storage
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -32,6 +33,8 @@ public final class LMDBStorageBackend: StorageBackend {
     public var configuration: Configuration { environment.configuration }
 
     let environment: LMDBEnvironment
+    /// Set by `close()`, after which the environment may be closed and nothing may use it.
+    private let isClosed = Atomic<Bool>(false)
 
     /// Opens (creating if needed) the store file at `path`. Opening a file the process already
     /// has open shares its environment.
@@ -45,13 +48,33 @@ public final class LMDBStorageBackend: StorageBackend {
         self.environment = try LMDBEnvironment.open(path: path, configuration: configuration)
     }
 
+    /// Closes the store: when no other backend of the process has the same file open, its
+    /// environment is closed now, freeing the map, the file descriptors and the reader slots.
+    /// Later transactions throw `StorageError` with code `.closed`; closing twice does nothing.
+    /// - Throws: nothing today; declared for the protocol.
+    public func close() throws {
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        environment.release()
+    }
+
+    deinit {
+        if !isClosed.load(ordering: .acquiring) { environment.release() }
+    }
+
+    private func checkOpen() throws {
+        try environment.owner.check(path: path)
+        guard !isClosed.load(ordering: .acquiring) else {
+            throw StorageError(.closed, "the store was closed", path: path)
+        }
+    }
+
     /// Runs `body` in a read transaction over one committed snapshot. Readers never wait for
     /// the writer.
     /// - Parameter body: the reads; the transaction is valid only during the call.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or a `StorageError` for an engine failure.
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
-        try environment.owner.check(path: path)
+        try checkOpen()
         // Room made here serves writes started inside this read (a forEach that saves), which
         // cannot grow the map themselves. A growth that fails here is left to the next write.
         try? environment.growIfNearlyFull()
@@ -112,7 +135,7 @@ public final class LMDBStorageBackend: StorageBackend {
     ///   thread; `.busy` for a write started inside a read on the same thread that needs a larger
     ///   map than the room left.
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
-        try environment.owner.check(path: path)
+        try checkOpen()
         if environment.holdsWriterLock {
             throw StorageError(
                 .misuse,

@@ -400,6 +400,24 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         return true
     }
 
+    func dropCollection(_ collection: String) throws {
+        try checkActive()
+        guard let info = try info(of: collection) else { return }
+        let stored = info.collection
+        // The named databases are emptied, not deleted: deleting one closes its handle, which
+        // other transactions of the process share. A collection created again with the same
+        // name opens them again.
+        for database in [stored.database] + stored.indexes.map(\.database) {
+            let dbi = try handle(database, collection: stored.name)
+            try check(mdb_drop(txn, dbi, 0), "cannot empty a database", collection: stored.name)
+        }
+        try remove(environment.metadata, key: LMDBCollection.metadataKey(stored.name), collection: stored.name)
+        try remove(environment.metadata, key: LMDBCollection.counterKey(stored.name), collection: stored.name)
+        let folded = Identifier.folded(stored.name)
+        counters[folded] = nil
+        collections[folded] = nil
+    }
+
     func deleteAll(from collection: String, where predicate: StoragePredicate?) throws -> [StorageValue] {
         try checkActive()
         guard let info = try info(of: collection) else { return [] }

@@ -231,6 +231,7 @@ struct SQLiteScanShape: Hashable {
     let predicate: StoragePredicate?
     let ordering: [Ordering]
     let hasLimit: Bool
+    let hasOffset: Bool
     let schemaVersion: Int64
 
     init(_ request: ScanRequest, schemaVersion: Int64) {
@@ -239,6 +240,7 @@ struct SQLiteScanShape: Hashable {
         predicate = request.predicate.map(SQLiteQueryCompiler.shape)
         ordering = request.ordering
         hasLimit = request.limit != nil
+        hasOffset = request.offset > 0
         self.schemaVersion = schemaVersion
     }
 }

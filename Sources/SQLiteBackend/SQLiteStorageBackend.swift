@@ -1,6 +1,7 @@
 internal import CSQLite
 import Foundation
 public import Storage
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -25,8 +26,9 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// The configuration the backend was opened with.
     public let configuration: Configuration
 
-    /// The one writer connection; holding the mutex is holding the right to write.
-    private let writer: Locked<SQLiteConnection>
+    /// The one writer connection; holding the mutex is holding the right to write. `nil` once
+    /// the backend is closed.
+    private let writer: Locked<SQLiteConnection?>
     /// The thread holding the writer connection, so that a nested use from that same thread
     /// is refused instead of deadlocking on the writer's lock.
     private let writerOwner = Locked<pthread_t?>(nil)
@@ -37,6 +39,8 @@ public final class SQLiteStorageBackend: StorageBackend {
     let schemaCache = SQLiteSchemaCache()
     /// The process that opened the database; SQLite connections must not cross a `fork()`.
     private let owner = OwningProcess()
+    /// Set by `close()`; checked before a connection is taken, so none is opened afterwards.
+    private let isClosed = Atomic<Bool>(false)
 
     /// Closes the idle readers before the writer (stored properties go in declaration order),
     /// so that the writer is the database's last connection in this process: the last connection
@@ -110,13 +114,45 @@ public final class SQLiteStorageBackend: StorageBackend {
         return SQLiteStorageBackend(inMemoryWith: connection)
     }
 
+    /// Closes every connection: the idle readers, then the writer, the database's last connection
+    /// in this process, which checkpoints the WAL into the database file and removes it (unless
+    /// another process still has the database open). Later transactions throw `StorageError`
+    /// with code `.closed`; closing twice does nothing.
+    ///
+    /// Waits for a write transaction running on another thread; a reader connection in use is
+    /// closed when its read ends.
+    /// - Throws: nothing today; declared for the protocol.
+    public func close() throws {
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // Taken out under the locks (the writer's waits for a running write), released outside
+        // them: the readers close first, the writer last.
+        var connection = writer.withLock { writer in
+            defer { writer = nil }
+            return writer
+        }
+        var readers = idleReaders.withLock { idle in
+            defer { idle.removeAll() }
+            return idle
+        }
+        readers.removeAll()
+        connection = nil
+        _ = connection
+    }
+
+    private func checkOpen() throws {
+        try owner.check(path: path)
+        guard !isClosed.load(ordering: .acquiring) else {
+            throw StorageError(.closed, "the database was closed", path: path)
+        }
+    }
+
     /// Runs `body` in a read transaction over one committed snapshot, on a reader connection of
     /// its own (in memory: on the one connection, after any running write).
     /// - Parameter body: the reads; the transaction is valid only during the call.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or a `StorageError` for an engine failure.
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
-        try owner.check(path: path)
+        try checkOpen()
         guard let databasePath else {
             // In memory there is one connection, so reads wait for the writer.
             var result: Result?
@@ -141,7 +177,7 @@ public final class SQLiteStorageBackend: StorageBackend {
 
     /// Returns a reader to the pool, or lets it close when the pool is full or it is unusable.
     private func checkIn(_ connection: SQLiteConnection) {
-        guard !connection.isInTransaction else { return }
+        guard !connection.isInTransaction, !isClosed.load(ordering: .acquiring) else { return }
         let maximum = configuration.maximumReaders
         let surplus = idleReaders.withLock { idle -> SQLiteConnection? in
             guard idle.count < maximum else { return connection }
@@ -189,7 +225,7 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// - Throws: what `body` throws (unchanged), or a `StorageError` for an engine failure,
     ///   including a failed commit.
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
-        try owner.check(path: path)
+        try checkOpen()
         var result: Result?
         try withWriterConnection { connection in
             try connection.execute("BEGIN IMMEDIATE", cached: true)
@@ -232,6 +268,7 @@ public final class SQLiteStorageBackend: StorageBackend {
             )
         }
         try writer.withLock { connection in
+            guard let connection else { throw StorageError(.closed, "the database was closed", path: path) }
             writerOwner.withLock { $0 = me }
             defer { writerOwner.withLock { $0 = nil } }
             try body(connection)

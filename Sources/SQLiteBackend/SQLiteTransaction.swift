@@ -66,6 +66,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
         guard let schema = try storedSchema(of: request.collection) else { return }
         guard let (sql, arguments) = compileScan(request, schema) else {
             var remaining = request.limit ?? Int.max
+            var skipped = 0
             guard remaining > 0 else { return }
             return try forEachMatch(
                 in: request.collection,
@@ -74,6 +75,10 @@ class SQLiteReadTransaction: StorageReadTransaction {
                 columns: request.columns,
                 ordering: request.ordering
             ) { row in
+                if skipped < request.offset {
+                    skipped += 1
+                    return true
+                }
                 guard try body(row) else { return false }
                 remaining -= 1
                 return remaining > 0
@@ -93,10 +98,15 @@ class SQLiteReadTransaction: StorageReadTransaction {
     /// a key look-up is otherwise dominated by building the same SQL text again.
     /// - Returns: `nil` when the predicate binds more values than SQLite takes.
     private func compileScan(_ request: ScanRequest, _ schema: CollectionSchema) -> (String, [StorageValue])? {
-        let limit = request.limit.map { StorageValue.integer(Int64(max(0, $0))) }
+        // An offset without a limit still needs a LIMIT clause; a negative one means none.
+        var paging: [StorageValue] = []
+        if request.limit != nil || request.offset > 0 {
+            paging.append(.integer(Int64(request.limit.map { max(0, $0) } ?? -1)))
+        }
+        if request.offset > 0 { paging.append(.integer(Int64(request.offset))) }
         let shape = cacheableSchemaVersion.map { SQLiteScanShape(request, schemaVersion: $0) }
         if let shape, let sql = connection.scanSQL[shape] {
-            return (sql, SQLiteQueryCompiler.arguments(of: request.predicate) + (limit.map { [$0] } ?? []))
+            return (sql, SQLiteQueryCompiler.arguments(of: request.predicate) + paging)
         }
         var compiler = SQLiteQueryCompiler(schema: schema)
         var sql = "SELECT "
@@ -105,12 +115,13 @@ class SQLiteReadTransaction: StorageReadTransaction {
         guard let whereClause = compiler.whereClause(request.predicate) else { return nil }
         sql += whereClause
         sql += compiler.orderByClause(request.ordering)
-        if limit != nil { sql += " LIMIT ?" }
+        if request.limit != nil || request.offset > 0 { sql += " LIMIT ?" }
+        if request.offset > 0 { sql += " OFFSET ?" }
         if let shape {
             if connection.scanSQL.count >= SQLiteConnection.statementCacheCapacity { connection.scanSQL.removeAll() }
             connection.scanSQL[shape] = sql
         }
-        return (sql, compiler.arguments + (limit.map { [$0] } ?? []))
+        return (sql, compiler.arguments + paging)
     }
 
     func get(
@@ -162,6 +173,21 @@ class SQLiteReadTransaction: StorageReadTransaction {
     /// transaction changed a schema itself (its version moves only when it commits).
     var cacheableSchemaVersion: Int64? { baseSchemaVersion }
 
+    func collectionNames() throws -> [String] {
+        try checkActive()
+        var names: [String] = []
+        // SQLite's own tables (sqlite_sequence, ...) are no collections.
+        try connection.withStatement(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+                + " ORDER BY name"
+        ) { statement in
+            while try statement.step("cannot list the collections") {
+                if case .text(let name) = statement.row.value(at: 0) { names.append(name) }
+            }
+        }
+        return names
+    }
+
     func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
         try checkActive()
         guard let schema = try storedSchema(of: collection) else { return 0 }
@@ -183,14 +209,31 @@ class SQLiteReadTransaction: StorageReadTransaction {
 final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransaction {
     /// The schemas this transaction changed, published to the cache only when it commits.
     private(set) var changedSchemas: [String: CollectionSchema] = [:]
+    /// The collections this transaction dropped (and did not create again), by folded name: the
+    /// cache, keyed by the schema version the transaction began at, still has them.
+    private var droppedCollections: Set<String> = []
 
-    override var cacheableSchemaVersion: Int64? { changedSchemas.isEmpty ? baseSchemaVersion : nil }
+    override var cacheableSchemaVersion: Int64? {
+        changedSchemas.isEmpty && droppedCollections.isEmpty ? baseSchemaVersion : nil
+    }
 
     override var memoizesSchemas: Bool { false }
 
     override func storedSchema(of name: String) throws -> CollectionSchema? {
-        if let changed = changedSchemas[Identifier.folded(name)] { return changed }
+        let folded = Identifier.folded(name)
+        if let changed = changedSchemas[folded] { return changed }
+        if droppedCollections.contains(folded) { return nil }
         return try super.storedSchema(of: name)
+    }
+
+    func dropCollection(_ collection: String) throws {
+        try checkActive()
+        guard let schema = try storedSchema(of: collection) else { return }
+        // Its indexes go with the table.
+        try connection.execute("DROP TABLE " + quote(schema.name))
+        let folded = Identifier.folded(collection)
+        changedSchemas[folded] = nil
+        droppedCollections.insert(folded)
     }
 
     /// Records `name`'s schema after a change, read back from the catalog.
@@ -199,6 +242,7 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
             throw StorageError(.engine, "the collection vanished while it was being prepared", collection: name)
         }
         changedSchemas[Identifier.folded(name)] = schema
+        droppedCollections.remove(Identifier.folded(name))
         return schema
     }
 

@@ -59,6 +59,9 @@ struct Database: Sendable {
         get { tables[Identifier.folded(name)] }
         set { tables[Identifier.folded(name)] = newValue }
     }
+
+    /// The names of the tables, as created.
+    var tableNames: [String] { tables.values.map(\.schema.name) }
 }
 
 struct Table: Sendable {
@@ -98,6 +101,7 @@ final class MemoryTransaction: StorageWriteTransaction {
                 { Self.value(rhs, table.schema, $0) }
             )
         }
+        if request.offset > 0 { matching = Array(matching.dropFirst(request.offset)) }
         if let limit = request.limit { matching = Array(matching.prefix(limit)) }
         for record in matching where try !body(ProjectedRow(values: record, positions: positions)) { return }
     }
@@ -106,6 +110,16 @@ final class MemoryTransaction: StorageWriteTransaction {
         try check()
         guard let table = database[table: collection] else { return 0 }
         return Self.matching(table, predicate).count
+    }
+
+    func collectionNames() throws -> [String] {
+        try check()
+        return database.tableNames
+    }
+
+    func dropCollection(_ collection: String) throws {
+        try check()
+        database[table: collection] = nil
     }
 
     func get(

@@ -36,23 +36,23 @@ import Testing
         let store = try fixture.openStore(in: directory.url)
         var changes = store.changes(of: Item.self).makeAsyncIterator()
 
-        try store.save(Other(id: 1))  // another collection: not delivered
+        try await store.save(Other(id: 1))  // another collection: not delivered
         #expect(throws: Refused.self) {  // rolled back: not delivered
             try store.transaction { tx in
                 try tx.save(Item(id: 99, name: "never"))
                 throw Refused()
             }
         }
-        try store.save(Item(id: 1, name: "a"))
-        try store.transaction { tx in
+        try await store.save(Item(id: 1, name: "a"))
+        try await store.transaction { tx in
             try tx.save(contentsOf: [Item(id: 2, name: "b"), Item(id: 3, name: "c")])
             try tx.save(Other(id: 2))
             try tx.delete(Item.self, id: 1)
         }
-        try store.save(Item(id: 4, name: "d"))
-        try store.delete(Item.self, id: 4)
-        #expect(try store.delete(Item.self, id: 12345) == false)  // deleted nothing: no change
-        try store.deleteAll(Item.self, where: Column("name") == "b")
+        try await store.save(Item(id: 4, name: "d"))
+        try await store.delete(Item.self, id: 4)
+        #expect(try await store.delete(Item.self, id: 12345) == false)  // deleted nothing: no change
+        try await store.deleteAll(Item.self, where: Column("name") == "b")
 
         #expect(await changes.next() == CollectionChange(collection: "Item", upserted: [.integer(1)], deleted: []))
         #expect(
@@ -69,9 +69,9 @@ import Testing
         let directory = try TemporaryDirectory("observe")
         defer { directory.remove() }
         let store = try fixture.openStore(in: directory.url)
-        try store.save(Item(id: 1, name: "a"))
+        try await store.save(Item(id: 1, name: "a"))
         var changes = store.changes(of: Item.self).makeAsyncIterator()
-        try store.transaction { tx in
+        try await store.transaction { tx in
             try tx.save(Item(id: 5, name: "new"))
             try tx.delete(Item.self, id: 5)  // saved then deleted: deleted
             try tx.delete(Item.self, id: 1)
@@ -91,8 +91,8 @@ import Testing
         var notes = store.changes(of: Note.self).makeAsyncIterator()
         // Collection names compare ignoring case, so "EVENTS" observes "events".
         var events = store.changes(in: "EVENTS").makeAsyncIterator()
-        let keys = try store.save(contentsOf: [Note(text: "x"), Note(text: "y")])
-        try store.insert(jsonArray: Data(#"[{"id": "e1", "n": 1}, {"id": "e2", "n": 2}]"#.utf8), into: "events")
+        let keys = try await store.save(contentsOf: [Note(text: "x"), Note(text: "y")])
+        try await store.insert(jsonArray: Data(#"[{"id": "e1", "n": 1}, {"id": "e2", "n": 2}]"#.utf8), into: "events")
 
         #expect(await notes.next()?.upserted == keys)
         let change = await events.next()
@@ -108,7 +108,7 @@ import Testing
         let everything = store.changes(of: Item.self)
         let latest = store.changes(of: Item.self, bufferingPolicy: .bufferingNewest(3))
         // Nobody consumes while 300 transactions commit.
-        for id in 1...300 { try store.save(Item(id: Int64(id), name: "n")) }
+        for id in 1...300 { try await store.save(Item(id: Int64(id), name: "n")) }
 
         var seen: [StorageValue] = []
         for await change in everything {
@@ -163,7 +163,7 @@ import Testing
             return count
         }
         #expect(await Self.eventually { store.changeSubscriberCount == 1 })
-        try store.save(Item(id: 1, name: "a"))
+        try await store.save(Item(id: 1, name: "a"))
         consumer.cancel()
         _ = await consumer.value
         #expect(store.changeSubscriberCount == 0)
@@ -174,7 +174,7 @@ import Testing
             _ = unused
         }
         #expect(await Self.eventually { store.changeSubscriberCount == 0 })
-        try store.save(Item(id: 2, name: "b"))  // no subscriber left to deliver to
+        try await store.save(Item(id: 2, name: "b"))  // no subscriber left to deliver to
     }
 
     struct Word: Codable {
@@ -198,25 +198,25 @@ import Testing
         var words = store.changes(of: Word.self).makeAsyncIterator()
         var measures = store.changes(of: Measure.self).makeAsyncIterator()
         var json = store.changes(in: "entries").makeAsyncIterator()
-        try store.transaction { tx in
+        try await store.transaction { tx in
             try tx.save(contentsOf: [nfc, nfd, upper, spaced].map { Word(id: $0, v: 1) })
             try tx.delete(Word.self, id: nfd)
         }
-        try store.transaction { tx in
+        try await store.transaction { tx in
             try tx.save(Measure(id: 0.0, v: 1))
             try tx.save(Measure(id: -0.0, v: 2))
         }
         let rows = [nfc, nfd].map { ["id": $0, "v": 1] as [String: Any] }
-        try store.insert(jsonArray: try JSONSerialization.data(withJSONObject: rows), into: "entries")
+        try await store.insert(jsonArray: try JSONSerialization.data(withJSONObject: rows), into: "entries")
 
         let change = await words.next()
         // `StorageValue`'s `==` compares text by its bytes.
         #expect(change?.upserted == [.text(nfc), .text(upper), .text(spaced)])
         #expect(change?.deleted == [.text(nfd)])
-        #expect(try store.count(Word.self) == 3)
+        #expect(try await store.count(Word.self) == 3)
         let zeros = await measures.next()
         #expect(zeros?.upserted.count == 1 && zeros?.deleted == [])
-        #expect(try store.count(Measure.self) == 1)
+        #expect(try await store.count(Measure.self) == 1)
         let entries = await json.next()
         #expect(entries?.upserted.count == 2)
     }

@@ -184,17 +184,27 @@ private struct Counter: Codable, Equatable {
     }
 }
 
+// Synchronous, so the calls resolve to the synchronous API: the read transactions are made on
+// whichever thread the task is on.
+private func saveCounters(in store: ObjectStore) throws {
+    try store.save(contentsOf: (1...100).map { Counter(id: $0, value: Int($0)) })
+}
+
+private func fetchValue(in store: ObjectStore, id: Int64) throws -> Int {
+    try store.fetch(Counter.self, id: id)?.value ?? 0
+}
+
 @Test func readsFromTasksThatHopThreads() async throws {
     let directory = try TemporaryDirectory("lmdb-test")
     defer { directory.remove() }
     let store = try ObjectStore(backend: .lmdb(path: directory.url.appendingPathComponent("s.lmdb").path))
-    try store.save(contentsOf: (1...100).map { Counter(id: $0, value: Int($0)) })
+    try saveCounters(in: store)
     let total = try await withThrowingTaskGroup(of: Int.self) { group in
         for task in 0..<16 {
             group.addTask {
                 var sum = 0
                 for round in 0..<20 {
-                    sum += try store.fetch(Counter.self, id: Int64((task * 20 + round) % 100 + 1))?.value ?? 0
+                    sum += try fetchValue(in: store, id: Int64((task * 20 + round) % 100 + 1))
                     await Task.yield()
                 }
                 return sum

@@ -196,7 +196,7 @@ import Testing
         let nfc = "caf\u{E9}"
         let nfd = "cafe\u{301}"
         var changes = store.changes(of: Doc.self).makeAsyncIterator()
-        try store.transaction { tx in
+        try await store.transaction { tx in
             try tx.save(Doc(id: nfc, v: 1))
             try tx.save(Doc(id: nfd, v: 2))
             try tx.delete(Doc.self, id: nfd)
@@ -204,7 +204,7 @@ import Testing
         let change = try #require(await changes.next())
         #expect(change.upserted == [.text(nfc)])
         #expect(change.deleted == [.text(nfd)])
-        #expect(try store.fetch(Doc.self, id: nfc) == Doc(id: nfc, v: 1))
-        #expect(try store.fetch(Doc.self, id: nfd) == nil)
+        #expect(try await store.fetch(Doc.self, id: nfc) == Doc(id: nfc, v: 1))
+        #expect(try await store.fetch(Doc.self, id: nfd) == nil)
     }
 }

@@ -31,6 +31,8 @@ private final class ScanOnlyTransaction: StorageWriteTransaction {
     func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
         try base.count(in: collection, where: predicate)
     }
+    func collectionNames() throws -> [String] { try base.collectionNames() }
+    func dropCollection(_ collection: String) throws { try writer!.dropCollection(collection) }
     func prepareCollection(_ schema: CollectionSchema) throws -> CollectionSchema {
         try writer!.prepareCollection(schema)
     }

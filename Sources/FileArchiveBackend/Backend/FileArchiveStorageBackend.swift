@@ -1,5 +1,6 @@
 import Foundation
 public import Storage
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -55,6 +56,9 @@ public final class FileArchiveStorageBackend: StorageBackend {
     /// The process that opened the store: a child made by `fork()` shares `lockDescriptor`, so
     /// its `flock` would succeed while the parent holds the lock.
     private let owner = OwningProcess()
+    /// Set by `close()`: the lock file's descriptor is closed, and its number may already name
+    /// another file, so nothing may use it again.
+    private let isClosed = Atomic<Bool>(false)
 
     private struct Committed: Sendable {
         var database: ArchiveDatabase
@@ -87,7 +91,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
             let database = try files.load()
             committed = Locked(Committed(database: database, generation: files.generation(descriptor)))
         } catch {
-            close(descriptor)
+            closeDescriptor(descriptor)
             throw error
         }
         self.directory = directory
@@ -97,7 +101,24 @@ public final class FileArchiveStorageBackend: StorageBackend {
     }
 
     deinit {
-        close(lockDescriptor)
+        if !isClosed.load(ordering: .acquiring) { closeDescriptor(lockDescriptor) }
+    }
+
+    /// Closes the lock file and drops the store held in memory; later transactions throw
+    /// `StorageError` with code `.closed`. Closing twice does nothing.
+    /// - Throws: nothing today; declared for the protocol.
+    public func close() throws {
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        closeDescriptor(lockDescriptor)
+        files.root.close()
+        committed.withLock { $0 = Committed(database: ArchiveDatabase(), generation: .max) }
+    }
+
+    private func checkOpen() throws {
+        try owner.check(path: directory)
+        guard !isClosed.load(ordering: .acquiring) else {
+            throw StorageError(.closed, "the store was closed", path: directory)
+        }
     }
 
     /// Locks the lock file `descriptor` exclusively, waiting at most `timeout` for another
@@ -145,7 +166,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
     /// - Throws: what `body` throws, or `StorageError` when the store cannot be read, `.busy`
     ///   when a reload waits for another process's lock longer than `lockTimeout`.
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
-        try owner.check(path: directory)
+        try checkOpen()
         let transaction = FileArchiveTransaction(database: try currentDatabase(), isWritable: false)
         defer { transaction.isOpen = false }
         return try body(transaction)
@@ -158,7 +179,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
         }
         // A descriptor of its own: flock on the shared one would convert the writer's lock.
         let descriptor = try files.root.openFile(FileNames.lockFile, flags: O_RDWR, code: .io)
-        defer { close(descriptor) }
+        defer { closeDescriptor(descriptor) }
         try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout)
         defer { _ = flock(descriptor, LOCK_UN) }
         if try files.recover() { try files.setGeneration(files.generation(descriptor) + 1, descriptor) }
@@ -177,7 +198,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
     ///   `.busy` (before `body` runs) when another process holds the store's lock longer than
     ///   `lockTimeout`.
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
-        try owner.check(path: directory)
+        try checkOpen()
         guard !isWriterThread else {
             throw StorageError(.misuse, "a write transaction is already open on this thread", path: directory)
         }
@@ -238,16 +259,18 @@ public final class FileArchiveStorageBackend: StorageBackend {
             if transaction.base.tables[name] == nil { plan.newFolders.append(table.folder) }
         }
         for (name, keys) in transaction.changedKeys {
-            let table = transaction.database.tables[name]!
+            // A dropped collection's files are named after the table the transaction started from.
+            let table = transaction.database.tables[name]
+            guard let named = table ?? transaction.base.tables[name] else { continue }
             let existing = transaction.base.tables[name]
             for key in keys {
-                let file = table.folder + "/" + (try FileNames.record(for: key.value, in: table.schema.name))
+                let file = named.folder + "/" + (try FileNames.record(for: key.value, in: named.schema.name))
                 // Files of an older version's names that hold the key go, so that none of them
                 // comes back at the next load.
                 if let strays = existing?.strayFiles[key] {
-                    plan.removals += strays.map { table.folder + "/" + $0 }
+                    plan.removals += strays.map { named.folder + "/" + $0 }
                 }
-                if let record = table.records[key] {
+                if let table, let record = table.records[key] {
                     guard let bytes = RecordArchive.encode(record, columns: table.schema.columns) else {
                         // `put` refuses such a record first; kept so that nothing unreadable is written.
                         throw StorageError(
@@ -262,6 +285,14 @@ public final class FileArchiveStorageBackend: StorageBackend {
                     plan.removals.append(file)
                 }
             }
+        }
+        // The schema file of a dropped collection goes, unless the collection was created again
+        // (its folder is in use) or never committed (there is no file).
+        let folders = Set(transaction.database.tables.values.map(\.folder))
+        let committedFolders = Set(transaction.base.tables.values.map(\.folder))
+        for folder in transaction.droppedFolders.sorted()
+        where !folders.contains(folder) && committedFolders.contains(folder) {
+            plan.removals.append(folder + "/" + FileNames.schemaFile)
         }
         return plan
     }

@@ -13,6 +13,8 @@ final class FileArchiveTransaction: StorageWriteTransaction {
     private(set) var changedKeys: [String: Set<StorageKey>] = [:]
     /// Collections whose schema file must be written (new, migrated, or a new auto-key counter).
     private(set) var changedSchemas: Set<String> = []
+    /// Folders of collections dropped by the transaction, whose schema file the commit removes.
+    private(set) var droppedFolders: Set<String> = []
 
     init(database: ArchiveDatabase, isWritable: Bool) {
         self.database = database
@@ -57,6 +59,7 @@ final class FileArchiveTransaction: StorageWriteTransaction {
                 )
             }
         }
+        if request.offset > 0 { matching = Array(matching.dropFirst(request.offset)) }
         if let limit = request.limit { matching = Array(matching.prefix(max(limit, 0))) }
         for record in matching where try !body(ProjectedRow(values: record, positions: positions)) { return }
     }
@@ -67,6 +70,11 @@ final class FileArchiveTransaction: StorageWriteTransaction {
         guard let table = database.tables[Identifier.folded(collection)] else { return 0 }
         if predicate == nil { return table.records.count }
         return Self.matching(table, predicate).count
+    }
+
+    func collectionNames() throws -> [String] {
+        try check()
+        return database.tables.values.map(\.schema.name)
     }
 
     func get(
@@ -219,5 +227,17 @@ final class FileArchiveTransaction: StorageWriteTransaction {
             changedKeys[name, default: []].insert(key)
         }
         return keys
+    }
+
+    func dropCollection(_ collection: String) throws {
+        try checkWritable()
+        let name = Identifier.folded(collection)
+        guard let table = database.tables[name] else { return }
+        // Every record file goes with the commit, then the schema file (a folder without one is
+        // no collection); the records are listed as changed keys so the plan removes their files.
+        for key in Array(table.records.keys) { changedKeys[name, default: []].insert(key) }
+        database.tables[name] = nil
+        changedSchemas.remove(name)
+        droppedFolders.insert(table.folder)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -11,11 +12,12 @@ import Darwin
 /// `renameat`, `unlinkat`, `mkdirat`, `fstatat` with `AT_SYMLINK_NOFOLLOW`), never through a
 /// path: a folder of the store swapped for a symbolic link while the store is open is refused
 /// where it is opened (`O_DIRECTORY | O_NOFOLLOW`), and what is already open stays the folder
-/// that was checked. The descriptor is closed when the last reference goes.
+/// that was checked. The descriptor is closed by `close()` or when the last reference goes.
 final class Folder: Sendable {
     let descriptor: Int32
     /// The folder's path, for messages only: nothing is reached through it.
     let path: String
+    private let isClosed = Atomic(false)
 
     private init(descriptor: Int32, path: String) {
         self.descriptor = descriptor
@@ -36,7 +38,14 @@ final class Folder: Sendable {
     }
 
     deinit {
-        close(descriptor)
+        close()
+    }
+
+    /// Closes the descriptor now (a closed store holds no file open); later uses fail with
+    /// `EBADF`. Closing twice does nothing.
+    func close() {
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        closeDescriptor(descriptor)
     }
 
     /// The path of `name` in the folder, for messages.
@@ -132,4 +141,13 @@ final class Folder: Sendable {
     func list() throws -> [String] {
         try FileSystem.list(descriptor, path: path)
     }
+}
+
+/// `close(2)`, reachable where a type's own `close()` hides the C function.
+func closeDescriptor(_ descriptor: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.close(descriptor)
+    #elseif canImport(Darwin)
+    _ = Darwin.close(descriptor)
+    #endif
 }

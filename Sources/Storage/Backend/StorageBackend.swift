@@ -34,12 +34,34 @@
 ///   `Person` and `person` name the same collection.
 /// - Names reaching a backend are valid identifiers (`ObjectStore` checks them), but a backend
 ///   must still quote them (SQL) or encode them (paths), and never build SQL from values.
+/// - `scan` skips the first `ScanRequest.offset` matching records (after ordering), then returns
+///   at most `limit`.
+/// - `collectionNames` lists every collection of the snapshot, as created (reserved names
+///   starting with `_` included: `ObjectStore` filters them).
+/// - `dropCollection` removes a collection's records, indexes and schema inside the write
+///   transaction, so it is undone with the rest when the transaction rolls back; the name may be
+///   used again afterwards, even in the same transaction.
+/// - `close` frees the engine's connections, file descriptors and maps. `ObjectStore` calls it
+///   once, after every call in flight has returned, and calls nothing afterwards. It must not
+///   wait without bound for another backend on the same files.
 public protocol StorageBackend: Sendable {
     /// Runs `body` in a read transaction over a consistent snapshot.
     func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result
 
     /// Runs `body` in a write transaction that commits when it returns and rolls back when it throws.
     func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result
+
+    /// Frees the engine's resources (connections, file descriptors, maps). Later calls of
+    /// `read` and `write` may fail with any error; `ObjectStore` makes none.
+    ///
+    /// The default implementation does nothing: a backend holding nothing but memory has
+    /// nothing to free before it is released.
+    /// - Throws: `StorageError` when the engine fails to close cleanly.
+    func close() throws
+}
+
+extension StorageBackend {
+    public func close() throws {}
 }
 
 /// What a read transaction can do. Valid only inside the closure it was passed to.
@@ -53,6 +75,9 @@ public protocol StorageReadTransaction: AnyObject {
 
     /// The number of records of `collection` matching `predicate`.
     func count(in collection: String, where predicate: StoragePredicate?) throws -> Int
+
+    /// The names of every collection in the snapshot, as they were created.
+    func collectionNames() throws -> [String]
 
     /// Calls `body` with the record of `collection` whose primary key is `key`, if there is one.
     /// The row carries `columns`, and is only valid during the call.
@@ -109,6 +134,11 @@ public protocol StorageWriteTransaction: StorageReadTransaction {
     /// Deletes every record matching `predicate`.
     /// - Returns: the primary keys of the deleted records.
     func deleteAll(from collection: String, where predicate: StoragePredicate?) throws -> [StorageValue]
+
+    /// Removes `collection` with its records, indexes and schema; nothing when it does not exist.
+    /// `ObjectStore` deletes the records first (to report their keys), so the collection is
+    /// usually empty by then.
+    func dropCollection(_ collection: String) throws
 }
 
 /// Inserts or replaces records of one layout, inside one write transaction.
@@ -133,6 +163,8 @@ public struct ScanRequest: Sendable, Hashable {
     public var ordering: [Ordering]
     /// At most this many rows; `nil` for all.
     public var limit: Int?
+    /// How many matching rows to skip (in `ordering`) before the first one returned; never negative.
+    public var offset: Int
 
     /// Creates a scan request.
     public init(
@@ -140,13 +172,15 @@ public struct ScanRequest: Sendable, Hashable {
         columns: [String],
         predicate: StoragePredicate? = nil,
         ordering: [Ordering] = [],
-        limit: Int? = nil
+        limit: Int? = nil,
+        offset: Int = 0
     ) {
         self.collection = collection
         self.columns = columns
         self.predicate = predicate
         self.ordering = ordering
         self.limit = limit
+        self.offset = offset
     }
 }
 

@@ -1,10 +1,19 @@
+public import Foundation
+
 /// The one error type of the store: a code, a message that names what was wrong and where, and
 /// the engine's own error when there is one.
 ///
 /// ```swift
-/// do { try store.save(person) } catch let error as StorageError where error.code == .constraintViolation { ... }
+/// do {
+///     try await store.save(person)
+/// } catch StorageError.Code.constraintViolation {
+///     // a unique index said no; nothing was written
+/// }
 /// ```
-public struct StorageError: Error, Sendable, CustomStringConvertible {
+///
+/// Its `errorDescription` (`LocalizedError`) is its `description`, which names the collection,
+/// column, key and path involved.
+public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedError {
     /// What kind of failure this is. A struct of static constants, so new codes never break a
     /// client's `switch`.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -50,6 +59,21 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         public static let cannotOpen = Code("cannotOpen")
         /// Any other engine failure; `underlying` holds the engine's error.
         public static let engine = Code("engine")
+        /// The store was closed (`ObjectStore.close()`); it accepts no more calls.
+        public static let closed = Code("closed")
+
+        /// Whether `error` is a `StorageError` with this code, so that `catch` can match a code:
+        ///
+        /// ```swift
+        /// do { try store.save(person) } catch StorageError.Code.constraintViolation { ... }
+        /// ```
+        /// - Parameters:
+        ///   - code: the code to match.
+        ///   - error: the error thrown.
+        /// - Returns: whether `error` is a `StorageError` whose code is `code`.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? StorageError)?.code == code
+        }
     }
 
     /// What kind of failure this is.
@@ -95,6 +119,9 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         if let underlying { parts.append("underlying: \(underlying)") }
         return parts.joined(separator: "; ")
     }
+
+    /// The description, naming the collection, column, key and path involved.
+    public var errorDescription: String? { description }
 
     /// A copy with the collection filled in when it was not known where the error was raised.
     package func inCollection(_ name: String) -> StorageError {

@@ -73,6 +73,8 @@ final class ChangeHub: Sendable {
     private struct State {
         var nextID = 0
         var subscribers: [String: [Int: AsyncStream<CollectionChange>.Continuation]] = [:]
+        /// Set when the store closes: no change will come any more.
+        var isFinished = false
     }
 
     private let state = Locked(State())
@@ -81,11 +83,13 @@ final class ChangeHub: Sendable {
     /// stream terminates (its consumer is cancelled, or the stream is released).
     func subscribe(_ collection: String, _ continuation: AsyncStream<CollectionChange>.Continuation) {
         let folded = Identifier.folded(collection)
-        let id = state.withLock { state in
+        let id = state.withLock { state -> Int? in
+            guard !state.isFinished else { return nil }
             state.nextID += 1
             state.subscribers[folded, default: [:]][state.nextID] = continuation
             return state.nextID
         }
+        guard let id else { return continuation.finish() }
         continuation.onTermination = { [weak self] _ in
             self?.state.withLock { state in
                 state.subscribers[folded]?[id] = nil
@@ -97,6 +101,17 @@ final class ChangeHub: Sendable {
     /// How many change streams are registered, for all collections.
     var subscriberCount: Int {
         state.withLock { $0.subscribers.values.reduce(0) { $0 + $1.count } }
+    }
+
+    /// Ends every change stream, and the ones subscribed later at once: the store has closed.
+    func finishAll() {
+        let continuations = state.withLock { state in
+            state.isFinished = true
+            defer { state.subscribers = [:] }
+            return state.subscribers.values.flatMap(\.values)
+        }
+        // Outside the lock, as in `publish`: finishing runs the termination handlers.
+        for continuation in continuations { continuation.finish() }
     }
 
     /// Delivers the changes of a committed transaction to the subscribers of each collection.

@@ -59,14 +59,29 @@ extension ObjectStore {
     }
 
     /// The records of `collection` as dictionaries of every stored column.
+    /// - Parameters:
+    ///   - collection: the collection read.
+    ///   - predicate: which records; `nil` for all.
+    ///   - ordering: the order, then by primary key.
+    ///   - limit: at most this many records; `nil` for all.
+    ///   - offset: how many matching records to skip first.
+    /// - Returns: one dictionary per record.
+    /// - Throws: `StorageError`, e.g. `.unknownColumn` for a column the collection lacks.
     public func fetchDictionaries(
         from collection: String,
         where predicate: StoragePredicate? = nil,
         orderBy ordering: [Ordering] = [],
-        limit: Int? = nil
+        limit: Int? = nil,
+        offset: Int = 0
     ) throws -> [[String: StorageValue]] {
         try withReadSession {
-            try $0.fetchDictionaries(from: collection, where: predicate, orderBy: ordering, limit: limit)
+            try $0.fetchDictionaries(
+                from: collection,
+                where: predicate,
+                orderBy: ordering,
+                limit: limit,
+                offset: offset
+            )
         }
     }
 

@@ -46,15 +46,27 @@ extension ObjectStore {
     /// ```swift
     /// try store.fetchAll(Person.self, where: Column("age") >= 30, orderBy: [.ascending("name")], limit: 10)
     /// ```
+    /// - Parameters:
+    ///   - type: the type stored.
+    ///   - predicate: which values; `nil` for all.
+    ///   - ordering: the order, then by primary key.
+    ///   - limit: at most this many values; `nil` for all.
+    ///   - offset: how many matching values to skip first (a page's start). Deep pages cost the
+    ///     skipped rows; `stream(_:where:orderBy:)` reads everything without that cost.
+    /// - Returns: the values.
     /// - Throws: `StorageError` with `.unknownColumn` when the query names a column the
-    ///   collection does not have, or `.typeMismatch` when a stored value does not fit `type`.
+    ///   collection does not have, `.typeMismatch` when a stored value does not fit `type`, or
+    ///   `.misuse` for a negative limit or offset.
     public func fetchAll<T: Decodable>(
         _ type: T.Type,
         where predicate: StoragePredicate? = nil,
         orderBy ordering: [Ordering] = [],
-        limit: Int? = nil
+        limit: Int? = nil,
+        offset: Int = 0
     ) throws -> [T] {
-        try withReadSession { try $0.fetchAll(type, where: predicate, orderBy: ordering, limit: limit) }
+        try withReadSession {
+            try $0.fetchAll(type, where: predicate, orderBy: ordering, limit: limit, offset: offset)
+        }
     }
 
     /// Calls `body` with each value of `type` matching `predicate`, one at a time, in bounded

@@ -4,9 +4,14 @@ import Foundation
 ///
 /// ```swift
 /// let store = try ObjectStore(backend: .sqlite(path: "app.sqlite"))
-/// try store.save(person)
-/// let adults = try store.fetchAll(Person.self, where: Column("age") >= 18, orderBy: [.ascending("name")])
+/// try await store.save(person)
+/// let adults = try await store.fetchAll(Person.self, where: Column("age") >= 18, orderBy: [.ascending("name")])
 /// ```
+///
+/// Every call has an `async` overload of the same name (picked inside `async` code) that runs
+/// the blocking work on threads of the store's own, and a synchronous one that blocks the
+/// calling thread: a read for as long as it takes, a write also while another write of the
+/// process (or, up to the backend's busy timeout, of another process) is running.
 ///
 /// Reflection (through `Codable`, with `Mirror` where Codable cannot see) derives each type's
 /// columns the first time a value of it is saved, and caches the layout. Each call runs in its own
@@ -14,8 +19,9 @@ import Foundation
 /// and tasks at once. Calls made on the thread running a `transaction` closure join that
 /// transaction instead of waiting for it.
 public final class ObjectStore: Sendable {
-    /// The engine behind this store.
-    public let backend: any StorageBackend
+    /// The engine behind this store. Not public: calls made on it directly would skip the
+    /// validation of names, the commit lock, change observation and the settings cache.
+    package let backend: any StorageBackend
     private let models = Locked<[ObjectIdentifier: ModelInfo]>([:])
     private let activeWrite = Locked<ActiveWrite?>(nil)
     private let readPlans = Locked<[String: ReadPlan]>([:])
@@ -26,6 +32,10 @@ public final class ObjectStore: Sendable {
     /// The process that opened the store: a child made by `fork()` gets `.misuse`, checked before
     /// any lock is taken (a copy of a lock held at the fork would never be released).
     private let owner = OwningProcess()
+    /// Counts the calls running, for `close()`.
+    let lifecycle = StoreLifecycle()
+    /// The threads the `async` calls run on.
+    let executor = StoreExecutor()
 
     /// Opens a store over `backend`.
     ///
@@ -70,6 +80,8 @@ public final class ObjectStore: Sendable {
     /// otherwise a read transaction of its own.
     func withReadSession<R>(_ body: (Session) throws -> R) throws -> R {
         try owner.check(path: nil)
+        try lifecycle.enter()
+        defer { lifecycle.leave() }
         if let active = currentWrite() { return try body(active.session) }
         return try backend.read { transaction in
             CommitSequencer.readDepth += 1
@@ -81,6 +93,8 @@ public final class ObjectStore: Sendable {
     /// Runs `body` in a write session, joining the current thread's write transaction if any.
     func withWriteSession<R>(_ body: (Session) throws -> R) throws -> R {
         try owner.check(path: nil)
+        try lifecycle.enter()
+        defer { lifecycle.leave() }
         if let active = currentWrite() { return try body(active.session) }
         // The session and the ticket of the attempt that committed (a backend may run `body`
         // again; the ticket of an attempt run again is void).
@@ -141,6 +155,42 @@ public final class ObjectStore: Sendable {
             let transaction = StoreTransaction(session: session)
             defer { transaction.close() }
             return try body(transaction)
+        }
+    }
+
+    /// Runs `body` in one read-only transaction: every read through `tx` sees the same committed
+    /// snapshot, and none of them waits for the writer (SQLite in memory excepted, whose one
+    /// connection is the writer's).
+    ///
+    /// ```swift
+    /// let (count, newest) = try store.read { tx in
+    ///     (try tx.count(Order.self), try tx.fetchAll(Order.self, orderBy: [.descending("id")], limit: 10))
+    /// }
+    /// ```
+    /// Called on a thread running a `transaction` closure, it reads that transaction instead.
+    /// The handle must not escape `body`.
+    /// - Parameter body: the reads.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, or a `StorageError` when the store fails.
+    public func read<R>(_ body: (StoreReadTransaction) throws -> R) throws -> R {
+        try withReadSession { session in
+            let transaction = StoreReadTransaction(session: session)
+            defer { transaction.close() }
+            return try body(transaction)
+        }
+    }
+
+    /// Runs `work` on the store's threads, off Swift's cooperative pool, and returns its result.
+    /// A caller cancelled before the work begins gets `CancellationError` and the work is
+    /// skipped; work that has begun runs to its end.
+    func perform<R: Sendable>(_ work: @escaping @Sendable () throws -> R) async throws -> R {
+        try Task.checkCancellation()
+        let job = StoreJob(work)
+        let executor = executor
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in job.start(continuation, on: executor) }
+        } onCancel: {
+            job.cancel()
         }
     }
 }

@@ -153,13 +153,21 @@ extension Session {
         from collection: String,
         where predicate: StoragePredicate?,
         orderBy ordering: [Ordering],
-        limit: Int?
+        limit: Int?,
+        offset: Int = 0
     ) throws -> [[String: StorageValue]] {
         try Identifier.validateCollection(collection)
         guard let stored = try storedSchema(collection) else { return [] }
         let plan = store.readPlan(for: stored)
         let columns = plan.columns
-        let request = try makeRequest(plan, columns: columns, where: predicate, orderBy: ordering, limit: limit)
+        let request = try makeRequest(
+            plan,
+            columns: columns,
+            where: predicate,
+            orderBy: ordering,
+            limit: limit,
+            offset: offset
+        )
         var rows: [[String: StorageValue]] = []
         try reader.scan(request) { row in
             var dictionary: [String: StorageValue] = [:]

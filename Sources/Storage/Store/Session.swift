@@ -165,7 +165,8 @@ final class Session {
         columns: [String],
         where predicate: StoragePredicate?,
         orderBy ordering: [Ordering],
-        limit: Int?
+        limit: Int?,
+        offset: Int = 0
     ) throws -> ScanRequest {
         let stored = plan.schema
         let types = plan.types
@@ -180,6 +181,9 @@ final class Session {
         if let limit, limit < 0 {
             throw StorageError(.misuse, "limit must not be negative, got \(limit)", collection: stored.name)
         }
+        if offset < 0 {
+            throw StorageError(.misuse, "offset must not be negative, got \(offset)", collection: stored.name)
+        }
         let normalized = predicate?.mapValues { column, value in value.applyingAffinity(types[column] ?? .untyped) }
         var order = ordering
         if !order.contains(where: { $0.column == stored.primaryKey }) { order.append(.ascending(stored.primaryKey)) }
@@ -188,7 +192,8 @@ final class Session {
             columns: columns,
             predicate: normalized,
             ordering: order,
-            limit: limit
+            limit: limit,
+            offset: offset
         )
     }
 
@@ -198,12 +203,20 @@ final class Session {
         _ type: T.Type,
         where predicate: StoragePredicate?,
         orderBy ordering: [Ordering],
-        limit: Int?
+        limit: Int?,
+        offset: Int = 0
     ) throws -> (ScanRequest, RowDecoder)? {
         let info = try store.info(for: type)
         guard let stored = try storedSchema(info.collection) else { return nil }
         let plan = store.readPlan(for: stored)
-        let request = try makeRequest(plan, columns: plan.columns, where: predicate, orderBy: ordering, limit: limit)
+        let request = try makeRequest(
+            plan,
+            columns: plan.columns,
+            where: predicate,
+            orderBy: ordering,
+            limit: limit,
+            offset: offset
+        )
         return (request, RowDecoder(typeName: info.typeName, collection: info.collection, plan: plan))
     }
 
@@ -223,9 +236,17 @@ final class Session {
         _ type: T.Type,
         where predicate: StoragePredicate?,
         orderBy ordering: [Ordering],
-        limit: Int?
+        limit: Int?,
+        offset: Int = 0
     ) throws -> [T] {
-        guard let (request, decoder) = try prepareScan(type, where: predicate, orderBy: ordering, limit: limit)
+        guard
+            let (request, decoder) = try prepareScan(
+                type,
+                where: predicate,
+                orderBy: ordering,
+                limit: limit,
+                offset: offset
+            )
         else { return [] }
         var values: [T] = []
         // Decoded straight into the array, without passing each value through a closure.
@@ -295,6 +316,90 @@ final class Session {
             limit: nil
         )
         return try reader.count(in: collection, where: request.predicate)
+    }
+
+    /// The next batch of a stream: at most `limit` values of `type` matching `predicate` in
+    /// `ordering` (then by primary key), strictly after the record whose sort values were
+    /// `after`, with the sort values of the last one returned. Keyset paging: each batch is a
+    /// query of its own, so no transaction stays open between batches, and a batch costs a seek,
+    /// not a skip over the records before it.
+    func streamBatch<T: Decodable>(
+        _ type: T.Type,
+        where predicate: StoragePredicate?,
+        orderBy ordering: [Ordering],
+        after: [StorageValue]?,
+        limit: Int
+    ) throws -> (values: [T], last: [StorageValue]?) {
+        guard let (initial, decoder) = try prepareScan(type, where: predicate, orderBy: ordering, limit: limit)
+        else { return ([], nil) }
+        var request = initial
+        let order = request.ordering
+        if let after {
+            let past = Self.keyset(order, after: after)
+            request.predicate = request.predicate.map { .and($0, past) } ?? past
+        }
+        let positions = try order.map { sortKey in
+            guard let position = request.columns.firstIndex(of: sortKey.column) else {
+                throw StorageError(.unknownColumn, "no column '\(sortKey.column)'", collection: request.collection)
+            }
+            return position
+        }
+        var values: [T] = []
+        var last: [StorageValue]?
+        try reader.scan(request) { row in
+            values.append(try decoder.decode(T.self, from: row))
+            last = positions.map { row.value(at: $0) }
+            return true
+        }
+        return (values, last ?? after)
+    }
+
+    /// The records that sort strictly after a record with sort values `values` in `ordering`
+    /// (whose last key is the primary key, so no two records tie), with SQLite's order: NULL
+    /// first when ascending, last when descending.
+    static func keyset(_ ordering: [Ordering], after values: [StorageValue]) -> StoragePredicate {
+        func past(_ sortKey: Ordering, _ value: StorageValue) -> StoragePredicate {
+            switch (sortKey.isDescending, value.isNull) {
+            case (false, false): return .compare(sortKey.column, .greater, value)
+            case (false, true): return .not(.isNull(sortKey.column))
+            case (true, false): return .or(.compare(sortKey.column, .less, value), .isNull(sortKey.column))
+            case (true, true): return .constant(false)
+            }
+        }
+        func same(_ sortKey: Ordering, _ value: StorageValue) -> StoragePredicate {
+            value.isNull ? .isNull(sortKey.column) : .compare(sortKey.column, .equal, value)
+        }
+        var predicate = past(ordering[ordering.count - 1], values[ordering.count - 1])
+        for index in stride(from: ordering.count - 2, through: 0, by: -1) {
+            predicate = .or(past(ordering[index], values[index]), .and(same(ordering[index], values[index]), predicate))
+        }
+        return predicate
+    }
+
+    // MARK: Collections
+
+    /// The collections' names, reserved ones (starting with `_`, such as `_settings`) left out.
+    func collectionNames() throws -> [String] {
+        try reader.collectionNames().filter { !$0.hasPrefix("_") }.sorted()
+    }
+
+    func schema(of collection: String) throws -> CollectionSchema? {
+        try Identifier.validateCollection(collection)
+        return try storedSchema(collection)
+    }
+
+    /// Deletes every record of `collection` (noted as a change, with every key), then its
+    /// indexes and schema, inside this transaction.
+    func drop(collection: String) throws -> Bool {
+        try Identifier.validateCollection(collection)
+        guard let stored = try storedSchema(collection) else { return false }
+        let writer = try requireWriter()
+        let keys = try writer.deleteAll(from: stored.name, where: nil)
+        try writer.dropCollection(stored.name)
+        let folded = Identifier.folded(stored.name)
+        for name in prepared.keys where Identifier.folded(name) == folded { prepared[name] = nil }
+        if !keys.isEmpty { noteChange(.delete(keys), in: stored.name) }
+        return true
     }
 
     // MARK: Deleting

@@ -1,0 +1,232 @@
+public import Foundation
+
+/// The `async` overloads: the same calls as the synchronous API, with the same names, so that
+/// Swift picks them inside `async` code. Each runs its synchronous twin on the store's own
+/// threads (`StoreExecutor`), never blocking a thread of Swift's cooperative pool while it waits
+/// for the writer, a lock or the disk. A task cancelled before its call begins gets
+/// `CancellationError` and nothing is done; a call that has begun (a transaction among them)
+/// runs to its end, committing or rolling back as a whole.
+extension ObjectStore {
+    /// Inserts `value`, or replaces the stored value with the same primary key; see `save(_:)`.
+    /// - Parameter value: the value.
+    /// - Returns: the value's primary key.
+    /// - Throws: `StorageError`, e.g. `.constraintViolation` (nothing is written then), or
+    ///   `CancellationError` when the task was cancelled before the call began.
+    @discardableResult
+    public func save<T: Encodable & Sendable>(_ value: T) async throws -> StorageValue {
+        try await perform { try self.save(value) }
+    }
+
+    /// Saves every value in one transaction; see `save(contentsOf:)`.
+    /// - Parameter values: the values.
+    /// - Returns: the primary keys, in order.
+    /// - Throws: `StorageError`: all of the values are saved or, on any error, none; or
+    ///   `CancellationError` when the task was cancelled before the call began.
+    @discardableResult
+    public func save<S: Sequence & Sendable>(contentsOf values: S) async throws -> [StorageValue]
+    where S.Element: Encodable {
+        try await perform { try self.save(contentsOf: values) }
+    }
+
+    /// The value of `type` with primary key `id`, or nil; see `fetch(_:id:)`.
+    /// - Parameters:
+    ///   - type: the type stored.
+    ///   - id: the primary key.
+    /// - Returns: the value, or `nil` when there is none.
+    /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
+    public func fetch<T: Decodable & Sendable>(_ type: T.Type, id: some StorageValueConvertible) async throws -> T? {
+        let key = id.storageValue
+        return try await perform { try self.fetch(type, id: key) }
+    }
+
+    /// The values of `type` matching `predicate`; see `fetchAll(_:where:orderBy:limit:offset:)`.
+    /// - Parameters:
+    ///   - type: the type stored.
+    ///   - predicate: which values; `nil` for all.
+    ///   - ordering: the order, then by primary key.
+    ///   - limit: at most this many values; `nil` for all.
+    ///   - offset: how many matching values to skip first.
+    /// - Returns: the values.
+    /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
+    public func fetchAll<T: Decodable & Sendable>(
+        _ type: T.Type,
+        where predicate: StoragePredicate? = nil,
+        orderBy ordering: [Ordering] = [],
+        limit: Int? = nil,
+        offset: Int = 0
+    ) async throws -> [T] {
+        try await perform {
+            try self.fetchAll(type, where: predicate, orderBy: ordering, limit: limit, offset: offset)
+        }
+    }
+
+    /// The number of values of `type` matching `predicate`; see `count(_:where:)`.
+    /// - Parameters:
+    ///   - type: the type stored.
+    ///   - predicate: which values; `nil` for all.
+    /// - Returns: how many there are.
+    /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
+    public func count<T: SendableMetatype>(_ type: T.Type, where predicate: StoragePredicate? = nil) async throws -> Int
+    {
+        try await perform { try self.count(type, where: predicate) }
+    }
+
+    /// Deletes the value of `type` with primary key `id`; see `delete(_:id:)`.
+    /// - Parameters:
+    ///   - type: the type stored.
+    ///   - id: the primary key.
+    /// - Returns: whether there was one.
+    /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
+    @discardableResult
+    public func delete<T: SendableMetatype>(_ type: T.Type, id: some StorageValueConvertible) async throws -> Bool {
+        let key = id.storageValue
+        return try await perform { try self.delete(type, id: key) }
+    }
+
+    /// Deletes every value of `type` matching `predicate`; see `deleteAll(_:where:)`.
+    /// - Parameters:
+    ///   - type: the type stored.
+    ///   - predicate: which values; `nil` for all.
+    /// - Returns: the number of values deleted.
+    /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
+    @discardableResult
+    public func deleteAll<T: SendableMetatype>(
+        _ type: T.Type,
+        where predicate: StoragePredicate? = nil
+    ) async throws
+        -> Int
+    {
+        try await perform { try self.deleteAll(type, where: predicate) }
+    }
+
+    /// Runs `body` in one write transaction on the store's threads; see `transaction(_:)`.
+    ///
+    /// ```swift
+    /// try await store.transaction { tx in
+    ///     try tx.save(order)
+    ///     try tx.delete(Cart.self, id: cartID)
+    /// }
+    /// ```
+    /// `body` is synchronous: no `await` can happen while the engine's transaction is open.
+    /// Once begun, it runs to its end even if the task is cancelled meanwhile.
+    /// - Parameter body: the reads and writes.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws (nothing is committed then), a `StorageError`, or
+    ///   `CancellationError` when the task was cancelled before the transaction began.
+    public func transaction<R: Sendable>(_ body: @escaping @Sendable (StoreTransaction) throws -> R) async throws -> R {
+        try await perform { try self.transaction(body) }
+    }
+
+    /// Runs `body` in one read-only transaction on one snapshot, on the store's threads; see
+    /// `read(_:)`.
+    /// - Parameter body: the reads.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, a `StorageError`, or `CancellationError` when the task was
+    ///   cancelled before the transaction began.
+    public func read<R: Sendable>(_ body: @escaping @Sendable (StoreReadTransaction) throws -> R) async throws -> R {
+        try await perform { try self.read(body) }
+    }
+
+    /// Stores a JSON array of objects in `collection`, in one transaction; see
+    /// `insert(jsonArray:into:)`.
+    /// - Parameters:
+    ///   - data: the JSON text.
+    ///   - collection: the collection, created when missing.
+    /// - Returns: the primary keys of the stored rows.
+    /// - Throws: `StorageError`, e.g. `.invalidJSON` (nothing is stored then), or
+    ///   `CancellationError` when the task was cancelled first.
+    @discardableResult
+    public func insert(jsonArray data: Data, into collection: String) async throws -> [StorageValue] {
+        try await perform { try self.insert(jsonArray: data, into: collection) }
+    }
+
+    /// Stores dictionaries in `collection`, in one transaction; see `insert(dictionaries:into:)`.
+    /// - Parameters:
+    ///   - rows: the records (handed over: the caller keeps no access to them).
+    ///   - collection: the collection, created when missing.
+    /// - Returns: the primary keys of the stored rows.
+    /// - Throws: `StorageError` (nothing is stored then), or `CancellationError` when the task
+    ///   was cancelled first.
+    @discardableResult
+    public func insert(
+        dictionaries rows: sending [[String: Any]],
+        into collection: String
+    ) async throws
+        -> [StorageValue]
+    {
+        let handedOver = HandedOver(rows)
+        return try await perform { try self.insert(dictionaries: handedOver.value, into: collection) }
+    }
+
+    /// The records of `collection` as dictionaries; see
+    /// `fetchDictionaries(from:where:orderBy:limit:offset:)`.
+    /// - Parameters:
+    ///   - collection: the collection read.
+    ///   - predicate: which records; `nil` for all.
+    ///   - ordering: the order, then by primary key.
+    ///   - limit: at most this many records; `nil` for all.
+    ///   - offset: how many matching records to skip first.
+    /// - Returns: one dictionary per record.
+    /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
+    public func fetchDictionaries(
+        from collection: String,
+        where predicate: StoragePredicate? = nil,
+        orderBy ordering: [Ordering] = [],
+        limit: Int? = nil,
+        offset: Int = 0
+    ) async throws -> [[String: StorageValue]] {
+        try await perform {
+            try self.fetchDictionaries(
+                from: collection,
+                where: predicate,
+                orderBy: ordering,
+                limit: limit,
+                offset: offset
+            )
+        }
+    }
+
+    /// The names of the store's collections; see `collectionNames()`.
+    /// - Returns: the names, sorted, reserved ones (such as `_settings`) left out.
+    /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
+    public func collectionNames() async throws -> [String] {
+        try await perform { try self.collectionNames() }
+    }
+
+    /// The stored schema of `collection`; see `schema(of:)`.
+    /// - Parameter collection: the collection's name.
+    /// - Returns: the schema, or `nil` when there is no such collection.
+    /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
+    public func schema(of collection: String) async throws -> CollectionSchema? {
+        try await perform { try self.schema(of: collection) }
+    }
+
+    /// Removes `collection` with its records, indexes and schema; see `drop(collection:)`.
+    /// - Parameter collection: the collection's name.
+    /// - Returns: whether there was such a collection.
+    /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
+    @discardableResult
+    public func drop(collection: String) async throws -> Bool {
+        try await perform { try self.drop(collection: collection) }
+    }
+
+    /// Closes the store, waiting (off the cooperative pool) for the calls in flight; see
+    /// `close()`.
+    /// - Throws: `StorageError` when the engine fails to close.
+    public func close() async throws {
+        // Not through `perform`: a closing store's executor refuses work, and cancellation
+        // must not leave a store half closed.
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let thread = Thread { continuation.resume(with: Result { try self.close() }) }
+            thread.name = "ObjectStore close"
+            thread.start()
+        }
+    }
+}
+
+/// A value handed over with `sending` to the one job that uses it. `@unchecked Sendable`: the
+/// caller gave up access to `value` (`sending`), and only that job reads it.
+private struct HandedOver<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: sending Value) { self.value = value }
+}
