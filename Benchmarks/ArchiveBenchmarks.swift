@@ -6,12 +6,13 @@ import Storage
 /// file (`RawFiles`) on the same data, in the same run.
 extension RawFiles: RawBaseline {
     static let backend = "archive"
-    static let goals: [Operation: Double] = [.insert: 5, .fetchAll: 2]
+    static let goals: [Operation: Double] = [.insert: 5, .fetchAll: 2, .inList: 0.5]
     static let baselines: [Operation: String] = [
         .insert: "JSONEncoder + atomic write per file",
         .fetchAll: "read + JSONDecoder per file",
         .openAndFetchAll: "read + JSONDecoder per file",
         .lookup: "read + JSONDecoder of one file",
+        .inList: "read + JSONDecoder of each listed file",
         .filter: "read + JSONDecoder per file, then test",
         .forEach: "read + JSONDecoder per file",
         .ingestJSON: "JSONSerialization + atomic write per file",
@@ -33,6 +34,7 @@ extension RawFiles: RawBaseline {
     /// Every write is its own atomic file write already.
     func commitEach(_ people: ArraySlice<Person>) throws { try insert(people) }
     func readAll() throws -> [Person] { try fetchAll() }
+    func readIn(_ ids: [Int64]) throws -> [Person] { try fetchIn(ids) }
     func readFiltered() throws -> [Person] { try fetchAll(where: \.isInFilter) }
     func streamAll(_ body: (Person) throws -> Void) throws { try stream(body) }
 

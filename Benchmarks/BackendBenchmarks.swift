@@ -29,6 +29,8 @@ protocol RawBaseline {
     func readAll() throws -> [Person]
     /// Looks each id up; returns how many were found.
     func lookUp(_ ids: [Int64]) throws -> Int
+    /// The people whose id is one of `ids` (which may repeat), each once, by id.
+    func readIn(_ ids: [Int64]) throws -> [Person]
     /// The people `age BETWEEN 30 AND 39`.
     func readFiltered() throws -> [Person]
     func streamAll(_ body: (Person) throws -> Void) throws
@@ -130,6 +132,15 @@ struct BackendBenchmarks<Raw: RawBaseline> {
                 try lookUpAsync(ids, in: store)
             } baseline: {
                 try lookUp(ids, in: store)
+            }
+        }
+        if context.runs(.inList) {
+            let ids = context.ids
+            let distinct = Set(ids).count
+            try measureCounts(&harness, .inList, rows: distinct, expected: distinct) {
+                try store.fetchAll(Person.self, where: Column("id").in(ids)).count
+            } baseline: {
+                try raw.readIn(ids).count
             }
         }
         if context.runs(.filter) {

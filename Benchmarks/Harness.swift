@@ -9,6 +9,8 @@ import Darwin
 /// The operations every backend is measured on, named as in the JSON output.
 enum Operation: String, CaseIterable {
     case insert, fetchAll, lookup, filter, forEach, ingestJSON, singleCommits
+    /// `fetchAll` with `Column("id").in(ids)`: the 10,000 random look-up ids as one IN list.
+    case inList = "in"
     /// ObjectStore on LMDB beside ObjectStore on SQLite for the same look-ups (LMDB's table only).
     case lookupVsSQLite
     /// Opening a file archive store (which reads every file) and `fetchAll` (archive's table only).
@@ -24,7 +26,9 @@ enum Operation: String, CaseIterable {
     static let sharedGoals: [Operation: Double] = [.lookupAsync: 0.5]
 
     /// The operations `--operations` can name; the two above come with `lookup` and `fetchAll`.
-    static let selectable: [Operation] = [.insert, .fetchAll, .lookup, .filter, .forEach, .ingestJSON, .singleCommits]
+    static let selectable: [Operation] = [
+        .insert, .fetchAll, .lookup, .inList, .filter, .forEach, .ingestJSON, .singleCommits,
+    ]
 }
 
 /// What a ratio is expected to reach (ours / baseline at least `minimum`).
@@ -304,7 +308,7 @@ struct BenchmarkContext {
 
     /// Whether any read of the filled store runs.
     var needsFilledStore: Bool {
-        !operations.isDisjoint(with: [.fetchAll, .lookup, .filter, .forEach, .lookupVsSQLite])
+        !operations.isDisjoint(with: [.fetchAll, .lookup, .inList, .filter, .forEach, .lookupVsSQLite])
     }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }

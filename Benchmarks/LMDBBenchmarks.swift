@@ -7,11 +7,14 @@ import Storage
 /// data, in the same run; its look-ups also beside ObjectStore on SQLite's.
 extension RawLMDB: RawBaseline {
     static let backend = "lmdb"
-    static let goals: [Operation: Double] = [.insert: 0.5, .fetchAll: 0.5, .lookup: 0.7, .lookupVsSQLite: 2]
+    static let goals: [Operation: Double] = [
+        .insert: 0.5, .fetchAll: 0.5, .lookup: 0.7, .inList: 0.5, .lookupVsSQLite: 2,
+    ]
     static let baselines: [Operation: String] = [
         .insert: "raw mdb_put loop, fixed binary layout",
         .fetchAll: "raw cursor scan, fixed layout",
         .lookup: "mdb_get in a read transaction each",
+        .inList: "sorted unique ids, mdb_get each in one read transaction",
         .lookupVsSQLite: "ObjectStore on SQLite, fetch(_:id:)",
         .filter: "raw cursor scan testing age in place",
         .forEach: "raw cursor scan",
@@ -29,6 +32,7 @@ extension RawLMDB: RawBaseline {
     func insertAll(_ people: [Person]) throws { try insert(people) }
     func commitEach(_ people: ArraySlice<Person>) throws { try insertEachCommitted(people) }
     func readAll() throws -> [Person] { try fetchAll() }
+    func readIn(_ ids: [Int64]) throws -> [Person] { try fetchIn(ids) }
     func readFiltered() throws -> [Person] { try fetchFiltered() }
     func streamAll(_ body: (Person) throws -> Void) throws { try stream(body) }
 

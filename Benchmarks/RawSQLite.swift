@@ -132,6 +132,20 @@ final class RawSQLite {
         return found
     }
 
+    /// `WHERE id IN (…)` with the ids bound as one JSON array, read back by `json_each`.
+    @inline(never)  // a symbol of its own, for profiles
+    func fetchIn(_ ids: [Int64]) throws -> [Person] {
+        let statement = try prepare(
+            "SELECT \(Self.columns) FROM Person WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id"
+        )
+        defer { sqlite3_finalize(statement) }
+        let json = "[" + ids.map { String($0) }.joined(separator: ",") + "]"
+        sqlite3_bind_text(statement, 1, json, -1, storage_sqlite_transient())
+        var people: [Person] = []
+        while sqlite3_step(statement) == SQLITE_ROW { people.append(person(statement)) }
+        return people
+    }
+
     /// `JSONSerialization`, then one transaction of inserts binding each key's value with the
     /// column's type, known in advance as a hand-written loop knows it.
     func ingest(json: Data) throws -> Int {

@@ -7,12 +7,13 @@ import Storage
 extension RawSQLite: RawBaseline {
     static let backend = "sqlite"
     static let goals: [Operation: Double] = [
-        .insert: 0.7, .fetchAll: 0.5, .lookup: 0.8, .filter: 0.5, .ingestJSON: 0.5,
+        .insert: 0.7, .fetchAll: 0.5, .lookup: 0.8, .inList: 0.5, .filter: 0.5, .ingestJSON: 0.5,
     ]
     static let baselines: [Operation: String] = [
         .insert: "raw C API loop, one prepared statement",
         .fetchAll: "raw step loop, columns by index",
         .lookup: "one prepared SELECT … WHERE id = ?",
+        .inList: "raw SQL, WHERE id IN (SELECT value FROM json_each(?))",
         .filter: "raw SQL, WHERE age BETWEEN 30 AND 39",
         .forEach: "raw step loop",
         .ingestJSON: "JSONSerialization + raw insert loop",
@@ -34,6 +35,7 @@ extension RawSQLite: RawBaseline {
     func insertAll(_ people: [Person]) throws { try insert(people) }
     func commitEach(_ people: ArraySlice<Person>) throws { try insertEachCommitted(people) }
     func readAll() throws -> [Person] { try fetchAll() }
+    func readIn(_ ids: [Int64]) throws -> [Person] { try fetchIn(ids) }
     func readFiltered() throws -> [Person] { try fetchAll("WHERE age BETWEEN 30 AND 39 ORDER BY id") }
     func streamAll(_ body: (Person) throws -> Void) throws { try stream("ORDER BY id", body) }
 }

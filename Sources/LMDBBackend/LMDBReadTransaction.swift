@@ -172,36 +172,78 @@ class LMDBReadTransaction: StorageReadTransaction {
                 guard let record else { return }
                 try key.withUnsafeBytes { key in _ = try body(key, record) }
             }
+        case .keys(let values):
+            // A list longer than the collection costs more point reads than reading everything.
+            var stat = MDB_stat()
+            try check(mdb_stat(txn, records, &stat), "cannot count records", collection: collection.name)
+            if values.count > stat.ms_entries {
+                return try forEachEntry(records, from: nil, through: nil, collection: collection.name, body)
+            }
+            for key in LMDBQueryPlan.keyList(values) where key.count <= environment.maximumKeySize {
+                let proceed = try read(records, key: key, collection: collection.name) { record in
+                    guard let record else { return true }
+                    return try key.withUnsafeBytes { key in try body(key, record) }
+                }
+                if !proceed { return }
+            }
         case .primary(let lower, let upper):
             try forEachEntry(records, from: lower, through: upper, collection: collection.name, body)
         case .index(let index, let lower, let upper):
-            let entries = try handle(index.database, collection: collection.name)
-            let components = index.columns.count
-            try forEachEntry(entries, from: lower, through: upper, collection: collection.name) { entry, _ in
-                var offset = 0
-                for _ in 0..<components {
-                    guard let next = LMDBKeyCoding.skipComponent(in: entry, at: offset) else {
-                        throw StorageError(
-                            .corrupt,
-                            "an index entry is damaged",
-                            collection: collection.name,
-                            path: environment.path
-                        )
-                    }
-                    offset = next
+            try forEachIndexed(info, index, from: lower, through: upper, body)
+        case .indexValues(let index, let values):
+            var stat = MDB_stat()
+            try check(mdb_stat(txn, records, &stat), "cannot count records", collection: collection.name)
+            if values.count > stat.ms_entries {
+                return try forEachEntry(records, from: nil, through: nil, collection: collection.name, body)
+            }
+            for value in LMDBQueryPlan.keyList(values) {
+                var proceed = true
+                try forEachIndexed(info, index, from: value, through: value) { key, record in
+                    proceed = try body(key, record)
+                    return proceed
                 }
-                let key = [UInt8](UnsafeRawBufferPointer(rebasing: entry[offset...]))
-                return try read(records, key: key, collection: collection.name) { record in
-                    guard let record else {
-                        throw StorageError(
-                            .corrupt,
-                            "an index entry names a missing record",
-                            collection: collection.name,
-                            path: environment.path
-                        )
-                    }
-                    return try key.withUnsafeBytes { key in try body(key, record) }
+                if !proceed { return }
+            }
+        }
+    }
+
+    /// Calls `body` with the primary key bytes and the record of every entry of `index` whose
+    /// first components lie between `lower` and `upper` (inclusive), in index order.
+    private func forEachIndexed(
+        _ info: LMDBCollectionInfo,
+        _ index: LMDBCollection.Index,
+        from lower: [UInt8]?,
+        through upper: [UInt8]?,
+        _ body: (_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        let collection = info.collection
+        let records = try handle(collection.database, collection: collection.name)
+        let entries = try handle(index.database, collection: collection.name)
+        let components = index.columns.count
+        try forEachEntry(entries, from: lower, through: upper, collection: collection.name) { entry, _ in
+            var offset = 0
+            for _ in 0..<components {
+                guard let next = LMDBKeyCoding.skipComponent(in: entry, at: offset) else {
+                    throw StorageError(
+                        .corrupt,
+                        "an index entry is damaged",
+                        collection: collection.name,
+                        path: environment.path
+                    )
                 }
+                offset = next
+            }
+            let key = [UInt8](UnsafeRawBufferPointer(rebasing: entry[offset...]))
+            return try read(records, key: key, collection: collection.name) { record in
+                guard let record else {
+                    throw StorageError(
+                        .corrupt,
+                        "an index entry names a missing record",
+                        collection: collection.name,
+                        path: environment.path
+                    )
+                }
+                return try key.withUnsafeBytes { key in try body(key, record) }
             }
         }
     }
@@ -223,6 +265,7 @@ class LMDBReadTransaction: StorageReadTransaction {
         if let limit = request.limit, limit <= 0 { return }
         let collection = info.collection
         let plan = LMDBQueryPlan(request.predicate, info)
+        let predicate = PreparedPredicate(request.predicate)
         let row = LMDBRow(requested: info.fields(of: request.columns), fieldCount: collection.nextFieldID)
         let lookup: (String) -> StorageValue = { row.value(field: info.fieldsByName[$0] ?? -1) }
         let keyOrder =
@@ -234,7 +277,7 @@ class LMDBReadTransaction: StorageReadTransaction {
         if keyOrder && plan.isInKeyOrder {
             try forEachCandidate(info, plan) { _, record in
                 guard row.load(record) else { throw damaged(collection.name) }
-                guard PredicateEvaluator.matches(request.predicate, lookup) else { return true }
+                guard predicate.matches(lookup) else { return true }
                 if skipped < request.offset {
                     skipped += 1
                     return true
@@ -250,7 +293,7 @@ class LMDBReadTransaction: StorageReadTransaction {
         var hits: [(key: [UInt8], sortValues: [StorageValue])] = []
         try forEachCandidate(info, plan) { key, record in
             guard row.load(record) else { throw damaged(collection.name) }
-            if PredicateEvaluator.matches(request.predicate, lookup) {
+            if predicate.matches(lookup) {
                 hits.append(([UInt8](key), keyOrder ? [] : sortFields.map { row.value(field: $0) }))
             }
             return true
@@ -299,10 +342,11 @@ class LMDBReadTransaction: StorageReadTransaction {
         }
         let row = LMDBRow(requested: [], fieldCount: info.collection.nextFieldID)
         let lookup: (String) -> StorageValue = { row.value(field: info.fieldsByName[$0] ?? -1) }
+        let prepared = PreparedPredicate(predicate)
         var count = 0
         try forEachCandidate(info, LMDBQueryPlan(predicate, info)) { _, record in
             guard row.load(record) else { throw damaged(collection) }
-            if PredicateEvaluator.matches(predicate, lookup) { count += 1 }
+            if prepared.matches(lookup) { count += 1 }
             return true
         }
         return count

@@ -423,10 +423,11 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         guard let info = try info(of: collection) else { return [] }
         let row = LMDBRow(requested: [], fieldCount: info.collection.nextFieldID)
         let lookup: (String) -> StorageValue = { row.value(field: info.fieldsByName[$0] ?? -1) }
+        let prepared = PreparedPredicate(predicate)
         var doomed: [(key: [UInt8], value: StorageValue)] = []
         try forEachCandidate(info, LMDBQueryPlan(predicate, info)) { key, record in
             guard row.load(record) else { throw damaged(collection) }
-            if PredicateEvaluator.matches(predicate, lookup) {
+            if prepared.matches(lookup) {
                 doomed.append(([UInt8](key), row.value(field: info.collection.keyField)))
             }
             return true

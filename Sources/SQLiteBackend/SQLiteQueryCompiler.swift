@@ -10,6 +10,9 @@ struct SQLiteQueryCompiler {
     let schema: CollectionSchema
     /// The values for the `?` placeholders, in order.
     private(set) var arguments: [StorageValue] = []
+    /// Cleared by a node this compiler does not know (a kind added after it was written): the
+    /// predicate is then filtered with `PreparedPredicate` instead.
+    private(set) var isComplete = true
 
     init(schema: CollectionSchema) {
         self.schema = schema
@@ -20,10 +23,12 @@ struct SQLiteQueryCompiler {
         schema.column(named: name) == nil ? "NULL" : quote(name)
     }
 
-    /// ` WHERE ...` for `predicate`, or the empty string.
-    mutating func whereClause(_ predicate: StoragePredicate?) -> String {
+    /// ` WHERE ...` for `predicate`, or the empty string; `nil` when SQLite cannot take it (more
+    /// than `parameterLimit` bound values), and the caller filters with `PreparedPredicate`.
+    mutating func whereClause(_ predicate: StoragePredicate?) -> String? {
         guard let predicate else { return "" }
-        return " WHERE " + compile(predicate)
+        let sql = compile(predicate)
+        return isComplete && arguments.count <= Self.parameterLimit ? " WHERE " + sql : nil
     }
 
     /// ` ORDER BY ...` for `ordering`, or the empty string. Columns the table lacks are all null
@@ -36,10 +41,30 @@ struct SQLiteQueryCompiler {
         return terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
     }
 
+    /// The most values a predicate may bind: `SQLITE_MAX_VARIABLE_NUMBER` (32,766 by default
+    /// since 3.32), less room for the statement's own parameters (a LIMIT).
+    static let parameterLimit = 32_000
+
+    /// The longest IN list bound as one parameter per value; a longer one is bound as one JSON
+    /// array, so its SQL text (and cached statement) is the same whatever its length.
+    static let inlineListLimit = 64
+
     /// The SQL for `predicate`. SQLite's own three-valued logic and comparison rules apply, which
-    /// `PredicateEvaluator` mirrors.
+    /// `PredicateEvaluator` mirrors. Chains of AND and OR come out as balanced parentheses, so a
+    /// chain of any length stays within SQLite's expression-depth limit (1000).
     mutating func compile(_ predicate: StoragePredicate) -> String {
-        switch predicate {
+        predicate.fold(
+            term: { compileTerm($0) },
+            all: { Self.balanced($0[...], " AND ") },
+            any: { Self.balanced($0[...], " OR ") },
+            not: { "(NOT " + $0 + ")" }
+        )
+    }
+
+    /// The SQL of a term (a node that is not AND, OR or NOT), its values appended to `arguments`
+    /// in the order `termArguments` gives them.
+    private mutating func compileTerm(_ term: StoragePredicate) -> String {
+        switch term {
         case .compare(let name, let comparison, let value):
             arguments.append(value)
             return column(name) + " " + comparison.rawValue + " ?"
@@ -48,64 +73,153 @@ struct SQLiteQueryCompiler {
         case .like(let name, let pattern):
             arguments.append(.text(pattern))
             return column(name) + " LIKE ?"
-        case .and(let lhs, let rhs):
-            return "(" + compile(lhs) + " AND " + compile(rhs) + ")"
-        case .or(let lhs, let rhs):
-            if let list = inList(predicate) { return list }
-            return "(" + compile(lhs) + " OR " + compile(rhs) + ")"
-        case .not(let operand):
-            return "(NOT " + compile(operand) + ")"
         case .constant(let value):
             return value ? "1" : "0"
+        case .in(let name, let values):
+            let list = InList(values)
+            arguments.append(contentsOf: list.arguments)
+            return column(name) + list.sql
+        default:
+            // Not AND, OR or NOT (fold passes only terms): a kind of node added later.
+            isComplete = false
+            return "NULL"
         }
     }
 
-    /// The values `compile` binds for `predicate`, in the same order, without building any SQL:
-    /// every comparison's value and every LIKE pattern, depth first, left to right (an IN list
-    /// keeps that order too).
+    /// `(a AND (b AND c))`-style nesting of depth log₂ n over `operands`.
+    private static func balanced(_ operands: ArraySlice<String>, _ separator: String) -> String {
+        if operands.count == 1 { return operands[operands.startIndex] }
+        let middle = operands.startIndex + operands.count / 2
+        return "(" + balanced(operands[..<middle], separator) + separator + balanced(operands[middle...], separator)
+            + ")"
+    }
+
+    /// Appends the values `compile` binds for a term, in the order of its placeholders.
+    private static func termArguments(_ term: StoragePredicate, into arguments: inout [StorageValue]) {
+        switch term {
+        case .compare(_, _, let value): arguments.append(value)
+        case .like(_, let pattern): arguments.append(.text(pattern))
+        case .in(_, let values): arguments.append(contentsOf: InList(values).arguments)
+        default: break
+        }
+    }
+
+    /// The values `compile` binds for `predicate`, in the same order, without building any SQL.
     static func arguments(of predicate: StoragePredicate?) -> [StorageValue] {
         var values: [StorageValue] = []
-        func visit(_ predicate: StoragePredicate) {
-            switch predicate {
-            case .compare(_, _, let value): values.append(value)
-            case .like(_, let pattern): values.append(.text(pattern))
-            case .and(let lhs, let rhs), .or(let lhs, let rhs):
-                visit(lhs)
-                visit(rhs)
-            case .not(let operand): visit(operand)
-            case .isNull, .constant: break
-            }
-        }
-        if let predicate { visit(predicate) }
+        predicate?.forEachTerm { termArguments($0, into: &values) }
         return values
     }
 
-    /// `"c" IN (?, ?, ...)` for a chain of ORs of equalities on one column, as `Column.in` builds.
-    /// Same three-valued result as the chain, but it does not nest one expression level per value
-    /// (SQLite limits expression depth).
-    private mutating func inList(_ predicate: StoragePredicate) -> String? {
-        var values: [StorageValue] = []
-        var name: String?
-        var pending = [predicate]
-        while let next = pending.popLast() {
-            switch next {
-            case .or(let lhs, let rhs):
-                pending.append(rhs)
-                pending.append(lhs)
-            case .constant(false):
-                continue  // false OR x is x
-            case .compare(let column, .equal, let value):
-                if name == nil { name = column }
-                guard name == column else { return nil }
-                values.append(value)
-            default:
-                return nil
+    /// A predicate that compiles to the same SQL text as `predicate` and only to it (values
+    /// replaced by null, IN lists by what their SQL depends on): the key of the scan-SQL cache,
+    /// small even when the predicate holds a million-value IN list.
+    static func shape(of predicate: StoragePredicate) -> StoragePredicate {
+        predicate.fold(
+            term: { term in
+                switch term {
+                case .compare(let name, let comparison, _): return .compare(name, comparison, .null)
+                case .like(let name, _): return .like(name, "")
+                case .in(let name, let values): return .in(name, InList.shape(of: values))
+                default: return term
+                }
+            },
+            all: StoragePredicate.all,
+            any: StoragePredicate.any,
+            not: StoragePredicate.not
+        )
+    }
+
+    /// How an IN list is written: `IN (?, ?, …)` for a short list; for a long one, one JSON array
+    /// bound to a single parameter and read back with `json_each` (built into SQLite since
+    /// 3.38), so that a list of any length binds a handful of parameters. Values JSON cannot
+    /// carry exactly (blobs, text holding a NUL, reals that are not whole numbers below 2⁵³,
+    /// whose decimal text SQLite might round differently) are bound one by one after it.
+    /// Either form has SQL's semantics, NULLs included; an empty list is `0`, as SQLite
+    /// answers `x IN ()` (false, even for a null `x`).
+    struct InList {
+        let sql: String
+        let arguments: [StorageValue]
+
+        init(_ values: [StorageValue]) {
+            if values.isEmpty {
+                (sql, arguments) = (" IN ()", [])
+                return
+            }
+            if values.count <= SQLiteQueryCompiler.inlineListLimit {
+                sql = " IN (" + Array(repeating: "?", count: values.count).joined(separator: ", ") + ")"
+                arguments = values
+                return
+            }
+            var json = "["
+            var separated = false
+            var extras: [StorageValue] = []
+            for value in values {
+                guard Self.jsonCarries(value) else {
+                    extras.append(value)
+                    continue
+                }
+                if separated { json += "," }
+                Self.appendJSON(value, to: &json)
+                separated = true
+            }
+            json += "]"
+            var sql = " IN (SELECT value FROM json_each(?)"
+            if !extras.isEmpty {
+                sql += " UNION ALL VALUES " + Array(repeating: "(?)", count: extras.count).joined(separator: ", ")
+            }
+            self.sql = sql + ")"
+            arguments = [.text(json)] + extras
+        }
+
+        /// What the SQL of `values` depends on, without building it: the length of a short list,
+        /// the number of values bound beside the JSON array of a long one (a one-element list
+        /// starting with a non-null, so unlike every short list's shape).
+        static func shape(of values: [StorageValue]) -> [StorageValue] {
+            if values.count <= SQLiteQueryCompiler.inlineListLimit {
+                return Array(repeating: .null, count: values.count)
+            }
+            return [.integer(Int64(values.count(where: { !jsonCarries($0) })))]
+        }
+
+        /// Whether JSON and SQLite's `json_each` carry `value` exactly.
+        private static func jsonCarries(_ value: StorageValue) -> Bool {
+            switch value {
+            case .null, .integer: return true
+            // Whole numbers print exactly; another real's decimal text might be read back rounded.
+            case .real(let number):
+                return number.isNaN || (number.rounded(.towardZero) == number && abs(number) < 0x1p53)
+            case .text(let text): return !text.utf8.contains(0)  // json_each ends the text at a NUL
+            case .blob: return false
             }
         }
-        guard let name, values.count > 1 else { return nil }
-        arguments.append(contentsOf: values)
-        let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
-        return column(name) + " IN (" + placeholders + ")"
+
+        /// Appends the JSON of a value that `jsonCarries`.
+        private static func appendJSON(_ value: StorageValue, to json: inout String) {
+            switch value {
+            case .null:
+                json += "null"
+            case .integer(let number):
+                json += String(number)
+            case .real(let number):
+                // SQLite stores and binds a NaN as NULL.
+                json += number.isNaN ? "null" : String(Int64(number)) + ".0"
+            case .text(let text):
+                json += "\""
+                for scalar in text.unicodeScalars {
+                    switch scalar {
+                    case "\"": json += "\\\""
+                    case "\\": json += "\\\\"
+                    case _ where scalar.value < 0x20:
+                        json += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+                    default: json.unicodeScalars.append(scalar)
+                    }
+                }
+                json += "\""
+            case .blob:
+                preconditionFailure("a blob is bound, not written as JSON")
+            }
+        }
     }
 }
 
@@ -123,7 +237,7 @@ struct SQLiteScanShape: Hashable {
     init(_ request: ScanRequest, schemaVersion: Int64) {
         collection = request.collection
         columns = request.columns
-        predicate = request.predicate?.mapValues { _, _ in .null }
+        predicate = request.predicate.map(SQLiteQueryCompiler.shape)
         ordering = request.ordering
         hasLimit = request.limit != nil
         hasOffset = request.offset > 0

@@ -64,7 +64,26 @@ class SQLiteReadTransaction: StorageReadTransaction {
     func scan(_ request: ScanRequest, _ body: (any StorageRow) throws -> Bool) throws {
         try checkActive()
         guard let schema = try storedSchema(of: request.collection) else { return }
-        let (sql, arguments) = compileScan(request, schema)
+        guard let (sql, arguments) = compileScan(request, schema) else {
+            var remaining = request.limit ?? Int.max
+            var skipped = 0
+            guard remaining > 0 else { return }
+            return try forEachMatch(
+                in: request.collection,
+                schema,
+                request.predicate,
+                columns: request.columns,
+                ordering: request.ordering
+            ) { row in
+                if skipped < request.offset {
+                    skipped += 1
+                    return true
+                }
+                guard try body(row) else { return false }
+                remaining -= 1
+                return remaining > 0
+            }
+        }
         try connection.withStatement(sql, collection: request.collection) { statement in
             try statement.bind(arguments)
             let row = statement.row
@@ -77,20 +96,24 @@ class SQLiteReadTransaction: StorageReadTransaction {
     /// The SQL text and arguments of a scan. The text depends only on the request's shape and
     /// the table's columns, so it is compiled once per shape and schema version and then reused:
     /// a key look-up is otherwise dominated by building the same SQL text again.
-    private func compileScan(_ request: ScanRequest, _ schema: CollectionSchema) -> (String, [StorageValue]) {
-        var arguments = SQLiteQueryCompiler.arguments(of: request.predicate)
+    /// - Returns: `nil` when the predicate binds more values than SQLite takes.
+    private func compileScan(_ request: ScanRequest, _ schema: CollectionSchema) -> (String, [StorageValue])? {
         // An offset without a limit still needs a LIMIT clause; a negative one means none.
+        var paging: [StorageValue] = []
         if request.limit != nil || request.offset > 0 {
-            arguments.append(.integer(Int64(request.limit.map { max(0, $0) } ?? -1)))
+            paging.append(.integer(Int64(request.limit.map { max(0, $0) } ?? -1)))
         }
-        if request.offset > 0 { arguments.append(.integer(Int64(request.offset))) }
+        if request.offset > 0 { paging.append(.integer(Int64(request.offset))) }
         let shape = cacheableSchemaVersion.map { SQLiteScanShape(request, schemaVersion: $0) }
-        if let shape, let sql = connection.scanSQL[shape] { return (sql, arguments) }
+        if let shape, let sql = connection.scanSQL[shape] {
+            return (sql, SQLiteQueryCompiler.arguments(of: request.predicate) + paging)
+        }
         var compiler = SQLiteQueryCompiler(schema: schema)
         var sql = "SELECT "
         sql += request.columns.isEmpty ? "NULL" : request.columns.map { compiler.column($0) }.joined(separator: ", ")
         sql += " FROM " + quote(request.collection)
-        sql += compiler.whereClause(request.predicate)
+        guard let whereClause = compiler.whereClause(request.predicate) else { return nil }
+        sql += whereClause
         sql += compiler.orderByClause(request.ordering)
         if request.limit != nil || request.offset > 0 { sql += " LIMIT ?" }
         if request.offset > 0 { sql += " OFFSET ?" }
@@ -98,7 +121,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
             if connection.scanSQL.count >= SQLiteConnection.statementCacheCapacity { connection.scanSQL.removeAll() }
             connection.scanSQL[shape] = sql
         }
-        return (sql, arguments)
+        return (sql, compiler.arguments + paging)
     }
 
     func get(
@@ -169,7 +192,15 @@ class SQLiteReadTransaction: StorageReadTransaction {
         try checkActive()
         guard let schema = try storedSchema(of: collection) else { return 0 }
         var compiler = SQLiteQueryCompiler(schema: schema)
-        let sql = "SELECT count(*) FROM " + quote(collection) + compiler.whereClause(predicate)
+        guard let whereClause = compiler.whereClause(predicate) else {
+            var count = 0
+            try forEachMatch(in: collection, schema, predicate, columns: [], ordering: []) { _ in
+                count += 1
+                return true
+            }
+            return count
+        }
+        let sql = "SELECT count(*) FROM " + quote(collection) + whereClause
         return Int(try connection.integer(sql, compiler.arguments, collection: collection) ?? 0)
     }
 }
@@ -277,9 +308,15 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
         try checkActive()
         guard let schema = try storedSchema(of: collection) else { return [] }
         var compiler = SQLiteQueryCompiler(schema: schema)
-        let sql =
-            "DELETE FROM " + quote(collection) + compiler.whereClause(predicate) + " RETURNING "
-            + quote(schema.primaryKey)
+        guard let whereClause = compiler.whereClause(predicate) else {
+            var keys: [StorageValue] = []
+            try forEachMatch(in: collection, schema, predicate, columns: [schema.primaryKey], ordering: []) { row in
+                keys.append(row.value(at: 0))
+                return true
+            }
+            return try keys.filter { try delete(from: collection, key: $0) }
+        }
+        let sql = "DELETE FROM " + quote(collection) + whereClause + " RETURNING " + quote(schema.primaryKey)
         return try connection.withStatement(sql, collection: collection) { statement in
             try statement.bind(compiler.arguments)
             var keys: [StorageValue] = []

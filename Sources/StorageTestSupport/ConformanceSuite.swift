@@ -28,8 +28,8 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible {
 public enum ConformanceSuite {
     /// Every check.
     public static let checks: [ConformanceCheck] =
-        roundTripChecks + queryChecks + transactionChecks + dictionaryChecks + hostileInputChecks
-        + concurrencyChecks + keyChecks
+        roundTripChecks + queryChecks + inListChecks + typedComparisonChecks + transactionChecks + dictionaryChecks
+        + hostileInputChecks + concurrencyChecks + keyChecks
 
     static func check(
         _ name: String,

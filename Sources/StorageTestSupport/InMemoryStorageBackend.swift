@@ -217,8 +217,9 @@ final class MemoryTransaction: StorageWriteTransaction {
     }
 
     private static func matching(_ table: Table, _ predicate: StoragePredicate?) -> [[StorageValue]] {
-        table.records.values.filter { record in
-            PredicateEvaluator.matches(predicate) { value(record, table.schema, $0) }
+        let prepared = PreparedPredicate(predicate)
+        return table.records.values.filter { record in
+            prepared.matches { value(record, table.schema, $0) }
         }
     }
 

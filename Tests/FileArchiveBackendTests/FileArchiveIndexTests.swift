@@ -92,6 +92,11 @@ private struct Reading: Codable, Equatable, StorableModel {
     #expect(table.candidateKeys(for: .compare("id", .equal, .real(4))) == keys(4))
     #expect(table.candidateKeys(for: .compare("w", .equal, .text("w"))) == nil)
     #expect(table.candidateKeys(for: .or(.compare("v", .equal, .integer(1)), .compare("w", .equal, .text("w")))) == nil)
+    // An IN list narrows to the union of its values' records, through the key or an index.
+    #expect(table.candidateKeys(for: .in("id", [.real(4), .integer(5), .null, .integer(99)])) == keys(4, 5))
+    #expect(table.candidateKeys(for: .in("v", [.integer(2), .null])) == keys(2, 5, 8))
+    // The smallest of the conjuncts' sets: the evaluator still tests every candidate.
+    #expect(table.candidateKeys(for: .in("v", [.integer(1)]) && .in("id", [.integer(1), .integer(2)])) == keys(1, 2))
     _ = table.removeRecord(forKey: StorageKey(.integer(4)))
     #expect(table.candidateKeys(for: .compare("v", .equal, .real(1))) == keys(1, 7, 10))
 }

@@ -57,6 +57,29 @@ struct SQLiteQueryCompilerTests {
         predicates.append(StoragePredicate.constant(true))
         predicates.append(StoragePredicate.constant(false) || Column("i") == 2)
         predicates.append(!StoragePredicate.constant(false) && Column("u") != 1)
+        // IN lists: short ones bind each value, long ones go through json_each, with the values
+        // JSON cannot carry exactly (blobs, text with a NUL, fractional reals) bound one by one.
+        let noise = (100..<200).map { StorageValue.integer($0) }
+        for list: [StorageValue] in [[1, 3], noise + [1, 3]] {
+            predicates.append(.in("i", list))
+            predicates.append(.not(.in("i", list)))
+            predicates.append(.in("i", list + [.null]))
+            predicates.append(.not(.in("i", list + [.null])))
+            predicates.append(.in("r", list + [2.5, -1.0, .real(.nan)]))
+            predicates.append(.in("t", list + ["abc", "a\"\\\n", "x\0y", "100%", ""]))
+            predicates.append(.in("u", list + [.blob(Data("b".utf8)), "10", 2.5]))
+            predicates.append(.not(.in("u", list + [.blob(Data("b".utf8)), "abc"])))
+            predicates.append(.in("missing", list))
+        }
+        predicates.append(.in("i", []))
+        predicates.append(.not(.in("i", [])))
+        predicates.append(.not(.in("missing", [])))
+        // Chains: 10,000 terms compile to balanced SQL; 40,000 bind more values than SQLite
+        // takes, and are filtered outside it.
+        for count in [10_000, 40_000] {
+            predicates.append((0..<count).reduce(Column("i") == -9) { chain, value in chain || Column("r") == value })
+            predicates.append((0..<count).reduce(Column("i") != -9) { chain, value in chain && Column("u") != value })
+        }
         return predicates
     }()
 
@@ -71,7 +94,7 @@ struct SQLiteQueryCompilerTests {
                 try tx.rows(ScanRequest(collection: "mixed", columns: Self.columns, ordering: [.ascending("id")]))
             }
             let records = stored.map { Dictionary(uniqueKeysWithValues: zip(Self.columns, $0)) }
-            for predicate in Self.predicates {
+            for (number, predicate) in Self.predicates.enumerated() {
                 // As ObjectStore does, compared values get the column's affinity first.
                 let query = predicate.mapValues { column, value in
                     value.applyingAffinity(Self.schema.column(named: column)?.type ?? .untyped)
@@ -79,9 +102,10 @@ struct SQLiteQueryCompilerTests {
                 let expected = records.filter { record in PredicateEvaluator.matches(query, { record[$0] ?? .null }) }
                     .map { $0["id"]! }
                 let actual = try backend.read { try $0.column("id", of: "mixed", where: query) }
-                #expect(actual == expected, "\(predicate)")
+                // By number: describing a chain of 40,000 terms would recurse 40,000 deep.
+                #expect(actual == expected, "predicate \(number)")
                 let count = try backend.read { try $0.count(in: "mixed", where: query) }
-                #expect(count == expected.count, "\(predicate)")
+                #expect(count == expected.count, "predicate \(number)")
             }
         }
     }
@@ -120,6 +144,19 @@ struct SQLiteQueryCompilerTests {
             }
             let values = (0..<5000).map { Int64($0) }
             #expect(try backend.read { try $0.count(in: "mixed", where: Column("id").in(values)) } == 7)
+        }
+    }
+
+    @Test func deleteAllBeyondTheParameterLimit() throws {
+        try withBackend { backend, _ in
+            try backend.write { tx in
+                _ = try tx.prepareCollection(Self.schema)
+                try tx.put(Self.rows, into: "mixed", columns: Self.columns)
+            }
+            let chain = (0..<40_000).reduce(Column("id") == 2) { chain, value in chain || Column("t") == "no\(value)" }
+            let deleted = try backend.write { try $0.deleteAll(from: "mixed", where: chain || Column("id") == 5) }
+            #expect(deleted.sorted { StorageValue.compare($0, $1) < 0 } == [2, 5])
+            #expect(try backend.read { try $0.count(in: "mixed", where: nil) } == Self.rows.count - 2)
         }
     }
 }

@@ -20,6 +20,9 @@ import Testing
         (Column("a") == 1 || Column("b") == "z") && !(Column("missing") < 5),
         Column("a").in([4, 5]) || (Column("b") == nil && Column("a") >= 9),
         !(Column("b").like("%q") || Column("a") != 7),
+        Column("a").in(0..<100) && Column("b").in((0..<100).map { "v\($0)" } + ["x\0y", "z"]),
+        !Column("b").in([StorageValue.blob(Data([0, 1]))] + (0..<100).map { .real(Double($0) + 0.5) }),
+        (0..<100).reduce(Column("a") == -1) { chain, value in chain || Column("a") == value },
     ]
 
     @Test(arguments: predicates)
@@ -55,5 +58,20 @@ import Testing
             try store.save(Wider(id: 99, a: 1, b: "w", c: 5))
             #expect(try store.fetch(Wider.self, id: 99)?.c == 5)
         }
+    }
+
+    @Test func longInListsShareOneSmallShape() {
+        let long = Column("a").in(0..<1_000_000)
+        let shorter = Column("a").in(0..<500)
+        #expect(SQLiteQueryCompiler.shape(of: long) == SQLiteQueryCompiler.shape(of: shorter))
+        #expect(SQLiteQueryCompiler.shape(of: long) == .in("a", [.integer(0)]))
+        var longCompiler = SQLiteQueryCompiler(schema: Self.schema)
+        var shorterCompiler = SQLiteQueryCompiler(schema: Self.schema)
+        #expect(longCompiler.whereClause(long) == shorterCompiler.whereClause(shorter))
+        #expect(longCompiler.arguments.count == 1)
+        // A short list binds a parameter per value, so its length is part of its shape.
+        #expect(
+            SQLiteQueryCompiler.shape(of: Column("a").in([1, 2])) != SQLiteQueryCompiler.shape(of: Column("a").in([1]))
+        )
     }
 }

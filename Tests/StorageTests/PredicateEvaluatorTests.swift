@@ -32,6 +32,49 @@ import Testing
         #expect(evaluate(Column("age") < "10") == true)  // text sorts after every number
     }
 
+    @Test func inFollowsSQLiteWithNulls() {
+        #expect(evaluate(Column("age").in([29, 30])) == true)
+        #expect(evaluate(Column("age").in([29, 31])) == false)
+        #expect(evaluate(Column("age").in([30.0])) == true)  // numbers across storage classes
+        #expect(evaluate(Column("age").in(["30"])) == false)  // text is not a number
+        #expect(evaluate(Column("name").in(["ann", "Ann"])) == true)
+        #expect(evaluate(Column("email").in(["x"])) == nil)  // null IN (…) is unknown
+        #expect(evaluate(!Column("email").in(["x"])) == nil)
+        #expect(evaluate(Column("age").in([StorageValue.integer(29), .null])) == nil)  // a miss with a null
+        #expect(evaluate(!Column("age").in([StorageValue.integer(29), .null])) == nil)
+        #expect(evaluate(Column("age").in([StorageValue.integer(30), .null])) == true)
+        #expect(evaluate(Column("age").in([StorageValue.integer(29), .real(.nan)])) == nil)  // NaN is SQL's NULL
+        #expect(evaluate(Column("email").in([Int]())) == false)  // SQLite: an empty list is false, even for null
+        #expect(evaluate(!Column("email").in([Int]())) == true)
+        // NFC and NFD spellings of a word are different text, as in SQLite.
+        #expect(evaluate(Column("name").in(["A\u{0301}nn"])) == false)
+    }
+
+    @Test func chainsOfFortyThousandTermsNeedNoDeepRecursion() {
+        var anyOf = Column("age") == -1
+        var allOf = Column("age") != -1
+        for value in 0..<40_000 {
+            anyOf = anyOf || Column("age") == value
+            allOf = allOf && Column("name") != "n\(value)"
+        }
+        #expect(evaluate(anyOf) == true)
+        #expect(evaluate(allOf) == true)
+        #expect(evaluate(anyOf && !allOf) == false)
+        #expect(anyOf.columnNames.count == 40_001)
+        #expect(anyOf.disjuncts.count == 40_001)
+        let mapped = allOf.mapValues { _, value in value }
+        #expect(mapped.columnNames == allOf.columnNames)
+        #expect(PreparedPredicate(mapped).matches { row[$0] ?? .null })
+        // The mapped chain is balanced: its depth is about log2 of its length.
+        var depth = 0
+        var node = mapped
+        while case .and(let lhs, _) = node {
+            depth += 1
+            node = lhs
+        }
+        #expect(depth < 20)
+    }
+
     @Test func likeFollowsSQLite() {
         #expect(PredicateEvaluator.like("Ann", "a%"))
         #expect(PredicateEvaluator.like("Ann", "_NN"))

@@ -143,32 +143,34 @@ struct ArchiveTable: Sendable {
     }
 
     /// The keys of the records that can satisfy `predicate`, when it requires the primary key or
-    /// the first column of an index to equal a value (the smallest such set); `nil` when every
-    /// record must be tested. `StorageKey` finds the integer and the real of one number alike.
+    /// the first column of an index to equal a value or one of an IN list (the smallest such
+    /// set); `nil` when every record must be tested. `StorageKey` finds the integer and the real
+    /// of one number alike.
     func candidateKeys(for predicate: StoragePredicate) -> Set<StorageKey>? {
         var best: Set<StorageKey>?
-        for (column, value) in Self.equalities(in: predicate) where !value.isNull {
+        // Any term this does not know (of a kind added later among them) only filters.
+        for term in predicate.conjuncts {
+            let column: String
+            let values: [StorageValue]
+            switch term {
+            case .compare(let name, .equal, let value): (column, values) = (name, [value])
+            case .in(let name, let list): (column, values) = (name, list)
+            default: continue
+            }
             guard let position = schema.columnIndex(named: column) else { continue }
-            let key = StorageKey(value)
-            let keys: Set<StorageKey>
+            var keys = Set<StorageKey>()
             if column == schema.primaryKey {
-                keys = records[key] != nil ? [key] : []
+                for value in values where !value.isNull {
+                    let key = StorageKey(value)
+                    if records[key] != nil { keys.insert(key) }
+                }
             } else if let map = lookup[position] {
-                keys = map[key] ?? []
+                for value in values where !value.isNull { keys.formUnion(map[StorageKey(value)] ?? []) }
             } else {
                 continue
             }
             if best.map({ keys.count < $0.count }) ?? true { best = keys }
         }
         return best
-    }
-
-    /// The `column = value` terms every match of `predicate` must satisfy (those joined by AND).
-    private static func equalities(in predicate: StoragePredicate) -> [(String, StorageValue)] {
-        switch predicate {
-        case .compare(let column, .equal, let value): return [(column, value)]
-        case .and(let lhs, let rhs): return equalities(in: lhs) + equalities(in: rhs)
-        default: return []
-        }
     }
 }

@@ -97,8 +97,9 @@ final class FileArchiveTransaction: StorageWriteTransaction {
         guard let predicate else { return Array(table.records.values) }
         let schema = table.schema
         let candidates = table.candidateKeys(for: predicate).map { keys in keys.compactMap { table.records[$0] } }
+        let prepared = PreparedPredicate(predicate)
         return (candidates ?? Array(table.records.values)).filter { record in
-            PredicateEvaluator.matches(predicate) { column in
+            prepared.matches { column in
                 schema.columnIndex(named: column).map { record[$0] } ?? .null
             }
         }

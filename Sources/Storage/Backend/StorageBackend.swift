@@ -27,7 +27,9 @@
 ///   `.constraintViolation` and writes nothing. As in SQLite, null values never conflict.
 /// - `scan` returns records in `ordering` (ties broken by primary key ascending, which
 ///   `ObjectStore` always appends), filtered by `predicate` with SQLite's semantics; a backend
-///   that cannot compile a predicate uses `PredicateEvaluator`.
+///   that cannot compile a predicate (or a node of one: new kinds of node may be added, see
+///   `StoragePredicate`) uses `PreparedPredicate` or `PredicateEvaluator`. IN lists may hold a
+///   million values and `&&`/`||` chains tens of thousands of terms.
 /// - Collection and column names are compared ignoring ASCII case, as SQLite compares them:
 ///   `Person` and `person` name the same collection.
 /// - Names reaching a backend are valid identifiers (`ObjectStore` checks them), but a backend

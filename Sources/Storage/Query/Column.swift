@@ -14,9 +14,28 @@ public struct Column: Sendable {
         .like(name, pattern)
     }
 
-    /// Whether the column's value is one of `values`.
-    public func `in`(_ values: [some StorageValueConvertible]) -> StoragePredicate {
-        values.reduce(StoragePredicate.constant(false)) { result, value in result || (self == value) }
+    /// Whether the column's value is one of `values`: SQL's `column IN (values…)`, one node
+    /// however long the list (a million values is fine). Negate it for `NOT IN`:
+    /// `!Column("id").in(ids)`.
+    ///
+    /// As in SQLite, the result is unknown (so the record is not selected, with or without `!`)
+    /// when the column is null, or when it equals no value and `values` holds a null; an empty
+    /// list is false.
+    /// - Parameter values: the values, each converted as the row encoder stores its type.
+    /// - Returns: the predicate.
+    public func `in`<Values: Sequence>(_ values: Values) -> StoragePredicate
+    where Values.Element: StorageValueConvertible {
+        .in(name, values.map(\.storageValue))
+    }
+
+    /// Whether the column's value is the raw value of one of `values` (enums are stored as their
+    /// raw values): `Column("mood").in([Mood.happy, .calm])`.
+    /// - Parameter values: the values whose raw values are looked for.
+    /// - Returns: the predicate.
+    @_disfavoredOverload
+    public func `in`<Values: Sequence>(_ values: Values) -> StoragePredicate
+    where Values.Element: RawRepresentable, Values.Element.RawValue: StorageValueConvertible {
+        .in(name, values.map(\.rawValue.storageValue))
     }
 }
 
@@ -61,5 +80,75 @@ extension Column {
     /// The column's value sorts after or equal to `rhs`; unknown when the column is null.
     public static func >= (lhs: Column, rhs: some StorageValueConvertible) -> StoragePredicate {
         .compare(lhs.name, .greaterOrEqual, rhs.storageValue)
+    }
+}
+
+// Raw-value enums compare by their raw value, which is how `Codable` stores them. Disfavored so
+// that a type that is also `StorageValueConvertible` (a `ColumnCodable` enum) uses its own form.
+extension Column {
+    /// The column equals the raw value of `rhs`: `Column("mood") == Mood.happy`.
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: the value whose raw value is compared.
+    /// - Returns: the predicate.
+    @_disfavoredOverload
+    public static func == <Value: RawRepresentable>(lhs: Column, rhs: Value) -> StoragePredicate
+    where Value.RawValue: StorageValueConvertible {
+        lhs == rhs.rawValue
+    }
+
+    /// The column holds a value other than the raw value of `rhs`.
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: the value whose raw value is compared.
+    /// - Returns: the predicate.
+    @_disfavoredOverload
+    public static func != <Value: RawRepresentable>(lhs: Column, rhs: Value) -> StoragePredicate
+    where Value.RawValue: StorageValueConvertible {
+        lhs != rhs.rawValue
+    }
+
+    /// The column's value sorts before the raw value of `rhs`.
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: the value whose raw value is compared.
+    /// - Returns: the predicate.
+    @_disfavoredOverload
+    public static func < <Value: RawRepresentable>(lhs: Column, rhs: Value) -> StoragePredicate
+    where Value.RawValue: StorageValueConvertible {
+        lhs < rhs.rawValue
+    }
+
+    /// The column's value sorts before or equal to the raw value of `rhs`.
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: the value whose raw value is compared.
+    /// - Returns: the predicate.
+    @_disfavoredOverload
+    public static func <= <Value: RawRepresentable>(lhs: Column, rhs: Value) -> StoragePredicate
+    where Value.RawValue: StorageValueConvertible {
+        lhs <= rhs.rawValue
+    }
+
+    /// The column's value sorts after the raw value of `rhs`.
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: the value whose raw value is compared.
+    /// - Returns: the predicate.
+    @_disfavoredOverload
+    public static func > <Value: RawRepresentable>(lhs: Column, rhs: Value) -> StoragePredicate
+    where Value.RawValue: StorageValueConvertible {
+        lhs > rhs.rawValue
+    }
+
+    /// The column's value sorts after or equal to the raw value of `rhs`.
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: the value whose raw value is compared.
+    /// - Returns: the predicate.
+    @_disfavoredOverload
+    public static func >= <Value: RawRepresentable>(lhs: Column, rhs: Value) -> StoragePredicate
+    where Value.RawValue: StorageValueConvertible {
+        lhs >= rhs.rawValue
     }
 }

@@ -3,49 +3,24 @@
 /// storage classes, LIKE), so every backend returns what SQLite returns.
 public enum PredicateEvaluator {
     /// Whether `predicate` is true for a record; unknown (a comparison with null) counts as false.
-    /// - Parameter value: the record's value for a column name (`.null` when it has none).
+    ///
+    /// Prepares the predicate on every call: to test many records, prepare it once with
+    /// `PreparedPredicate` (an IN list is hashed when it is prepared).
+    /// - Parameters:
+    ///   - predicate: the filter; `nil` matches every record.
+    ///   - value: the record's value for a column name (`.null` when it has none).
+    /// - Returns: whether the record is selected.
     public static func matches(_ predicate: StoragePredicate?, _ value: (String) -> StorageValue) -> Bool {
-        guard let predicate else { return true }
-        return evaluate(predicate, value) == true
+        PreparedPredicate(predicate).matches(value)
     }
 
     /// Three-valued evaluation: `nil` is SQL's unknown.
+    /// - Parameters:
+    ///   - predicate: the filter.
+    ///   - value: the record's value for a column name (`.null` when it has none).
+    /// - Returns: `true`, `false`, or `nil` for unknown.
     public static func evaluate(_ predicate: StoragePredicate, _ value: (String) -> StorageValue) -> Bool? {
-        switch predicate {
-        case .constant(let result):
-            return result
-        case .isNull(let column):
-            return value(column).isNull
-        case .compare(let column, let op, let rhs):
-            let lhs = value(column)
-            if lhs.isNull || rhs.isNull { return nil }
-            let order = StorageValue.compare(lhs, rhs)
-            switch op {
-            case .equal: return order == 0
-            case .notEqual: return order != 0
-            case .less: return order < 0
-            case .lessOrEqual: return order <= 0
-            case .greater: return order > 0
-            case .greaterOrEqual: return order >= 0
-            }
-        case .like(let column, let pattern):
-            guard let text = likeText(value(column)) else { return nil }
-            return like(text, pattern)
-        case .and(let lhs, let rhs):
-            let left = evaluate(lhs, value)
-            if left == false { return false }
-            let right = evaluate(rhs, value)
-            if right == false { return false }
-            return left == true && right == true ? true : nil
-        case .or(let lhs, let rhs):
-            let left = evaluate(lhs, value)
-            if left == true { return true }
-            let right = evaluate(rhs, value)
-            if right == true { return true }
-            return left == false && right == false ? false : nil
-        case .not(let operand):
-            return evaluate(operand, value).map { !$0 }
-        }
+        PreparedPredicate(predicate).evaluate(value)
     }
 
     /// Compares two records by `orderings`, SQLite style (nulls first when ascending).
@@ -63,7 +38,7 @@ public enum PredicateEvaluator {
     }
 
     /// The text LIKE sees for a value: numbers as SQLite prints them, blobs as their bytes.
-    private static func likeText(_ value: StorageValue) -> String? {
+    static func likeText(_ value: StorageValue) -> String? {
         switch value {
         case .null: return nil
         case .integer(let number): return String(number)

@@ -211,7 +211,7 @@ private struct RowKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
         try encoder.store(.real(value), .real, forKey: key.stringValue)
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
-        try encoder.store(.real(Double(value)), .real, forKey: key.stringValue)
+        try encoder.store(value.storageValue, .real, forKey: key.stringValue)
     }
     mutating func encode(_ value: Int, forKey key: Key) throws { try integer(value, key) }
     mutating func encode(_ value: Int8, forKey key: Key) throws { try integer(value, key) }

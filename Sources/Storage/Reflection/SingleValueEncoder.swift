@@ -40,7 +40,7 @@ final class SingleValueEncoder: Encoder, SingleValueEncodingContainer {
     func encode(_ value: Bool) throws { try set(.integer(value ? 1 : 0), .integer) }
     func encode(_ value: String) throws { try set(.text(value), .text) }
     func encode(_ value: Double) throws { try set(.real(value), .real) }
-    func encode(_ value: Float) throws { try set(.real(Double(value)), .real) }
+    func encode(_ value: Float) throws { try set(value.storageValue, .real) }
     func encode(_ value: Int) throws { try set(PrimitiveCoding.encode(value, column: column), .integer) }
     func encode(_ value: Int8) throws { try set(PrimitiveCoding.encode(value, column: column), .integer) }
     func encode(_ value: Int16) throws { try set(PrimitiveCoding.encode(value, column: column), .integer) }

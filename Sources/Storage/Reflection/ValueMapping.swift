@@ -40,15 +40,17 @@ enum ValueMapping {
     ) throws -> (StorageValue, ColumnType) {
         // The common Foundation types first, by metatype identity: far cheaper than the
         // conformance look-up below, and this runs once per such property per record.
-        if T.self == Date.self { return (.real(unsafeBitCast(value, to: Date.self).timeIntervalSince1970), .real) }
-        if T.self == Data.self { return (.blob(unsafeBitCast(value, to: Data.self)), .blob) }
+        // The stored forms are the types' `StorageValueConvertible` conformances, so that a
+        // query compares with exactly what is stored.
+        if T.self == Date.self { return (unsafeBitCast(value, to: Date.self).storageValue, .real) }
+        if T.self == Data.self { return (unsafeBitCast(value, to: Data.self).storageValue, .blob) }
         if let codable = value as? any ColumnCodable {
             return (codable.storageValue, type(of: codable).columnType)
         }
         switch value {
-        case let uuid as UUID: return (.text(uuid.uuidString), .text)
-        case let url as URL: return (.text(url.absoluteString), .text)
-        case let decimal as Decimal: return (.text(decimal.description), .text)
+        case let uuid as UUID: return (uuid.storageValue, .text)
+        case let url as URL: return (url.storageValue, .text)
+        case let decimal as Decimal: return (decimal.storageValue, .text)
         default: break
         }
         let encoder = json()

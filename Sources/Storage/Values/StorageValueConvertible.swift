@@ -2,6 +2,11 @@ public import Foundation
 
 /// A value that can stand for a stored value: a primary key passed to `fetch(_:id:)`, or the
 /// right-hand side of a query predicate.
+///
+/// Every type the row encoder maps conforms, and its `storageValue` is exactly what the encoder
+/// stores for it (the encoder uses these conformances), so a comparison with a stored value of
+/// that type is exact on every backend. Raw-value enums compare through `Column`'s operators
+/// for `RawRepresentable`.
 public protocol StorageValueConvertible {
     /// The stored form of this value.
     var storageValue: StorageValue { get }
@@ -11,20 +16,60 @@ extension StorageValue: StorageValueConvertible {
     public var storageValue: StorageValue { self }
 }
 
+extension BinaryInteger {
+    /// An integer's stored form: `.integer` when it fits 64 signed bits, as the row encoder
+    /// stores it. A larger `UInt64` (which the encoder refuses to store) becomes the nearest
+    /// `.real`, so that it still orders correctly against every stored number.
+    var integerStorageValue: StorageValue { Int64(exactly: self).map(StorageValue.integer) ?? .real(Double(self)) }
+}
+
 extension Int: StorageValueConvertible {
-    public var storageValue: StorageValue { .integer(Int64(self)) }
+    public var storageValue: StorageValue { integerStorageValue }
+}
+
+extension Int8: StorageValueConvertible {
+    public var storageValue: StorageValue { integerStorageValue }
+}
+
+extension Int16: StorageValueConvertible {
+    public var storageValue: StorageValue { integerStorageValue }
+}
+
+extension Int32: StorageValueConvertible {
+    public var storageValue: StorageValue { integerStorageValue }
 }
 
 extension Int64: StorageValueConvertible {
     public var storageValue: StorageValue { .integer(self) }
 }
 
-extension Int32: StorageValueConvertible {
-    public var storageValue: StorageValue { .integer(Int64(self)) }
+extension UInt: StorageValueConvertible {
+    public var storageValue: StorageValue { integerStorageValue }
+}
+
+extension UInt8: StorageValueConvertible {
+    public var storageValue: StorageValue { integerStorageValue }
+}
+
+extension UInt16: StorageValueConvertible {
+    public var storageValue: StorageValue { integerStorageValue }
+}
+
+extension UInt32: StorageValueConvertible {
+    public var storageValue: StorageValue { integerStorageValue }
+}
+
+extension UInt64: StorageValueConvertible {
+    public var storageValue: StorageValue { integerStorageValue }
 }
 
 extension Double: StorageValueConvertible {
     public var storageValue: StorageValue { .real(self) }
+}
+
+extension Float: StorageValueConvertible {
+    /// Floats are stored widened to a `Double`, as the row encoder stores them.
+    public var storageValue: StorageValue { .real(Double(self)) }
 }
 
 extension Bool: StorageValueConvertible {
@@ -54,6 +99,17 @@ extension Date: StorageValueConvertible {
 
 extension Data: StorageValueConvertible {
     public var storageValue: StorageValue { .blob(self) }
+}
+
+extension URL: StorageValueConvertible {
+    /// URLs are stored as their absolute string, as the reflective mapping stores them.
+    public var storageValue: StorageValue { .text(absoluteString) }
+}
+
+extension Decimal: StorageValueConvertible {
+    /// Decimals are stored as their exact decimal text (`"12.34"`), as the reflective mapping
+    /// stores them; text compares by its bytes, so use `==`, `!=` and `in` rather than ordering.
+    public var storageValue: StorageValue { .text(description) }
 }
 
 extension Optional: StorageValueConvertible where Wrapped: StorageValueConvertible {
