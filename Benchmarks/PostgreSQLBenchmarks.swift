@@ -18,6 +18,7 @@ extension RawPostgreSQL: RawBaseline {
         .forEach: "raw single-row loop",
         .ingestJSON: "JSONSerialization + raw COPY binary",
         .singleCommits: "raw autocommit upsert per record",
+        .inList: "raw = ANY($1::int8[]), the ids as one array parameter",
     ]
     static let streamMemoryGoal: Int? = 64 * 1_048_576
 

@@ -188,6 +188,23 @@ final class RawPostgreSQL {
         )
     }
 
+    /// The people whose id is in `ids`, each once, by id: one `= ANY($1)` statement with the
+    /// list as one array parameter (text format), results in binary.
+    func readIn(_ ids: [Int64]) throws -> [Person] {
+        let sql = "SELECT \(Self.columns) FROM \(table) WHERE id = ANY($1::int8[]) ORDER BY id"
+        let list = "{" + ids.map(String.init).joined(separator: ",") + "}"
+        let result = list.withCString { text in
+            var values: [UnsafePointer<CChar>?] = [text]
+            return PQexecParams(connection, sql, 1, nil, &values, nil, nil, 1)
+        }
+        guard let result, PQresultStatus(result) == PGRES_TUPLES_OK else {
+            PQclear(result)
+            throw failure()
+        }
+        defer { PQclear(result) }
+        return (0..<PQntuples(result)).map { Self.person(result, $0) }
+    }
+
     func select(_ clause: String) throws -> [Person] {
         let result = try run("select " + clause, "SELECT \(Self.columns) FROM \(table) " + clause, nil)
         defer { PQclear(result) }
