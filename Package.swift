@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "SQLiteBackend", targets: ["SQLiteBackend"]),
         .library(name: "FileArchiveBackend", targets: ["FileArchiveBackend"]),
         .library(name: "LMDBBackend", targets: ["LMDBBackend"]),
+        // The conformance suite, for the tests of backends written in other packages.
+        .library(name: "StorageTestSupport", targets: ["StorageTestSupport"]),
     ],
     targets: [
         .systemLibrary(

@@ -191,34 +191,44 @@ public protocol StorageRow {
 /// A row that is a stored record seen through a column projection: the value at `index` is the
 /// record's value at `positions[index]`, or `.null` where the record lacks that column. For
 /// backends that keep records as `[StorageValue]` in their schema's column order.
-package struct ProjectedRow: StorageRow {
+public struct ProjectedRow: StorageRow {
     let values: [StorageValue]
     let positions: [Int?]
 
     /// A row of `values` (in schema order) projected by `positions` (a schema index per requested
     /// column, `nil` for a column the schema lacks).
-    package init(values: [StorageValue], positions: [Int?]) {
+    /// - Parameters:
+    ///   - values: a stored record, one value per schema column.
+    ///   - positions: for each requested column, its schema index, or `nil`.
+    public init(values: [StorageValue], positions: [Int?]) {
         self.values = values
         self.positions = positions
     }
 
-    package func value(at index: Int) -> StorageValue {
+    /// The record's value for requested column `index`, or `.null` where the record lacks it.
+    /// - Parameter index: a position in the request's `columns`.
+    /// - Returns: the value.
+    public func value(at index: Int) -> StorageValue {
         positions[index].map { values[$0] } ?? .null
     }
 }
 
 /// Where a writer's columns sit in a schema's column order, for backends that keep records as
 /// `[StorageValue]` in that order.
-package struct WriterLayout: Sendable {
+public struct WriterLayout: Sendable {
     /// The schema index of each of the writer's columns.
-    package let positions: [Int]
+    public let positions: [Int]
     /// The index, among the writer's columns, of the primary key.
-    package let keyPosition: Int
+    public let keyPosition: Int
 
     /// The layout of `columns` in `schema`.
+    /// - Parameters:
+    ///   - columns: the writer's columns, as `makeWriter(for:columns:)` received them.
+    ///   - schema: the collection's stored schema.
+    ///   - collection: the collection, named in errors.
     /// - Throws: `StorageError` with code `.unknownColumn` for a column the schema lacks, or
     ///   `.invalidKey` when the columns lack the primary key.
-    package init(columns: [String], in schema: CollectionSchema, collection: String) throws {
+    public init(columns: [String], in schema: CollectionSchema, collection: String) throws {
         positions = try columns.map { column in
             guard let position = schema.columnIndex(named: column) else {
                 throw StorageError(.unknownColumn, "no column '\(column)'", collection: collection, column: column)
@@ -234,15 +244,20 @@ package struct WriterLayout: Sendable {
 
 /// A `RecordWriter` that hands each record to a closure: for backends whose transaction does the
 /// writing itself.
-package final class ForwardingRecordWriter: RecordWriter {
+public final class ForwardingRecordWriter: RecordWriter {
     private let body: ([StorageValue]) throws -> StorageValue
 
     /// A writer whose `put` calls `body`.
-    package init(_ body: @escaping ([StorageValue]) throws -> StorageValue) {
+    /// - Parameter body: inserts or replaces one record and returns its primary key.
+    public init(_ body: @escaping ([StorageValue]) throws -> StorageValue) {
         self.body = body
     }
 
-    package func put(_ values: [StorageValue]) throws -> StorageValue {
+    /// Hands the record to the closure.
+    /// - Parameter values: one value per column of the writer, in order.
+    /// - Returns: the record's primary key.
+    /// - Throws: whatever the closure throws.
+    public func put(_ values: [StorageValue]) throws -> StorageValue {
         try body(values)
     }
 }
