@@ -11,6 +11,8 @@
 //       one record each time and writing one every M cycles, and prints the process's open file
 //       descriptors and resident memory ("fds ... rss ...") after a warm-up and at the end;
 //   --workload fork [--busy]   a store used in a child made by fork() (see ForkWorkload).
+//   --workload setting --value V   sets `CrossProcessSettings.greeting` to V and prints "ack 1"
+//       after the commit (the cross-process settings test).
 import Foundation
 import Storage
 import StorageTestBackends
@@ -65,6 +67,13 @@ do {
             open: { try openStore(backend: backend, path: path) },
             report: say
         )
+        exit(0)
+    case "setting":
+        guard let value = option("--value") else { throw UsageError(description: "usage: --workload setting --value V") }
+        let store = try openStore(backend: backend, path: path)
+        try CrossProcessSettings(store: store).$greeting.set(value)
+        try store.close()
+        say("ack 1")
         exit(0)
     case nil, "batches":
         break

@@ -29,7 +29,7 @@ public enum ConformanceSuite {
     /// Every check.
     public static let checks: [ConformanceCheck] =
         roundTripChecks + queryChecks + transactionChecks + dictionaryChecks + hostileInputChecks
-        + concurrencyChecks + keyChecks
+        + concurrencyChecks + keyChecks + settingsChecks
 
     static func check(
         _ name: String,

@@ -42,6 +42,10 @@
 /// - `close` frees the engine's connections, file descriptors and maps. `ObjectStore` calls it
 ///   once, after every call in flight has returned, and calls nothing afterwards. It must not
 ///   wait without bound for another backend on the same files.
+/// - A backend whose store other processes (or other `ObjectStore`s) may commit to adopts
+///   `ExternalCommitCounter`, so that `Settings` reads see their commits. A backend that does not
+///   adopt it is taken to be the only writer of its data (as the in-memory backend is), and the
+///   settings cache trusts what this store committed.
 public protocol StorageBackend: Sendable {
     /// Runs `body` in a read transaction over a consistent snapshot.
     func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result
@@ -60,6 +64,26 @@ public protocol StorageBackend: Sendable {
 
 extension StorageBackend {
     public func close() throws {}
+}
+
+/// A backend whose store other processes may commit to, and that can tell with one cheap check
+/// whether anything was committed since it last looked: an embedded engine's change counter
+/// (SQLite's `PRAGMA data_version`, LMDB's last transaction id, a commit counter in a lock file).
+///
+/// `ObjectStore` reads it before serving a `Settings` value from its cache, and drops the cache
+/// when the count moved. It is read on every settings read, so it must be cheap, and it must
+/// never take or wait for the writer.
+///
+/// Engines that push notifications of other processes' commits (a database server) adopt
+/// `ExternalCommitSource` instead, which also feeds the change streams; a counter only tells
+/// that something changed, not what.
+public protocol ExternalCommitCounter: StorageBackend {
+    /// A count of the store's commits: two calls return the same value only if no commit, by any
+    /// process, happened in between. It may also move on this store's own commits or without a
+    /// commit (that only costs a re-read); it must not stay the same across a commit.
+    /// - Returns: the current count.
+    /// - Throws: `StorageError` when the engine cannot be asked.
+    func externalCommitCount() throws -> UInt64
 }
 
 /// What a read transaction can do. Valid only inside the closure it was passed to.

@@ -44,6 +44,20 @@ public final class ObjectStore: Sendable {
     /// ```
     public init(backend: some StorageBackend) {
         self.backend = backend
+        commitCounter = backend as? any ExternalCommitCounter
+    }
+
+    /// The backend as a commit counter, cast once rather than on every settings read.
+    private let commitCounter: (any ExternalCommitCounter)?
+
+    /// The backend's count of commits by any process (`ExternalCommitCounter`), read as a call
+    /// of the store (never after `close()`); `nil` when the backend keeps none.
+    func externalCommitCount() throws -> UInt64? {
+        guard let commitCounter else { return nil }
+        try owner.check(path: nil)
+        try lifecycle.enter()
+        defer { lifecycle.leave() }
+        return try commitCounter.externalCommitCount()
     }
 
     // MARK: Type knowledge
