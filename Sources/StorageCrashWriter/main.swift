@@ -71,7 +71,8 @@ do {
     case "setting":
         guard let value = option("--value") else { throw UsageError(description: "usage: --workload setting --value V") }
         let store = try openStore(backend: backend, path: path)
-        try CrossProcessSettings(store: store).$greeting.set(value)
+        let settings = try CrossProcessSettings(store: store)
+        try settings.$greeting.set(value)
         try store.close()
         say("ack 1")
         exit(0)
