@@ -10,7 +10,8 @@ let package = Package(
         .library(name: "DictionaryBackend", targets: ["DictionaryBackend"])
     ],
     dependencies: [
-        .package(path: "../..")
+        // Named, since a path dependency is otherwise known by its folder's name.
+        .package(name: "swift-storage", path: "../..")
     ],
     targets: [
         .target(

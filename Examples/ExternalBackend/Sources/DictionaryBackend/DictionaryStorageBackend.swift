@@ -7,12 +7,16 @@ public import Storage
 ///
 /// It answers every query with `PredicateEvaluator`, keeps names as `Identifier.folded(_:)`
 /// compares them, migrates with `CollectionSchema.merged(with:)`, and writes through a
-/// `WriterLayout` and a `ForwardingRecordWriter`: the helpers every backend needs.
-public final class DictionaryStorageBackend: StorageBackend, @unchecked Sendable {
-    // @unchecked: `committed` is only touched under `lock`; `writer` serializes write transactions.
+/// `WriterLayout` and a `ForwardingRecordWriter`: the helpers every backend needs. Several
+/// `ObjectStore`s may share one named store, so it counts its commits (`ExternalCommitCounter`)
+/// for their settings caches.
+public final class DictionaryStorageBackend: StorageBackend, ExternalCommitCounter, @unchecked Sendable {
+    // @unchecked: `committed` and `commits` are only touched under `lock`; `writer` serializes
+    // write transactions.
     private let lock = NSLock()
     private let writer = NSLock()
     private var committed = Collections()
+    private var commits: UInt64 = 0
 
     /// An empty store.
     public init() {}
@@ -54,8 +58,19 @@ public final class DictionaryStorageBackend: StorageBackend, @unchecked Sendable
         let transaction = DictionaryTransaction(lock.withLock { committed })
         defer { transaction.isOpen = false }
         let result = try body(transaction)
-        lock.withLock { committed = transaction.collections }
+        // The count moves with the data, never before it: a settings read that saw the new
+        // count must find the new data.
+        lock.withLock {
+            committed = transaction.collections
+            commits += 1
+        }
         return result
+    }
+
+    /// The number of commits so far, for the settings caches of the stores sharing this one.
+    /// - Returns: the count.
+    public func externalCommitCount() throws -> UInt64 {
+        lock.withLock { commits }
     }
 }
 
