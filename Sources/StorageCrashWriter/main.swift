@@ -69,7 +69,9 @@ do {
         )
         exit(0)
     case "setting":
-        guard let value = option("--value") else { throw UsageError(description: "usage: --workload setting --value V") }
+        guard let value = option("--value") else {
+            throw UsageError(description: "usage: --workload setting --value V")
+        }
         let store = try openStore(backend: backend, path: path)
         let settings = try CrossProcessSettings(store: store)
         try settings.$greeting.set(value)
