@@ -9,7 +9,11 @@
 ///
 /// To implement a backend (a new engine), provide `read` and `write` and the transaction types
 /// they hand out, and make the shared conformance suite (`StorageTestSupport.ConformanceSuite`)
-/// pass. In particular:
+/// pass. A backend in another package needs only public API: the helpers (`Identifier`,
+/// `StorePath`, `OwningProcess`, `CollectionSchema.merged(with:)`, `WriterLayout`,
+/// `ForwardingRecordWriter`, `ProjectedRow`, `PredicateEvaluator`) are public, and the suite is
+/// the `StorageTestSupport` product (README, "Implementing a backend in another package").
+/// In particular:
 ///
 /// - `write` runs `body` in one engine transaction and commits when `body` returns. If `body`
 ///   throws, or the commit fails, nothing `body` did remains, and the error is rethrown
