@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "FileArchiveBackend", targets: ["FileArchiveBackend"]),
         .library(name: "LMDBBackend", targets: ["LMDBBackend"]),
         .library(name: "PostgreSQLBackend", targets: ["PostgreSQLBackend"]),
+        // The conformance suite, for the tests of backends written in other packages.
+        .library(name: "StorageTestSupport", targets: ["StorageTestSupport"]),
     ],
     targets: [
         .systemLibrary(

@@ -227,3 +227,18 @@ public final class LMDBStorageBackend: StorageBackend {
         return .committed(outcome)
     }
 }
+
+extension LMDBStorageBackend: ExternalCommitCounter {
+    /// The id of the newest committed transaction (`mdb_txn_id` of a fresh read snapshot), which
+    /// every commit of any process sharing the file advances. A read transaction rather than
+    /// `mdb_env_info`, whose read of the meta pages could race with a growth of the map: the
+    /// transaction passes the map gate like any other read, and never waits for the writer.
+    /// - Returns: the last committed transaction id.
+    /// - Throws: `StorageError` when no read transaction can begin, or `.closed`.
+    public func externalCommitCount() throws -> UInt64 {
+        try checkOpen()
+        let txn = try environment.begin(readOnly: true)
+        defer { environment.endRead(txn) }
+        return UInt64(mdb_txn_id(txn))
+    }
+}

@@ -26,6 +26,10 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// The configuration the backend was opened with.
     public let configuration: Configuration
 
+    /// The read-only connection that answers `externalCommitCount()`, opened on first use; its
+    /// own lock, so the check never waits for the writer or a reader. Declared before the writer,
+    /// which must be the last connection to close.
+    private let counterConnection = Locked<SQLiteConnection?>(nil)
     /// The one writer connection; holding the mutex is holding the right to write. `nil` once
     /// the backend is closed.
     private let writer: Locked<SQLiteConnection?>
@@ -135,6 +139,12 @@ public final class SQLiteStorageBackend: StorageBackend {
             return idle
         }
         readers.removeAll()
+        var counter = counterConnection.withLock { counter in
+            defer { counter = nil }
+            return counter
+        }
+        counter = nil
+        _ = counter
         connection = nil
         _ = connection
     }
@@ -272,6 +282,29 @@ public final class SQLiteStorageBackend: StorageBackend {
             writerOwner.withLock { $0 = me }
             defer { writerOwner.withLock { $0 = nil } }
             try body(connection)
+        }
+    }
+}
+
+extension SQLiteStorageBackend: ExternalCommitCounter {
+    /// `PRAGMA data_version` on a read-only connection of its own, which never writes: SQLite
+    /// changes it whenever another connection (the writer of this process or of another one)
+    /// has committed. One cached statement, no transaction of the writer's, no snapshot kept.
+    /// A database in memory is only reached through this backend, so it answers 0.
+    /// - Returns: the connection's data version.
+    /// - Throws: `StorageError` when the database cannot be opened or read, or `.closed`.
+    public func externalCommitCount() throws -> UInt64 {
+        try checkOpen()
+        guard let databasePath else { return 0 }
+        return try counterConnection.withLock { connection in
+            if connection == nil {
+                connection = try SQLiteConnection(
+                    path: databasePath,
+                    flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
+                    busyTimeout: configuration.busyTimeout
+                )
+            }
+            return UInt64(bitPattern: try connection!.integer("PRAGMA data_version") ?? 0)
         }
     }
 }

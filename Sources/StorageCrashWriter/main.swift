@@ -13,6 +13,8 @@
 //   --workload fork [--busy]   a store used in a child made by fork() (see ForkWorkload);
 //   --workload claim --writer N --name NAME --start-at SECONDS   saves a record with a unique
 //       name at the given time (seconds since 1970) and prints "won" or "lost CODE" (ClaimWorkload).
+//   --workload setting --value V   sets `CrossProcessSettings.greeting` to V and prints "ack 1"
+//       after the commit (the cross-process settings test).
 import Foundation
 import Storage
 import StorageTestBackends
@@ -80,6 +82,15 @@ do {
             startAt: Date(timeIntervalSince1970: startAt),
             report: say
         )
+    case "setting":
+        guard let value = option("--value") else {
+            throw UsageError(description: "usage: --workload setting --value V")
+        }
+        let store = try openStore(backend: backend, path: path)
+        let settings = try CrossProcessSettings(store: store)
+        try settings.$greeting.set(value)
+        try store.close()
+        say("ack 1")
         exit(0)
     case nil, "batches":
         break

@@ -29,7 +29,7 @@ public enum ConformanceSuite {
     /// Every check.
     public static let checks: [ConformanceCheck] =
         roundTripChecks + queryChecks + inListChecks + typedComparisonChecks + transactionChecks + dictionaryChecks
-        + hostileInputChecks + concurrencyChecks + keyChecks
+        + hostileInputChecks + concurrencyChecks + keyChecks + settingsChecks
 
     static func check(
         _ name: String,

@@ -44,15 +44,28 @@ public final class InMemoryStorageBackend: StorageBackend {
         let transaction = MemoryTransaction(database: committed.withLock { $0 })
         defer { transaction.isOpen = false }
         let result = try body(transaction)
-        let database = transaction.database
+        var database = transaction.database
+        // Published with the data, so a reader never sees the new count with the old data.
+        database.commitCount += 1
         committed.withLock { $0 = database }
         return result
+    }
+}
+
+extension InMemoryStorageBackend: ExternalCommitCounter {
+    /// The number of commits: several `ObjectStore`s may share one named store, and each one's
+    /// settings cache must see the others' commits.
+    /// - Returns: the number of commits so far.
+    public func externalCommitCount() throws -> UInt64 {
+        committed.withLock { $0.commitCount }
     }
 }
 
 /// The whole store: a value, so a snapshot is a copy.
 struct Database: Sendable {
     private var tables: [String: Table] = [:]
+    /// The number of commits that made this snapshot (`ExternalCommitCounter`).
+    var commitCount: UInt64 = 0
 
     /// The table of a collection; names match ASCII-case-insensitively, as in SQLite.
     subscript(table name: String) -> Table? {

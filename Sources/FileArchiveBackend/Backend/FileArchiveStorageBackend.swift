@@ -297,3 +297,14 @@ public final class FileArchiveStorageBackend: StorageBackend {
         return plan
     }
 }
+
+extension FileArchiveStorageBackend: ExternalCommitCounter {
+    /// The commit counter in the lock file's first 8 bytes, which every commit of any process
+    /// advances while holding the file lock: one `pread`, without taking the lock.
+    /// - Returns: the number of commits made to the store.
+    /// - Throws: `StorageError` with code `.closed` once the store is closed.
+    public func externalCommitCount() throws -> UInt64 {
+        try checkOpen()
+        return UInt64(bitPattern: files.generation(lockDescriptor))
+    }
+}

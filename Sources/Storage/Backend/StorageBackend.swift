@@ -9,7 +9,11 @@
 ///
 /// To implement a backend (a new engine), provide `read` and `write` and the transaction types
 /// they hand out, and make the shared conformance suite (`StorageTestSupport.ConformanceSuite`)
-/// pass. In particular:
+/// pass. A backend in another package needs only public API: the helpers (`Identifier`,
+/// `StorePath`, `OwningProcess`, `CollectionSchema.merged(with:)`, `WriterLayout`,
+/// `ForwardingRecordWriter`, `ProjectedRow`, `PredicateEvaluator`) are public, and the suite is
+/// the `StorageTestSupport` product (README, "Implementing a backend in another package").
+/// In particular:
 ///
 /// - `write` runs `body` in one engine transaction and commits when `body` returns. If `body`
 ///   throws, or the commit fails, nothing `body` did remains, and the error is rethrown
@@ -50,8 +54,14 @@
 /// A backend whose store other processes or machines also write (a database server) may adopt
 /// `ExternalCommitSource` as well. `ObjectStore` then subscribes when it is created and feeds each
 /// reported commit into its change streams (`changes(of:)`) and its settings cache, exactly as
-/// it does its own commits. A backend without it needs nothing: its store sees only its own
-/// commits.
+/// it does its own commits. A backend without it sees only its own commits in its change
+/// streams; an embedded engine adopts `ExternalCommitCounter` so that `Settings` reads still see
+/// other processes' commits.
+///
+/// - A backend whose store other processes (or other `ObjectStore`s) may commit to adopts
+///   `ExternalCommitCounter`, so that `Settings` reads see their commits. A backend that does not
+///   adopt it is taken to be the only writer of its data (as the in-memory backend is), and the
+///   settings cache trusts what this store committed.
 public protocol StorageBackend: Sendable {
     /// Runs `body` in a read transaction over a consistent snapshot.
     func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result
@@ -84,6 +94,26 @@ public protocol ExternalCommitSource: StorageBackend {
     /// Starts reporting commits made elsewhere to `handler`, until the backend is closed or
     /// released. Called at most once per `ObjectStore`.
     func observeExternalCommits(_ handler: @escaping @Sendable ([CollectionChange]) -> Void)
+}
+
+/// A backend whose store other processes may commit to, and that can tell with one cheap check
+/// whether anything was committed since it last looked: an embedded engine's change counter
+/// (SQLite's `PRAGMA data_version`, LMDB's last transaction id, a commit counter in a lock file).
+///
+/// `ObjectStore` reads it before serving a `Settings` value from its cache, and drops the cache
+/// when the count moved. It is read on every settings read, so it must be cheap, and it must
+/// never take or wait for the writer.
+///
+/// Engines that push notifications of other processes' commits (a database server) adopt
+/// `ExternalCommitSource` instead, which also feeds the change streams; a counter only tells
+/// that something changed, not what.
+public protocol ExternalCommitCounter: StorageBackend {
+    /// A count of the store's commits: two calls return the same value only if no commit, by any
+    /// process, happened in between. It may also move on this store's own commits or without a
+    /// commit (that only costs a re-read); it must not stay the same across a commit.
+    /// - Returns: the current count.
+    /// - Throws: `StorageError` when the engine cannot be asked.
+    func externalCommitCount() throws -> UInt64
 }
 
 /// What a read transaction can do. Valid only inside the closure it was passed to.
@@ -215,34 +245,44 @@ public protocol StorageRow {
 /// A row that is a stored record seen through a column projection: the value at `index` is the
 /// record's value at `positions[index]`, or `.null` where the record lacks that column. For
 /// backends that keep records as `[StorageValue]` in their schema's column order.
-package struct ProjectedRow: StorageRow {
+public struct ProjectedRow: StorageRow {
     let values: [StorageValue]
     let positions: [Int?]
 
     /// A row of `values` (in schema order) projected by `positions` (a schema index per requested
     /// column, `nil` for a column the schema lacks).
-    package init(values: [StorageValue], positions: [Int?]) {
+    /// - Parameters:
+    ///   - values: a stored record, one value per schema column.
+    ///   - positions: for each requested column, its schema index, or `nil`.
+    public init(values: [StorageValue], positions: [Int?]) {
         self.values = values
         self.positions = positions
     }
 
-    package func value(at index: Int) -> StorageValue {
+    /// The record's value for requested column `index`, or `.null` where the record lacks it.
+    /// - Parameter index: a position in the request's `columns`.
+    /// - Returns: the value.
+    public func value(at index: Int) -> StorageValue {
         positions[index].map { values[$0] } ?? .null
     }
 }
 
 /// Where a writer's columns sit in a schema's column order, for backends that keep records as
 /// `[StorageValue]` in that order.
-package struct WriterLayout: Sendable {
+public struct WriterLayout: Sendable {
     /// The schema index of each of the writer's columns.
-    package let positions: [Int]
+    public let positions: [Int]
     /// The index, among the writer's columns, of the primary key.
-    package let keyPosition: Int
+    public let keyPosition: Int
 
     /// The layout of `columns` in `schema`.
+    /// - Parameters:
+    ///   - columns: the writer's columns, as `makeWriter(for:columns:)` received them.
+    ///   - schema: the collection's stored schema.
+    ///   - collection: the collection, named in errors.
     /// - Throws: `StorageError` with code `.unknownColumn` for a column the schema lacks, or
     ///   `.invalidKey` when the columns lack the primary key.
-    package init(columns: [String], in schema: CollectionSchema, collection: String) throws {
+    public init(columns: [String], in schema: CollectionSchema, collection: String) throws {
         positions = try columns.map { column in
             guard let position = schema.columnIndex(named: column) else {
                 throw StorageError(.unknownColumn, "no column '\(column)'", collection: collection, column: column)
@@ -258,15 +298,20 @@ package struct WriterLayout: Sendable {
 
 /// A `RecordWriter` that hands each record to a closure: for backends whose transaction does the
 /// writing itself.
-package final class ForwardingRecordWriter: RecordWriter {
+public final class ForwardingRecordWriter: RecordWriter {
     private let body: ([StorageValue]) throws -> StorageValue
 
     /// A writer whose `put` calls `body`.
-    package init(_ body: @escaping ([StorageValue]) throws -> StorageValue) {
+    /// - Parameter body: inserts or replaces one record and returns its primary key.
+    public init(_ body: @escaping ([StorageValue]) throws -> StorageValue) {
         self.body = body
     }
 
-    package func put(_ values: [StorageValue]) throws -> StorageValue {
+    /// Hands the record to the closure.
+    /// - Parameter values: one value per column of the writer, in order.
+    /// - Returns: the record's primary key.
+    /// - Throws: whatever the closure throws.
+    public func put(_ values: [StorageValue]) throws -> StorageValue {
         try body(values)
     }
 }

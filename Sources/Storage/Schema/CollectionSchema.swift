@@ -38,7 +38,9 @@ public struct CollectionSchema: Sendable, Hashable {
 
     /// The first column of `requested` that this schema has under a name differing only in
     /// ASCII case; such a column cannot be added, since names are compared ignoring case.
-    package func caseConflict(with requested: CollectionSchema) -> (stored: String, requested: String)? {
+    /// - Parameter requested: the schema a caller asks for.
+    /// - Returns: the stored and requested spelling of the first such column, or `nil`.
+    public func caseConflict(with requested: CollectionSchema) -> (stored: String, requested: String)? {
         var stored: [String: String] = [:]
         for column in columns { stored[Identifier.folded(column.name)] = column.name }
         for column in requested.columns {
@@ -52,7 +54,9 @@ public struct CollectionSchema: Sendable, Hashable {
     /// This schema merged with `requested`: columns that `requested` adds are appended, integer
     /// columns that `requested` declares real are widened, missing indexes are added. Nothing is
     /// ever removed, so records written by other versions of a type keep their data.
-    package func merged(with requested: CollectionSchema) -> CollectionSchema {
+    /// - Parameter requested: the schema a caller asks for.
+    /// - Returns: the schema to store.
+    public func merged(with requested: CollectionSchema) -> CollectionSchema {
         var result = self
         for column in requested.columns {
             if let index = result.columnIndex(named: column.name) {
@@ -77,7 +81,7 @@ public struct CollectionSchema: Sendable, Hashable {
     /// - Parameter allowingReservedName: whether the collection may be one of the store's own,
     ///   whose names start with `_`.
     /// - Throws: `StorageError` with code `.invalidIdentifier` or `.schemaMismatch`.
-    package func validate(allowingReservedName: Bool = false) throws {
+    public func validate(allowingReservedName: Bool = false) throws {
         try Identifier.validateCollection(name, allowingReserved: allowingReservedName)
         for column in columns {
             // `_key` is only ever the auto-assigned key, never a property or a JSON key.
@@ -96,7 +100,7 @@ public struct CollectionSchema: Sendable, Hashable {
     /// column twice (ignoring ASCII case), the key is a column, every index names existing
     /// columns. Backends call this before DDL.
     /// - Throws: `StorageError` with code `.limitExceeded` or `.schemaMismatch`.
-    package func validateShape() throws {
+    public func validateShape() throws {
         guard columns.count <= Self.maximumColumnCount else {
             throw StorageError(
                 .limitExceeded,

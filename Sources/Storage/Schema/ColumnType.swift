@@ -9,7 +9,9 @@ public enum ColumnType: String, Sendable, Hashable, CaseIterable {
 
     /// Whether a column of this type is widened to `other` when a value of `other` arrives
     /// (integer to real when fractions appear; nothing else changes type on its own).
-    package func widened(toHold other: ColumnType) -> ColumnType {
+    /// - Parameter other: the type of an arriving value.
+    /// - Returns: the column's type after the value arrives.
+    public func widened(toHold other: ColumnType) -> ColumnType {
         if self == other { return self }
         if self == .integer && other == .real { return .real }
         return self

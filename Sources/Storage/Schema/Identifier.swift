@@ -4,12 +4,19 @@
 /// before they get there: a name is 1 to 128 characters, each a letter, a digit, `_`, `-` or `.`,
 /// and does not start with `sqlite_` (SQLite's reserved prefix), nor with `_` when it is a
 /// collection name (our own reserved prefix).
-package enum Identifier {
-    package static let maximumLength = 128
+///
+/// Public for backends written in other packages: compare names with `folded(_:)`, as SQLite does.
+public enum Identifier {
+    /// The most Unicode scalars a collection or column name may have.
+    public static let maximumLength = 128
 
-    /// - Parameter allowingReserved: whether a name starting with `_` is allowed: only for the
+    /// Refuses a collection name that is not a valid identifier.
+    /// - Parameters:
+    ///   - name: the collection name.
+    ///   - allowingReserved: whether a name starting with `_` is allowed: only for the
     ///   store's own collections.
-    package static func validateCollection(_ name: String, allowingReserved: Bool = false) throws {
+    /// - Throws: `StorageError` with code `.invalidIdentifier`.
+    public static func validateCollection(_ name: String, allowingReserved: Bool = false) throws {
         if let problem = problem(with: name) {
             throw StorageError(.invalidIdentifier, "invalid collection name \(quoted(name)): \(problem)")
         }
@@ -21,7 +28,14 @@ package enum Identifier {
         }
     }
 
-    package static func validateColumn(_ name: String, in collection: String, allowingReserved: Bool = false) throws {
+    /// Refuses a column name that is not a valid identifier, or that is the auto-assigned key's
+    /// column without `allowingReserved`.
+    /// - Parameters:
+    ///   - name: the column name.
+    ///   - collection: the collection, named in the error.
+    ///   - allowingReserved: whether `_key`, the auto-assigned key's column, is allowed.
+    /// - Throws: `StorageError` with code `.invalidIdentifier`.
+    public static func validateColumn(_ name: String, in collection: String, allowingReserved: Bool = false) throws {
         if let problem = problem(with: name) {
             throw StorageError(
                 .invalidIdentifier,
@@ -56,7 +70,9 @@ package enum Identifier {
 
     /// The name with ASCII letters lower-cased: two names are the same identifier when their
     /// folded forms are equal, as in SQLite (which folds ASCII letters only).
-    package static func folded(_ name: String) -> String {
+    /// - Parameter name: a collection or column name.
+    /// - Returns: the name with `A`–`Z` replaced by `a`–`z`.
+    public static func folded(_ name: String) -> String {
         guard name.utf8.contains(where: { $0 >= 65 && $0 <= 90 }) else { return name }
         // Written in place: mapping to an array first allocated twice per call, and collection
         // names are folded on every look-up of a collection.
@@ -71,7 +87,9 @@ package enum Identifier {
     }
 
     /// The name for an error message: shortened, with control characters escaped.
-    package static func quoted(_ name: String) -> String {
+    /// - Parameter name: any name, valid or not.
+    /// - Returns: the name in single quotes, at most 40 characters of it.
+    public static func quoted(_ name: String) -> String {
         let prefix = name.unicodeScalars.prefix(40).map { $0.escaped(asASCII: false) }.joined()
         return "'" + prefix + (name.unicodeScalars.count > 40 ? "…" : "") + "'"
     }

@@ -21,7 +21,9 @@ public struct IndexDefinition: Sendable, Hashable {
 
     /// A stable name for the index within its collection, unambiguous because identifiers may
     /// not contain `:` or `,`.
-    package func name(in collection: String) -> String {
+    /// - Parameter collection: the collection the index belongs to.
+    /// - Returns: the index's name, the same in every backend.
+    public func name(in collection: String) -> String {
         (isUnique ? "storage_unique:" : "storage_index:") + collection + ":" + columns.joined(separator: ",")
     }
 }

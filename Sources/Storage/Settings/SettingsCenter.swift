@@ -15,6 +15,9 @@ final class SettingsCenter: Sendable {
         /// Advanced by every commit, so a read that raced with a commit does not cache what it
         /// read before the commit.
         var generation = 0
+        /// The backend's commit count (`ExternalCommitCounter`) the cache was filled under; a
+        /// different count means another process may have committed, and the cache is dropped.
+        var commitCount: UInt64?
         var nextID = 0
         var subscribers: [StorageKey: [Int: @Sendable (String?) -> Void]] = [:]
     }
@@ -24,6 +27,18 @@ final class SettingsCenter: Sendable {
     /// The stored JSON of setting `id`, or nil when it is not set.
     func storedJSON(for id: String, in store: ObjectStore) throws -> String? {
         let key = StorageKey(.text(id))
+        // One cheap check of the engine's counter (no writer, no snapshot): another process's
+        // commit is seen by the next read after it, not only this store's own commits.
+        // Inside a write transaction nothing is cached, and the engine may not allow a second
+        // transaction on this thread.
+        if !store.isWritingOnCurrentThread, let count = try store.externalCommitCount() {
+            state.withLock { state in
+                guard state.commitCount != count else { return }
+                state.commitCount = count
+                state.cache.removeAll()
+                state.generation += 1
+            }
+        }
         let (cached, generation) = state.withLock { ($0.cache[key], $0.generation) }
         if let cached { return cached }
         let json = try store.fetch(SettingRecord.self, id: id)?.value

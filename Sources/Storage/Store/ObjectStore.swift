@@ -44,9 +44,27 @@ public final class ObjectStore: Sendable {
     /// ```
     public init(backend: some StorageBackend) {
         self.backend = backend
+        commitCounter = backend as? any ExternalCommitCounter
         if let source = backend as? any ExternalCommitSource {
             source.observeExternalCommits { [weak self] changes in self?.didCommitElsewhere(changes) }
         }
+    }
+
+    /// Whether the backend tells this store of other processes' commits (`ExternalCommitSource`):
+    /// they then reach change streams and settings a moment after they commit, not at once.
+    package var isNotifiedOfCommitsElsewhere: Bool { backend is any ExternalCommitSource }
+
+    /// The backend as a commit counter, cast once rather than on every settings read.
+    private let commitCounter: (any ExternalCommitCounter)?
+
+    /// The backend's count of commits by any process (`ExternalCommitCounter`), read as a call
+    /// of the store (never after `close()`); `nil` when the backend keeps none.
+    func externalCommitCount() throws -> UInt64? {
+        guard let commitCounter else { return nil }
+        try owner.check(path: nil)
+        try lifecycle.enter()
+        defer { lifecycle.leave() }
+        return try commitCounter.externalCommitCount()
     }
 
     // MARK: Type knowledge

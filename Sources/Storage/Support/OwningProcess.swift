@@ -32,16 +32,16 @@ private let forkHandlerResult: Int32 = pthread_atfork(nil, nil) {
 /// On Linux a child is recognized by a count of forks kept by a `pthread_atfork` handler
 /// (a child made by a raw `clone` system call, which runs no such handler, is not); elsewhere,
 /// and if the handler could not be installed, by `getpid()`.
-package struct OwningProcess: Hashable, Sendable {
+public struct OwningProcess: Hashable, Sendable {
     /// The id of the process that opened the store.
-    package let id: Int32
+    public let id: Int32
     #if canImport(Glibc)
     /// The fork count of the process that opened the store.
     private let forks: UInt64
     #endif
 
     /// The current process.
-    package init() {
+    public init() {
         id = getpid()
         #if canImport(Glibc)
         _ = forkHandlerResult
@@ -50,7 +50,7 @@ package struct OwningProcess: Hashable, Sendable {
     }
 
     /// Whether this is still the process that opened the store.
-    package var isCurrent: Bool {
+    public var isCurrent: Bool {
         #if canImport(Glibc)
         if forkHandlerResult == 0 { return forkCount.load(ordering: .relaxed) == forks }
         #endif
@@ -58,8 +58,9 @@ package struct OwningProcess: Hashable, Sendable {
     }
 
     /// Throws unless the current process is the one that opened the store.
+    /// - Parameter path: the store, named in the error.
     /// - Throws: `StorageError` with code `.misuse` naming both processes and `path`.
-    package func check(path: String?) throws {
+    public func check(path: String?) throws {
         guard !isCurrent else { return }
         throw StorageError(
             .misuse,

@@ -5,12 +5,15 @@ import Darwin
 #endif
 
 /// The checks every backend makes on the paths it hands to the C library.
-package enum StorePath {
+///
+/// Public for backends written in other packages.
+public enum StorePath {
     /// Refuses a path the C library would misread: an empty one, and one with a NUL byte (the C
     /// library stops at the NUL and would use a shorter path).
     /// - Parameter role: what the path names, for the message (`"database file"`).
     /// - Throws: `StorageError` with code `.cannotOpen`.
-    package static func check(_ path: String, role: String) throws {
+    /// - Parameter path: the path to check.
+    public static func check(_ path: String, role: String) throws {
         guard !path.isEmpty else {
             throw StorageError(.cannotOpen, "the \(role)'s path is empty", path: path)
         }
@@ -21,10 +24,13 @@ package enum StorePath {
 
     /// Creates the file at `path` with mode 0600 unless it exists, refusing symbolic links and
     /// anything that is not a regular file, after `check(_:role:)`.
+    /// - Parameters:
+    ///   - path: the file to create or open.
+    ///   - role: what the file is, for the message (`"lock file"`).
     /// - Returns: the file's device and inode.
     /// - Throws: `StorageError` with code `.cannotOpen` naming `role` and the reason.
     @discardableResult
-    package static func createPrivateFile(at path: String, role: String) throws -> (device: UInt64, inode: UInt64) {
+    public static func createPrivateFile(at path: String, role: String) throws -> (device: UInt64, inode: UInt64) {
         try check(path, role: role)
         let descriptor = open(path, O_CREAT | O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
