@@ -69,11 +69,19 @@ final class CommitSequencer: @unchecked Sendable {
     /// publishing may itself be waiting, in the backend, for that read to end.
     /// - Parameters:
     ///   - changes: what the transaction changed, or `nil` when it did not commit.
+    ///   - waitsForDelivery: `false` for a caller that must never wait for this store's writes in
+    ///     flight (a backend's thread reporting other processes' commits, which a write of this
+    ///     store may itself be waiting for, inside the engine).
     ///   - publish: delivers one transaction's changes; called without the lock held.
-    func resolve(_ ticket: UInt64, _ changes: [String: ChangeLog]?, publish: ([String: ChangeLog]) -> Void) {
+    func resolve(
+        _ ticket: UInt64,
+        _ changes: [String: ChangeLog]?,
+        waitsForDelivery: Bool = true,
+        publish: ([String: ChangeLog]) -> Void
+    ) {
         condition.lock()
         resolved[ticket] = .some(changes)
-        let waits = changes != nil && Self.readDepth == 0
+        let waits = waitsForDelivery && changes != nil && Self.readDepth == 0
         while true {
             if !isPublishing {
                 var due: [[String: ChangeLog]] = []

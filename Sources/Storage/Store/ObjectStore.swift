@@ -158,9 +158,11 @@ public final class ObjectStore: Sendable {
             logs[Identifier.folded(change.collection)] = log
         }
         guard !logs.isEmpty else { return }
-        // A ticket of its own, so that it is published in order with this store's commits.
+        // A ticket of its own, so that it is published in order with this store's commits. The
+        // reporting thread never waits for the delivery: a write of this store in flight may be
+        // waiting, in the engine, for what that thread holds (a deadlock found with four processes).
         let ticket = commits.take()
-        commits.resolve(ticket, logs) { didCommit($0) }
+        commits.resolve(ticket, logs, waitsForDelivery: false) { didCommit($0) }
     }
 
     /// Whether the current thread is inside a write transaction of this store.
