@@ -94,7 +94,9 @@ struct PostgreSQLQueryCompiler {
             return compile(operand).map { "(NOT " + $0 + ")" }
         case .constant(let value):
             return value ? "TRUE" : "FALSE"
-        @unknown default:
+        default:
+            // A node this compiler does not know (`in` today, any added later): the caller
+            // evaluates the predicate in Swift with `PredicateEvaluator`.
             return nil
         }
     }
