@@ -105,6 +105,11 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(
+            name: "StorageCopyTests",
+            dependencies: ["Storage", "StorageTestSupport", "StorageTestBackends"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
             name: "ReliabilityTests",
             dependencies: [
                 "Storage", "SQLiteBackend", "LMDBBackend", "FileArchiveBackend", "StorageTestSupport",
