@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "PostgreSQLBackend", targets: ["PostgreSQLBackend"]),
         // The conformance suite, for the tests of backends written in other packages.
         .library(name: "StorageTestSupport", targets: ["StorageTestSupport"]),
+        // The command-line tool: `swift run storage info app.sqlite`.
+        .executable(name: "storage", targets: ["StorageCLI"]),
     ],
     targets: [
         .systemLibrary(
@@ -60,6 +62,12 @@ let package = Package(
             path: "Benchmarks",
             swiftSettings: upcoming
         ),
+        .target(
+            name: "StorageCommandLine",
+            dependencies: ["Storage", "SQLiteBackend", "LMDBBackend", "FileArchiveBackend", "PostgreSQLBackend"],
+            swiftSettings: upcoming
+        ),
+        .executableTarget(name: "StorageCLI", dependencies: ["StorageCommandLine"], swiftSettings: upcoming),
         .executableTarget(
             name: "StorageCrashWriter",
             dependencies: ["Storage", "StorageTestSupport", "StorageTestBackends"],
@@ -107,6 +115,11 @@ let package = Package(
         .testTarget(
             name: "StorageCopyTests",
             dependencies: ["Storage", "StorageTestSupport", "StorageTestBackends"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "StorageCommandLineTests",
+            dependencies: ["StorageCommandLine", "Storage", "StorageTestSupport", "StorageTestBackends"],
             swiftSettings: upcoming
         ),
         .testTarget(

@@ -1,0 +1,4 @@
+import Foundation
+import StorageCommandLine
+
+exit(StorageTool.run(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,535 @@
+import Foundation
+import Storage
+
+/// The `storage` command: look inside any store, export and import records, copy a store
+/// between engines and verify it.
+///
+/// Exit status: 0 on success, 1 on a failure (the store, the data, a verification), 2 on a usage
+/// error. Data goes to standard output; errors, progress and summaries to standard error.
+package enum StorageTool {
+    static let overview = """
+        usage: storage COMMAND [ARGUMENTS] [--json] [--help]
+
+        Look inside any store and move data between engines.
+
+        commands:
+          info STORE                     engine, path, size on disk, collections with record counts
+          schema STORE [COLLECTION]      columns, types, key and indexes
+          export STORE COLLECTION        records as JSON, NDJSON or CSV
+          import STORE COLLECTION FILE   records from a JSON array, NDJSON or CSV file
+          copy FROM TO                   copy a store (or some collections) to another, verified
+          verify A B                     check that two stores hold the same data
+
+        STORE is sqlite:PATH, lmdb:PATH, archive:FOLDER, postgresql://… (add ?schema=NAME for a
+        schema other than public), or a bare path whose engine is told by the file's header or
+        the folder's marker. Run `storage COMMAND --help` for a command's options.
+
+        exit status: 0 success, 1 failure, 2 usage error
+        """
+
+    static let help: [String: String] = [
+        "info": """
+        usage: storage info STORE [--json]
+
+        Prints the store's engine, path, size on disk, and its collections with their record
+        counts. --json prints one JSON object instead.
+        """,
+        "schema": """
+        usage: storage schema STORE [COLLECTION] [--json]
+
+        Prints each collection's columns with their types, its primary key and its indexes
+        (one collection's, when COLLECTION is given). --json prints a JSON array.
+        """,
+        "export": """
+        usage: storage export STORE COLLECTION [--format json|ndjson|csv] [--where EXPR]
+                              [--limit N] [--output FILE]
+
+        Writes the collection's records, in primary-key order, to standard output or FILE
+        (written whole or not at all). EXPR filters them, in the query language of Column:
+          age >= 30 && name like 'A%' && email != nil
+          mood in ('calm', 'busy') || !(score < 1.5)
+        Blobs are written as base64 text; NaN and infinities as "NaN", "Infinity", "-Infinity".
+        """,
+        "import": """
+        usage: storage import STORE COLLECTION FILE [--format json|ndjson|csv]
+                              [--primary-key KEY] [--json]
+
+        Stores the records of FILE (a JSON array of objects, one JSON object per line, or CSV
+        with a header line; told by the extension or the first character) in COLLECTION, in
+        one transaction: all of them or, on an error, none. Column types are inferred; the
+        key is `id` when every record has one, otherwise an auto-assigned key. --primary-key
+        requires every record to have KEY (and the collection, if it exists, to be keyed by it).
+        """,
+        "copy": """
+        usage: storage copy FROM TO [--collections A,B] [--merge | --replace] [--no-verify]
+                            [--batch-size N] [--json]
+
+        Copies every collection of FROM (or those named) to TO, with schemas, indexes, values
+        exactly as stored, auto keys and settings, in batches, then verifies both sides.
+        A collection of TO that holds records is refused unless --merge (upsert: run an
+        interrupted copy again with --merge to complete it) or --replace is given.
+        """,
+        "verify": """
+        usage: storage verify A B [--collections A,B] [--json]
+
+        Checks that two stores hold the same collections and records (counts and a digest of
+        each collection's canonical records); on a difference, names the collection and a key
+        and exits with status 1.
+        """,
+    ]
+
+    /// Runs the command in `arguments` (without the program's name) and returns the exit status.
+    package static func run(_ arguments: [String]) -> Int32 {
+        guard let command = arguments.first else {
+            writeError(overview + "\n")
+            return 2
+        }
+        if command == "--help" || command == "-h" || command == "help" {
+            write(overview + "\n")
+            return 0
+        }
+        let rest = Array(arguments.dropFirst())
+        do {
+            switch command {
+            case "info": try info(rest)
+            case "schema": try schema(rest)
+            case "export": try export(rest)
+            case "import": try importRecords(rest)
+            case "copy": try copy(rest)
+            case "verify": try verify(rest)
+            default: throw UsageError("unknown command '\(command)'")
+            }
+            return 0
+        } catch let error as HelpRequested {
+            write(help[error.command, default: overview] + "\n")
+            return 0
+        } catch let error as UsageError {
+            let helpCommand = help[command] == nil ? "storage --help" : "storage \(command) --help"
+            writeError("storage: \(error.message)\nSee '\(helpCommand)'.\n")
+            return 2
+        } catch let error as WhereSyntaxError {
+            writeError("storage: \(error)\n")
+            return 2
+        } catch let error as StorageError {
+            let hint = error.code == .collectionNotEmpty ? "\n(give --merge to upsert, or --replace)" : ""
+            writeError("storage: error: \(error)\(hint)\n")
+            return 1
+        } catch let error as InputError {
+            writeError("storage: error: \(error)\n")
+            return 1
+        } catch let error as Reported {
+            return error.status
+        } catch {
+            writeError("storage: error: \(error)\n")
+            return 1
+        }
+    }
+
+    // MARK: Commands
+
+    static func info(_ arguments: [String]) throws {
+        let parsed = try parse(arguments, "info", options: [], flags: ["json"])
+        let (location, store) = try openExisting(try parsed.positionals(["STORE"], required: 1)[0])
+        defer { try? store.close() }
+        var collections: [(String, Int)] = []
+        for name in try store.collectionNames() {
+            collections.append((name, try store.count(in: name)))
+        }
+        let size = location.sizeOnDisk()
+        if parsed.flags.contains("json") {
+            var object: [String: Any] = [
+                "engine": location.engine,
+                "path": location.path,
+                "collections": collections.map { ["name": $0.0, "records": $0.1] },
+            ]
+            object["size"] = size.map { $0 as Any } ?? NSNull()
+            try writeJSON(object)
+            return
+        }
+        var text = "engine: \(location.engine)\npath: \(location.path)\n"
+        text += "size on disk: " + (size.map { "\(ProgressLine.grouped($0)) bytes" } ?? "n/a (a server)") + "\n"
+        text += "collections: \(collections.count)\n"
+        let width = collections.map(\.0.count).max() ?? 0
+        for (name, count) in collections {
+            text +=
+                "  " + name.padding(toLength: width, withPad: " ", startingAt: 0)
+                + "  \(ProgressLine.grouped(count)) records\n"
+        }
+        write(text)
+    }
+
+    static func schema(_ arguments: [String]) throws {
+        let parsed = try parse(arguments, "schema", options: [], flags: ["json"])
+        let positionals = try parsed.positionals(["STORE", "COLLECTION"], required: 1)
+        let (_, store) = try openExisting(positionals[0])
+        defer { try? store.close() }
+        var schemas: [CollectionSchema] = []
+        if positionals.count > 1 {
+            guard let schema = try store.schema(of: positionals[1]) else {
+                throw StorageError(.unknownCollection, "no collection '\(positionals[1])'", collection: positionals[1])
+            }
+            schemas = [schema]
+        } else {
+            schemas = try store.collectionNames().compactMap { try store.schema(of: $0) }
+        }
+        if parsed.flags.contains("json") {
+            try writeJSON(
+                schemas.map { schema in
+                    [
+                        "collection": schema.name,
+                        "primaryKey": schema.primaryKey,
+                        "autoKey": schema.hasAutoKey,
+                        "columns": schema.columns.map { ["name": $0.name, "type": $0.type.rawValue] },
+                        "indexes": schema.indexes.map { ["columns": $0.columns, "unique": $0.isUnique] },
+                    ] as [String: Any]
+                }
+            )
+            return
+        }
+        var text = ""
+        for schema in schemas {
+            text += "\(schema.name)  (key: \(schema.primaryKey)\(schema.hasAutoKey ? ", auto-assigned" : ""))\n"
+            let width = schema.columns.map(\.name.count).max() ?? 0
+            for column in schema.columns {
+                text +=
+                    "  " + column.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                    + column.type.rawValue + (column.name == schema.primaryKey ? "  primary key" : "") + "\n"
+            }
+            for index in schema.indexes {
+                text +=
+                    "  " + (index.isUnique ? "unique index" : "index") + " ("
+                    + index.columns.joined(separator: ", ") + ")\n"
+            }
+        }
+        write(text)
+    }
+
+    static func export(_ arguments: [String]) throws {
+        let parsed = try parse(arguments, "export", options: ["format", "where", "limit", "output"], flags: [])
+        let positionals = try parsed.positionals(["STORE", "COLLECTION"], required: 2)
+        let format = try recordFormat(parsed.options["format"]) ?? .json
+        let predicate = try parsed.options["where"].map(WhereExpression.parse)
+        let limit = try parsed.integer("limit")
+        let (_, store) = try openExisting(positionals[0])
+        defer { try? store.close() }
+        let collection = positionals[1]
+        guard let schema = try store.schema(of: collection) else {
+            throw StorageError(.unknownCollection, "no collection '\(collection)'", collection: collection)
+        }
+        let matching = try store.count(in: schema.name, where: predicate)
+        let total = limit.map { min($0, matching) } ?? matching
+        let output = try OutputFile(parsed.options["output"])
+        var writer = RecordWriter(format: format, columns: schema.columns.map(\.name))
+        let progress = ProgressLine()
+        do {
+            try output.write(writer.header())
+            var last: StorageValue?
+            var written = 0
+            while written < total {
+                var batchPredicate = predicate
+                if let last {
+                    let after = StoragePredicate.compare(schema.primaryKey, .greater, last)
+                    batchPredicate = batchPredicate.map { .and($0, after) } ?? after
+                }
+                let batch = try store.fetchDictionaries(
+                    from: schema.name,
+                    where: batchPredicate,
+                    orderBy: [.ascending(schema.primaryKey)],
+                    limit: min(1_000, total - written)
+                )
+                if batch.isEmpty { break }
+                var chunk = ""
+                for record in batch { chunk += writer.record(record) }
+                try output.write(chunk)
+                written += batch.count
+                last = batch.last?[schema.primaryKey]
+                progress.update("exporting \(schema.name)", records: written, total: total)
+            }
+            try output.write(writer.footer())
+            try output.commit()
+            progress.finish("exported \(ProgressLine.grouped(written)) records of \(schema.name)")
+        } catch {
+            output.discard()
+            progress.finish(nil)
+            throw error
+        }
+    }
+
+    static func importRecords(_ arguments: [String]) throws {
+        let parsed = try parse(arguments, "import", options: ["format", "primary-key"], flags: ["json"])
+        let positionals = try parsed.positionals(["STORE", "COLLECTION", "FILE"], required: 3)
+        let collection = positionals[1]
+        let path = positionals[2]
+        var format = try recordFormat(parsed.options["format"])
+        let data: Data
+        do {
+            data =
+                path == "-"
+                ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw InputError("cannot read '\(path)': \((error as NSError).localizedDescription)")
+        }
+        format = format ?? RecordFormat.detect(path: path, data: data)
+        // Everything is read and checked before the store is opened: bad input writes nothing.
+        let rows: [[String: Any]]
+        switch format ?? .json {
+        case .json:
+            let object: Any
+            do {
+                object = try JSONSerialization.jsonObject(with: data, options: [])
+            } catch {
+                throw StorageError(.invalidJSON, "'\(path)' is not valid JSON")
+            }
+            guard let array = object as? [Any] else {
+                throw StorageError(.invalidJSON, "'\(path)' is not a JSON array")
+            }
+            rows = try array.enumerated().map { index, element in
+                guard let row = element as? [String: Any] else {
+                    throw StorageError(.invalidJSON, "element \(index) of '\(path)' is not a JSON object")
+                }
+                return row
+            }
+        case .ndjson: rows = try RecordReader.ndjson(data)
+        case .csv: rows = try RecordReader.csv(data)
+        }
+        let key = parsed.options["primary-key"]
+        if let key {
+            for (index, row) in rows.enumerated() where row[key] == nil || row[key] is NSNull {
+                throw InputError("record \(index + 1) of '\(path)' has no '\(key)', the primary key asked for")
+            }
+        }
+        let location = try StoreLocation.parse(positionals[0], mustExist: false)
+        let store = try location.open()
+        defer { try? store.close() }
+        if let key {
+            let existing = try store.schema(of: collection)
+            if let existing, existing.primaryKey != key {
+                throw StorageError(
+                    .schemaMismatch,
+                    "collection '\(existing.name)' is keyed by '\(existing.primaryKey)', not '\(key)'",
+                    collection: existing.name
+                )
+            }
+            if existing == nil && key != "id" {
+                // Until `insert(dictionaries:into:primaryKey:)` (issue 14) is on this branch, a new
+                // collection takes `id` as its key, or an auto-assigned one.
+                throw UsageError("--primary-key other than 'id' needs the collection to exist already")
+            }
+        }
+        let progress = ProgressLine()
+        // The first call decides the key of a new collection: it takes every record up to the
+        // first without an `id`, so that one lacking it anywhere gives an auto-assigned key, as
+        // one call with every record would.
+        let firstWithoutID = rows.firstIndex { $0["id"] == nil || $0["id"] is NSNull }
+        let firstEnd = max(min(rows.count, 1_000), (firstWithoutID ?? -1) + 1)
+        try store.transaction { _ in
+            var start = 0
+            var end = firstEnd
+            while start < rows.count {
+                try store.insert(dictionaries: Array(rows[start..<end]), into: collection)
+                progress.update("importing into \(collection)", records: end, total: rows.count)
+                start = end
+                end = min(rows.count, start + 1_000)
+            }
+        }
+        progress.finish("imported \(ProgressLine.grouped(rows.count)) records into \(collection)")
+        if parsed.flags.contains("json") { try writeJSON(["collection": collection, "records": rows.count]) }
+    }
+
+    static func copy(_ arguments: [String]) throws {
+        let parsed = try parse(
+            arguments,
+            "copy",
+            options: ["collections", "batch-size"],
+            flags: ["merge", "replace", "no-verify", "json"]
+        )
+        let positionals = try parsed.positionals(["FROM", "TO"], required: 2)
+        if parsed.flags.contains("merge") && parsed.flags.contains("replace") {
+            throw UsageError("--merge and --replace cannot be given together")
+        }
+        let mode: StoreCopyMode =
+            parsed.flags.contains("merge") ? .merge : parsed.flags.contains("replace") ? .replace : .refuse
+        let batchSize = try parsed.integer("batch-size") ?? 1_000
+        guard batchSize >= 1 else { throw UsageError("--batch-size needs at least 1") }
+        let collections = parsed.options["collections"].map {
+            $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        let (fromLocation, from) = try openExisting(positionals[0])
+        defer { try? from.close() }
+        let toLocation = try StoreLocation.parse(positionals[1], mustExist: false)
+        guard toLocation != fromLocation else { throw UsageError("FROM and TO are the same store") }
+        let to = try toLocation.open()
+        defer { try? to.close() }
+        let progress = ProgressLine()
+        let report: StoreCopyReport
+        do {
+            report = try from.copy(
+                to: to,
+                collections: collections,
+                mode: mode,
+                verifying: !parsed.flags.contains("no-verify"),
+                batchSize: batchSize
+            ) { step in
+                progress.update("\(step.phase.rawValue) \(step.collection)", records: step.records, total: step.total)
+            }
+        } catch {
+            progress.finish(nil)
+            throw error
+        }
+        let verified = report.collections.allSatisfy(\.verified)
+        progress.finish(
+            "copied \(ProgressLine.grouped(report.records)) records in \(report.collections.count) collections"
+                + " from \(fromLocation) to \(toLocation)" + (verified ? ", verified" : ", not verified")
+                + String(format: " (%.1f s)", progress.elapsed)
+        )
+        if parsed.flags.contains("json") {
+            try writeJSON([
+                "records": report.records,
+                "collections": report.collections.map {
+                    ["name": $0.name, "records": $0.records, "verified": $0.verified] as [String: Any]
+                },
+            ])
+        }
+    }
+
+    static func verify(_ arguments: [String]) throws {
+        let parsed = try parse(arguments, "verify", options: ["collections"], flags: ["json"])
+        let positionals = try parsed.positionals(["A", "B"], required: 2)
+        let collections = parsed.options["collections"].map {
+            $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        let (aLocation, a) = try openExisting(positionals[0])
+        defer { try? a.close() }
+        let (bLocation, b) = try openExisting(positionals[1])
+        defer { try? b.close() }
+        let progress = ProgressLine()
+        let json = parsed.flags.contains("json")
+        do {
+            let counts = try a.verify(against: b, collections: collections) { step in
+                progress.update("verifying \(step.collection)", records: step.records, total: nil)
+            }
+            let records = counts.values.reduce(0, +)
+            progress.finish(
+                "\(aLocation) and \(bLocation) hold the same data: \(ProgressLine.grouped(records)) records"
+                    + " in \(counts.count) collections"
+            )
+            if json {
+                try writeJSON([
+                    "same": true, "records": records,
+                    "collections": counts.keys.sorted().map { ["name": $0, "records": counts[$0]!] as [String: Any] },
+                ])
+            }
+        } catch let error as StorageError where error.code == .verificationFailed {
+            progress.finish(nil)
+            writeError("storage: \(aLocation) and \(bLocation) differ: \(error.message)\n")
+            if json {
+                var object: [String: Any] = ["same": false, "message": error.message]
+                object["collection"] = error.collection ?? NSNull()
+                object["key"] = error.key.map { RecordWriter.json($0) } ?? NSNull()
+                try writeJSON(object)
+            }
+            throw Reported(status: 1)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The arguments of `command`, or `HelpRequested` when they ask for its help.
+    static func parse(
+        _ arguments: [String],
+        _ command: String,
+        options: Set<String>,
+        flags: Set<String>
+    ) throws
+        -> Arguments
+    {
+        let parsed = try Arguments(parsing: arguments, options: options, flags: flags.union(["help"]))
+        if parsed.flags.contains("help") { throw HelpRequested(command: command) }
+        return parsed
+    }
+
+    static func recordFormat(_ name: String?) throws -> RecordFormat? {
+        guard let name else { return nil }
+        guard let format = RecordFormat(rawValue: name.lowercased()) else {
+            throw UsageError("unknown format '\(name)': use json, ndjson or csv")
+        }
+        return format
+    }
+
+    /// Opens a store that must exist already (a read never creates one).
+    static func openExisting(_ text: String) throws -> (StoreLocation, ObjectStore) {
+        let location = try StoreLocation.parse(text, mustExist: true)
+        return (location, try location.open())
+    }
+
+    static func writeJSON(_ object: Any) throws {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    static func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    static func writeError(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}
+
+/// `--help` was given: print the command's help, exit 0.
+struct HelpRequested: Error {
+    var command: String
+}
+
+/// A failure already reported on standard error: exit with `status`.
+struct Reported: Error {
+    var status: Int32
+}
+
+/// Where `export` writes: standard output, or a file written beside its final place and moved
+/// there only when complete, so a failed export leaves nothing half-written.
+final class OutputFile {
+    private let handle: FileHandle
+    private let final: String?
+    private let temporary: String?
+
+    init(_ path: String?) throws {
+        guard let path, path != "-" else {
+            handle = FileHandle.standardOutput
+            final = nil
+            temporary = nil
+            return
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        let temporary = (directory.isEmpty ? "." : directory) + "/.storage-export-\(UUID().uuidString)"
+        guard FileManager.default.createFile(atPath: temporary, contents: nil),
+            let handle = FileHandle(forWritingAtPath: temporary)
+        else {
+            throw InputError("cannot write '\(path)'")
+        }
+        self.handle = handle
+        self.final = path
+        self.temporary = temporary
+    }
+
+    func write(_ text: String) throws {
+        try handle.write(contentsOf: Data(text.utf8))
+    }
+
+    func commit() throws {
+        guard let final, let temporary else { return }
+        try handle.synchronize()
+        try handle.close()
+        if rename(temporary, final) != 0 {
+            let problem = String(cString: strerror(errno))
+            discard()
+            throw InputError("cannot write '\(final)': \(problem)")
+        }
+    }
+
+    func discard() {
+        guard let temporary else { return }
+        try? handle.close()
+        try? FileManager.default.removeItem(atPath: temporary)
+    }
+}
