@@ -18,6 +18,8 @@ enum Operation: String, CaseIterable {
     /// The `lookup` ids through `await store.fetch` from 8 concurrent tasks, beside the
     /// synchronous `fetch` on one thread (every backend; comes with `lookup`).
     case lookupAsync
+    /// `ObjectStore.copy(to:)` between SQLite and LMDB, verified (`--copy`; CopyBenchmarks.swift).
+    case copy
 
     /// The baseline and goal of the operations measured alike on every backend.
     static let sharedBaselines: [Operation: String] = [

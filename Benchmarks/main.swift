@@ -13,6 +13,7 @@ let usage = """
       --repetitions N   timed runs per figure; the median is kept (default 3)
       --archive-count N records for the file archive (default: the count, at most 2,000; every
                         record is a file, and the baseline fsyncs each one)
+      --copy            also copy SQLite → LMDB and LMDB → SQLite, verified (CopyBenchmarks.swift)
     Example, forEach over a million SQLite rows: --count 1000000 --backends sqlite --operations forEach
     """
 
@@ -22,6 +23,7 @@ var backends = ["sqlite", "lmdb", "archive"]
 var operations = Set(Operation.selectable)
 var jsonPath: String?
 var archiveCount: Int?
+var measuresCopy = false
 
 func fail(_ message: String) -> Never {
     progress("error: \(message)\n\(usage)")
@@ -64,6 +66,8 @@ while let argument = arguments.popFirst() {
     case "--json":
         guard let path = arguments.popFirst() else { fail("--json needs a path") }
         jsonPath = path
+    case "--copy":
+        measuresCopy = true
     case "--help", "-h":
         print(usage)
         exit(0)
@@ -104,6 +108,7 @@ for backend in backends {
         try BackendBenchmarks<RawFiles>(context: makeContext(Array(people.prefix(records)), operations)).run(&harness)
     }
 }
+if measuresCopy { try CopyBenchmarks.run(&harness, people: people, directory: directory) }
 let elapsed = Harness.seconds(ContinuousClock.now - started)
 let archiveNote = backends.contains("archive") ? " (archive: \(min(count, archiveCount ?? 2_000)))" : ""
 print(

@@ -349,7 +349,7 @@ package enum StorageTool {
         }
         let mode: StoreCopyMode =
             parsed.flags.contains("merge") ? .merge : parsed.flags.contains("replace") ? .replace : .refuse
-        let batchSize = try parsed.integer("batch-size") ?? 1_000
+        let batchSize = try parsed.integer("batch-size") ?? 10_000
         guard batchSize >= 1 else { throw UsageError("--batch-size needs at least 1") }
         let collections = parsed.options["collections"].map {
             $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }

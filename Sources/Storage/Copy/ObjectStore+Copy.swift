@@ -44,7 +44,7 @@ extension ObjectStore {
         collections: [String]? = nil,
         mode: StoreCopyMode = .refuse,
         verifying: Bool = true,
-        batchSize: Int = 1_000,
+        batchSize: Int = 10_000,
         progress: ((StoreCopyProgress) -> Void)? = nil
     ) throws -> StoreCopyReport {
         guard destination !== self else {
@@ -57,18 +57,24 @@ extension ObjectStore {
         let total = plan.reduce(0) { $0 + $1.count }
         var done = 0
         var reports: [StoreCopyReport.CollectionReport] = []
+        var digests: [CollectionDigest] = []
         for (schema, _) in plan {
-            let copied = try copyCollection(schema, to: destination, mode: mode, batchSize: batchSize) { batch in
+            let (copied, digest) = try copyCollection(schema, to: destination, mode: mode, batchSize: batchSize) {
+                batch in
                 done += batch
                 progress?(StoreCopyProgress(phase: .copying, collection: schema.name, records: done, total: total))
             }
             reports.append(.init(name: schema.name, records: copied, verified: false))
+            digests.append(digest)
         }
         if verifying {
             var verified = 0
             for index in reports.indices {
                 let name = reports[index].name
-                try verifyCollection(name, against: destination) { records in
+                // The source's digest is that of the records read for the copy; the destination's
+                // is read now.
+                let known = (plan[index].schema, digests[index])
+                try verifyCollection(name, against: destination, knowing: known) { records in
                     verified += records
                     progress?(StoreCopyProgress(phase: .verifying, collection: name, records: verified, total: total))
                 }
@@ -158,32 +164,66 @@ extension ObjectStore {
         }
     }
 
-    /// Copies one collection, batch by batch; `didCopy` gets the size of each batch written.
+    /// Copies one collection, batch by batch: a thread of its own reads the source's batches
+    /// (and digests them) while this one writes the previous batch, at most two batches ahead.
+    /// `didCopy` gets the size of each batch written.
+    /// - Returns: the records copied, and the digest of the records read.
     private func copyCollection(
         _ schema: CollectionSchema,
         to destination: ObjectStore,
         mode: StoreCopyMode,
         batchSize: Int,
         didCopy: (Int) -> Void
-    ) throws -> Int {
+    ) throws -> (Int, CollectionDigest) {
         try destination.withWriteSession { try $0.prepareCopy(of: schema, mode: mode) }
         let columns = schema.columns.map(\.name)
         let keyIndex = schema.columnIndex(named: schema.primaryKey)!
-        var last: StorageValue?
-        var copied = 0
-        while true {
-            let batch = try withReadSession { session in
-                try session.copyBatch(schema, columns: columns, keyIndex: keyIndex, after: last, limit: batchSize)
+        let (folded, canonical) = CollectionDigest.canonicalColumns(of: schema)
+        let canonicalPositions = canonical.map { schema.columnIndex(named: $0)! }
+        let queue = BatchQueue(capacity: 2)
+        let finished = DispatchSemaphore(value: 0)
+        let reader = Thread { [self] in
+            defer { finished.signal() }
+            var digest = CollectionDigest()
+            var last: StorageValue?
+            do {
+                while true {
+                    let batch = try withReadSession { session in
+                        try session.copyBatch(
+                            schema,
+                            columns: columns,
+                            keyIndex: keyIndex,
+                            after: last,
+                            limit: batchSize
+                        )
+                    }
+                    for record in batch {
+                        digest.add(columns: folded) { record[canonicalPositions[$0]] }
+                    }
+                    guard let lastRecord = batch.last else { break }
+                    last = lastRecord[keyIndex]
+                    guard queue.put(batch) else { return }
+                }
+                queue.finish(digest)
+            } catch {
+                queue.fail(error)
             }
-            guard let lastRecord = batch.last else { break }
-            last = lastRecord[keyIndex]
+        }
+        reader.stackSize = 4 << 20
+        reader.start()
+        defer {
+            queue.cancel()
+            finished.wait()
+        }
+        var copied = 0
+        while let batch = try queue.take() {
             try destination.withWriteSession { session in
                 try session.writeCopied(batch, into: schema.name, columns: columns, keyIndex: keyIndex)
             }
             copied += batch.count
             didCopy(batch.count)
         }
-        return copied
+        return (copied, try queue.result())
     }
 
     // MARK: Verifying
@@ -194,9 +234,10 @@ extension ObjectStore {
     private func verifyCollection(
         _ name: String,
         against other: ObjectStore,
+        knowing known: (schema: CollectionSchema, digest: CollectionDigest)? = nil,
         didRead: (Int) -> Void
     ) throws -> Int {
-        let mine = try withReadSession { try $0.digest(of: name) }
+        let mine = try known ?? withReadSession { try $0.digest(of: name) }
         let theirs = try other.withReadSession { try $0.digest(of: name) }
         didRead(mine?.digest.count ?? 0)
         switch (mine, theirs) {
@@ -305,7 +346,7 @@ extension ObjectStore {
         collections: [String]? = nil,
         mode: StoreCopyMode = .refuse,
         verifying: Bool = true,
-        batchSize: Int = 1_000,
+        batchSize: Int = 10_000,
         progress: (@Sendable (StoreCopyProgress) -> Void)? = nil
     ) async throws -> StoreCopyReport {
         try await perform {
