@@ -170,7 +170,16 @@ struct LongCopyTests {
     /// would break the bound; `STORAGE_COPY_MEMORY_RECORDS=1000000` runs the million.
     /// (A release build copies a million with the default 10,000-record batches in about 8 s,
     /// its anonymous memory peaking 13 MB above a copy of 1,000; README, "Changing engines".)
-    @Test func aLargeCopyRunsInBoundedMemory() throws {
+    ///
+    /// Not under a sanitizer (`.ci/run` sets `TSAN_OPTIONS` for its thread-sanitizer run): its
+    /// shadow memory is anonymous memory too.
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["TSAN_OPTIONS"] == nil
+                && ProcessInfo.processInfo.environment["ASAN_OPTIONS"] == nil
+        )
+    )
+    func aLargeCopyRunsInBoundedMemory() throws {
         let count = ProcessInfo.processInfo.environment["STORAGE_COPY_MEMORY_RECORDS"].flatMap(Int.init) ?? 200_000
         try TemporaryDirectory.with("storage-memory") { directory in
             try makeSource(directory.appendingPathComponent("small.sqlite").path, count: 1_000)
