@@ -82,6 +82,7 @@ do {
             startAt: Date(timeIntervalSince1970: startAt),
             report: say
         )
+        exit(0)
     case "setting":
         guard let value = option("--value") else {
             throw UsageError(description: "usage: --workload setting --value V")

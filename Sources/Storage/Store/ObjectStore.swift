@@ -159,8 +159,8 @@ public final class ObjectStore: Sendable {
         }
         guard !logs.isEmpty else { return }
         // A ticket of its own, so that it is published in order with this store's commits. The
-        // reporting thread never waits for the delivery: a write of this store in flight may be
-        // waiting, in the engine, for what that thread holds (a deadlock found with four processes).
+        // reporting thread does not wait for the delivery: nothing it does next depends on it, and
+        // a long write of this store in flight would otherwise hold back every later report.
         let ticket = commits.take()
         commits.resolve(ticket, logs, waitsForDelivery: false) { didCommit($0) }
     }
