@@ -86,10 +86,15 @@ final class PostgreSQLConnection: @unchecked Sendable {
     }
 
     /// The error for a failed result (or a missing one), with the connection marked broken when
-    /// libpq says so.
+    /// libpq says so, or when the failure is libpq's own rather than the server's.
+    ///
+    /// A failure without a SQLSTATE comes from libpq itself: the connection is lost, out of step
+    /// with the server, or out of memory. libpq does not always say so in `PQstatus`: when the
+    /// server dies while a statement is being sent, the send fails (`EPIPE`, "server closed the
+    /// connection unexpectedly") and libpq reports that write error while the status still reads
+    /// `CONNECTION_OK`, until a later read sees the end of the stream. Such a connection is never
+    /// used again, and the failure is `.connectionLost`.
     private func failure(_ result: OpaquePointer?, _ context: String, collection: String?) -> StorageError {
-        let broken = PQstatus(handle) != CONNECTION_OK
-        if broken { isBroken = true }
         var sqlState: String?
         var message: String
         if let result, let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))) {
@@ -102,6 +107,8 @@ final class PostgreSQLConnection: @unchecked Sendable {
             message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
             if message.isEmpty { message = "the server did not answer" }
         }
+        let broken = PQstatus(handle) != CONNECTION_OK || sqlState == nil
+        if broken { isBroken = true }
         if broken && sqlState == nil {
             message = "the connection to \(endpoint.server) was lost: " + message
         }
