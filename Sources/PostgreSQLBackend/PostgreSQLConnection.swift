@@ -207,6 +207,13 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// - Returns: whether at least one arrived.
     /// - Throws: `StorageError` with code `.connectionLost` when the connection broke.
     func waitForNotifications(timeout: Int32) throws -> Bool {
+        // Notifications that came in with an earlier statement's result are already queued.
+        var queued = false
+        while let notification = PQnotifies(handle) {
+            PQfreemem(notification)
+            queued = true
+        }
+        if queued { return true }
         var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
         guard descriptor.fd >= 0 else { throw failure(nil, "cannot wait for changes", collection: nil) }
         _ = poll(&descriptor, 1, timeout)

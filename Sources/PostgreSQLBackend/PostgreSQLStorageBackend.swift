@@ -41,6 +41,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// This backend's name in the change table, so that its listeners skip its own commits.
     private let origin = UUID().uuidString
     private let listeners = Locked<[PostgreSQLChangeListener]>([])
+    /// The commits that recorded changes, to prune the change table every
+    /// `PostgreSQLChangeFeed.pruneEvery` of them.
+    private let publishedCommits = Locked(0)
 
     deinit {
         for listener in listeners.withLock({ $0 }) { listener.stop() }
@@ -79,8 +82,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// store at once may race on the creation; the loser tries again.
     private func createStore(on connection: PostgreSQLConnection) throws {
         let exists = try connection.query(
-            "SELECT to_regclass($1::text) IS NOT NULL",
-            PostgreSQLParameters([.text(catalog.table)]),
+            "SELECT to_regclass($1::text) IS NOT NULL AND to_regclass($2::text) IS NOT NULL",
+            PostgreSQLParameters([.text(catalog.table), .text(catalog.listenersTable)]),
             "cannot look for the store's catalog"
         )
         if exists.firstValue == .integer(1) { return }
@@ -209,6 +212,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 try connection.execute("COMMIT")
                 for folded in transaction.droppedCollections { schemaCache.remove(folded) }
                 for schema in transaction.changedSchemas.values { schemaCache.store(schema) }
+                if !transaction.changes.isEmpty { pruneChangesNow(on: connection) }
                 primary.checkIn(connection)
                 return value
             } catch {
@@ -250,6 +254,23 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         )
     }
 
+    /// Prunes the change table after every `PostgreSQLChangeFeed.pruneEvery`-th commit that
+    /// recorded changes, so that it stays bounded even when no process listens. Best effort: the
+    /// commit has happened, a failure here is left for the next pruning.
+    private func pruneChangesNow(on connection: PostgreSQLConnection) {
+        let due = publishedCommits.withLock { count in
+            count += 1
+            return count % PostgreSQLChangeFeed.pruneEvery == 0
+        }
+        guard due else { return }
+        try? PostgreSQLChangeFeed.prune(
+            on: connection,
+            catalog: catalog,
+            lockKey: PostgreSQLChangeFeed.pruneLockKey(for: configuration.schema),
+            retention: configuration.changeRetention
+        )
+    }
+
     /// Reports the commits of other backends on this store (other processes, other machines) to
     /// `handler`, from a listener connection of its own (`LISTEN`), until the backend is closed.
     public func observeExternalCommits(_ handler: @escaping @Sendable ([CollectionChange]) -> Void) {
@@ -260,6 +281,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             catalog: catalog,
             channel: PostgreSQLChangeFeed.channel(for: configuration.schema),
             origin: origin,
+            pruneLockKey: PostgreSQLChangeFeed.pruneLockKey(for: configuration.schema),
+            retention: configuration.changeRetention,
             handler: handler
         )
         listeners.withLock { $0.append(listener) }
