@@ -165,17 +165,17 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 catalog: catalog,
                 schemaCache: schemaCache
             )
-            var began = false
             do {
-                try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                began = true
+                // Sent with the first statement; the commit's answer is read by the next one.
+                try connection.begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 let value = try body(transaction)
                 transaction.invalidate()
-                try connection.execute("COMMIT")
+                try connection.commit(waiting: false)
                 pool.checkIn(connection)
                 return value
             } catch {
                 transaction.invalidate()
+                let began = connection.hasBegun
                 finish(connection, in: pool)
                 attempt += 1
                 if try shouldRetry(error, pool: pool, attempt: attempt, began: began, limit: 3) { continue }
@@ -201,15 +201,13 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 schemaCache: schemaCache,
                 batchSize: max(1, configuration.batchSize)
             )
-            var began = false
             do {
-                try connection.execute("BEGIN ISOLATION LEVEL " + configuration.isolation.rawValue)
-                began = true
+                // Sent with the first statement.
+                try connection.begin("BEGIN ISOLATION LEVEL " + configuration.isolation.rawValue)
                 let value = try body(transaction)
                 try transaction.willRunStatement()
                 transaction.invalidate()
-                try publishChanges(of: transaction)
-                try connection.execute("COMMIT")
+                try publishChangesAndCommit(transaction)
                 for folded in transaction.droppedCollections { schemaCache.remove(folded) }
                 for schema in transaction.changedSchemas.values { schemaCache.store(schema) }
                 if !transaction.changes.isEmpty { pruneChangesNow(on: connection) }
@@ -217,6 +215,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 return value
             } catch {
                 transaction.invalidate()
+                let began = connection.hasBegun
                 finish(connection, in: primary)
                 attempt += 1
                 if try shouldRetry(
@@ -236,9 +235,12 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     }
 
     /// Records the transaction's changes for other processes' change streams (see
-    /// `PostgreSQLChangeFeed`), in the transaction itself, just before it commits.
-    private func publishChanges(of transaction: PostgreSQLWriteTransaction) throws {
-        guard !transaction.changes.isEmpty else { return }
+    /// `PostgreSQLChangeFeed`), in the transaction itself, and commits: both in one round trip.
+    private func publishChangesAndCommit(_ transaction: PostgreSQLWriteTransaction) throws {
+        guard !transaction.changes.isEmpty else {
+            try transaction.connection.commit()
+            return
+        }
         let rows = transaction.changes.rows
         var parameters = PostgreSQLParameters([
             .text(origin), .integer(PostgreSQLChangeFeed.lockKey(for: configuration.schema)),
@@ -247,7 +249,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         parameters.appendArray(rows.collections, elementType: PostgreSQLType.text)
         parameters.appendArray(rows.upserted, elementType: PostgreSQLType.text)
         parameters.appendArray(rows.deleted, elementType: PostgreSQLType.text)
-        _ = try transaction.connection.query(
+        try transaction.connection.queryAndCommit(
             PostgreSQLChangeFeed.publishSQL(catalog),
             parameters,
             "cannot record the transaction's changes"
@@ -292,7 +294,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// Rolls back whatever is open on `connection` and returns it to the pool when still usable.
     private func finish(_ connection: PostgreSQLConnection, in pool: PostgreSQLConnectionPool) {
         if !connection.isBroken && connection.isInTransaction {
-            try? connection.execute("ROLLBACK")
+            try? connection.rollback()
         }
         pool.checkIn(connection)
     }
