@@ -82,6 +82,36 @@ import Testing
         }
     }
 
+    /// The server ends the store's idle pooled connection (`pg_terminate_backend`), once after a
+    /// read, whose commit's answer the connection has not read yet, and once after a write: the
+    /// next read and the next write run on a new connection without an error, since their
+    /// transaction never began on the server.
+    @Test func aPooledConnectionTheServerEndedIsReplacedWithoutAnError() throws {
+        try TemporaryDirectory.with("postgres-terminated") { directory in
+            let cluster = directory.appendingPathComponent("cluster").path
+            let url = try PostgreSQLTestServer.run(["start", cluster]).trimmingCharacters(in: .whitespacesAndNewlines)
+            defer {
+                _ = try? PostgreSQLTestServer.run(["stop", cluster])
+            }
+            let store = try ObjectStore(
+                backend: .postgreSQL(url: url, configuration: .init(poolSize: 1, observesOtherProcesses: false))
+            )
+            let raw = try RawConnection(url)
+            let terminate =
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'swift-storage'"
+            try store.save(Entry(id: 1, text: "one"))
+            #expect(try store.fetch(Entry.self, id: 1) == Entry(id: 1, text: "one"))
+            #expect(try raw.execute(terminate) == ["1"])
+            usleep(100_000)
+            #expect(try store.fetch(Entry.self, id: 1) == Entry(id: 1, text: "one"))
+            try store.save(Entry(id: 2, text: "two"))
+            #expect(try raw.execute(terminate) == ["1"])
+            usleep(100_000)
+            try store.save(Entry(id: 3, text: "three"))
+            #expect(try store.fetchAll(Entry.self).map(\.id).sorted() == [1, 2, 3])
+        }
+    }
+
     /// The server crashes (`pg_ctl stop -m immediate`) three times while three threads commit
     /// one record after another. Every commit acknowledged before a crash is there after the
     /// restart, every call that fails meanwhile fails with `.connectionLost` or `.unavailable`
