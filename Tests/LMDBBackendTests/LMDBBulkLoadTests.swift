@@ -77,3 +77,22 @@ private struct BulkRow: Codable, Equatable {
         #expect(try store.count(BulkRow.self) == 1)
     }
 }
+
+@Test func lmdbDictionaryBulkLoadOutgrowingTheMapRunsAtMostTwice() throws {
+    try withStorePath { _, path in
+        let backend = try LMDBStorageBackend(path: path, configuration: .init(initialMapSize: 64 << 10))
+        let store = ObjectStore(backend: backend)
+        let rows: [[String: Any]] = (0..<50_000).map {
+            ["id": $0, "text": "row \($0) " + String(repeating: "x", count: $0 % 40)]
+        }
+        var runs = 0
+        try store.transaction { tx in
+            runs += 1
+            try tx.insert(dictionaries: rows, into: "Loose")
+        }
+        #expect(runs <= 2, "the load ran \(runs) times")
+        let stored = try store.fetchDictionaries(from: "Loose")
+        #expect(stored.count == 50_000)
+        #expect(stored.last?["text"] == .text("row 49999 " + String(repeating: "x", count: 49_999 % 40)))
+    }
+}
