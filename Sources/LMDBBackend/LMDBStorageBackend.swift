@@ -129,8 +129,9 @@ public final class LMDBStorageBackend: StorageBackend {
     /// Runs `body` in a write transaction that commits when it returns and aborts when it throws.
     /// Write transactions of the process run one at a time.
     ///
-    /// When the map fills up, the transaction is aborted, the map grown and `body` run again
-    /// (even when `body` caught the error): `body` may run more than once.
+    /// When the map fills up, or a batch of known length (`save(contentsOf:)`) will not fit
+    /// after its first 256 records, the transaction is aborted, the map grown and `body` run
+    /// again (even when `body` caught the error): `body` may run more than once.
     /// - Parameter body: the reads and writes; the transaction is valid only during the call.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws (unchanged), or a `StorageError` for an engine failure,
