@@ -62,7 +62,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "StorageCrashWriter",
-            dependencies: ["Storage", "StorageTestSupport", "StorageTestBackends"],
+            dependencies: ["Storage", "StorageTestSupport", "StorageTestBackends", "LMDBBackend"],
             swiftSettings: upcoming
         ),
         .executableTarget(

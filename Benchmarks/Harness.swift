@@ -18,6 +18,9 @@ enum Operation: String, CaseIterable {
     /// The `lookup` ids through `await store.fetch` from 8 concurrent tasks, beside the
     /// synchronous `fetch` on one thread (every backend; comes with `lookup`).
     case lookupAsync
+    /// 1, 2, 4 and 8 threads of random `fetch(_:id:)`, alone and beside a bulk-inserting thread
+    /// (sqlite and lmdb; Benchmarks/ConcurrentLookups.swift).
+    case concurrentLookups
 
     /// The baseline and goal of the operations measured alike on every backend.
     static let sharedBaselines: [Operation: String] = [
@@ -27,7 +30,7 @@ enum Operation: String, CaseIterable {
 
     /// The operations `--operations` can name; the two above come with `lookup` and `fetchAll`.
     static let selectable: [Operation] = [
-        .insert, .fetchAll, .lookup, .inList, .filter, .forEach, .ingestJSON, .singleCommits,
+        .insert, .fetchAll, .lookup, .inList, .filter, .forEach, .ingestJSON, .singleCommits, .concurrentLookups,
     ]
 }
 

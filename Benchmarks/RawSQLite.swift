@@ -81,7 +81,7 @@ final class RawSQLite {
 
     /// All of `people` in one transaction.
     @inline(never)  // a symbol of its own, for profiles
-    func insert(_ people: [Person]) throws {
+    func insert(_ people: some Sequence<Person>) throws {
         try execute("BEGIN IMMEDIATE")
         let statement = try prepare("INSERT INTO Person VALUES (?,?,?,?,?,?,?,?,?,?)")
         defer { sqlite3_finalize(statement) }

@@ -15,6 +15,8 @@
 //       name at the given time (seconds since 1970) and prints "won" or "lost CODE" (ClaimWorkload).
 //   --workload setting --value V   sets `CrossProcessSettings.greeting` to V and prints "ack 1"
 //       after the commit (the cross-process settings test).
+//   --workload bulkload --batches N --first-batch K   (LMDB only) commits N batches of K, 2K, 4K...
+//       records from a 64 KiB map, printing "ack B" after each (BulkLoadWorkload).
 import Foundation
 import Storage
 import StorageTestBackends
@@ -92,6 +94,11 @@ do {
         try settings.$greeting.set(value)
         try store.close()
         say("ack 1")
+        exit(0)
+    case "bulkload":
+        guard let batches = option("--batches").flatMap(Int.init), let first = option("--first-batch").flatMap(Int.init)
+        else { throw UsageError(description: "usage: --workload bulkload --batches N --first-batch K") }
+        try BulkLoadWorkload.run(path: path, batches: batches, firstBatch: first, report: say)
         exit(0)
     case nil, "batches":
         break

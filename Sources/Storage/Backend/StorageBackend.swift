@@ -201,6 +201,20 @@ public protocol RecordWriter: AnyObject {
     /// - Returns: the record's primary key.
     @discardableResult
     func put(_ values: [StorageValue]) throws -> StorageValue
+
+    /// Announces that about `count` more records are coming through this writer's transaction,
+    /// before the first of them is put, so a backend can make room for them at once (LMDB sizes
+    /// its map for the batch) instead of growing step by step. A hint: fewer or more may come.
+    /// - Parameter count: how many records the caller expects to put; 0 when it does not know.
+    /// - Throws: a `StorageError` the backend chooses; the default does nothing and never throws.
+    func expectRecords(_ count: Int) throws
+}
+
+extension RecordWriter {
+    /// Ignores the hint: a backend that needs no room made in advance.
+    /// - Parameter count: how many records are expected.
+    /// - Throws: never.
+    public func expectRecords(_ count: Int) throws {}
 }
 
 /// A read of a collection: which columns, which records, in which order, how many.

@@ -70,6 +70,7 @@ extension Session {
         let result = try prepare(schema)
         let types = columns.map { result.column(named: $0.name)?.type ?? .untyped }
         let writer = try requireWriter().makeWriter(for: collection, columns: columns.map(\.name))
+        try writer.expectRecords(records.count)
         var keys: [StorageValue] = []
         keys.reserveCapacity(records.count)
         for (rowIndex, var record) in records.enumerated() {

@@ -117,7 +117,13 @@ final class Session {
         var keys: [StorageValue] = []
         keys.reserveCapacity(values.underestimatedCount)
         for value in values {
-            var current = try state ?? makeWriteState(for: value, info: info, extending: nil)
+            var current: WriteState
+            if let state {
+                current = state
+            } else {
+                current = try makeWriteState(for: value, info: info, extending: nil)
+                try current.writer.expectRecords(values.underestimatedCount)
+            }
             do {
                 try current.encoder.encode(value)
             } catch is PlanMiss {
