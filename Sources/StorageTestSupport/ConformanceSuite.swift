@@ -29,7 +29,8 @@ public enum ConformanceSuite {
     /// Every check.
     public static let checks: [ConformanceCheck] =
         roundTripChecks + queryChecks + transactionChecks + dictionaryChecks + hostileInputChecks
-        + concurrencyChecks + keyChecks
+        + concurrencyChecks + keyChecks + exactValueChecks
+        + typeChangeChecks
 
     static func check(
         _ name: String,

@@ -38,6 +38,11 @@ enum PrimitiveCoding {
                 throw ValueMapping.mismatch(column(), "real \(number) is not a whole number that fits \(T.self)")
             }
             return exact
+        case .text(let text):
+            // An integer column widened to text (a property that became a String) keeps its
+            // old records' digits; the type that wrote them still reads them.
+            guard let number = Int64(text) else { throw wrongKind(value, T.self, column()) }
+            return try decodeInteger(.integer(number), column: column())
         default:
             throw wrongKind(value, T.self, column())
         }
@@ -57,6 +62,20 @@ enum PrimitiveCoding {
         case .integer(let number): return Double(number)
         default: throw wrongKind(value, Double.self, column())
         }
+    }
+
+    /// A stored real as a Float, refused when the Float would not be the same number: a Double
+    /// written by another type, or by the untyped path, must not be rounded on the way in.
+    static func decodeFloat(_ value: StorageValue, column: @autoclosure () -> String) throws -> Float {
+        let number = try decodeDouble(value, column: column())
+        guard let exact = Float(exactly: number) else {
+            throw StorageError(
+                .valueOutOfRange,
+                "column '\(column())': \(number) cannot be read as a Float without rounding",
+                column: column()
+            )
+        }
+        return exact
     }
 
     static func decodeString(_ value: StorageValue, column: @autoclosure () -> String) throws -> String {

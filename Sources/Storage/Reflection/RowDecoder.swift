@@ -170,7 +170,7 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try PrimitiveCoding.decodeDouble(try required(key), column: key.stringValue)
     }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        Float(try PrimitiveCoding.decodeDouble(try required(key), column: key.stringValue))
+        try PrimitiveCoding.decodeFloat(try required(key), column: key.stringValue)
     }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
@@ -210,7 +210,7 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try present(key).map { try PrimitiveCoding.decodeDouble($0, column: key.stringValue) }
     }
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-        try present(key).map { Float(try PrimitiveCoding.decodeDouble($0, column: key.stringValue)) }
+        try present(key).map { try PrimitiveCoding.decodeFloat($0, column: key.stringValue) }
     }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optionalInteger(key) }
     func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optionalInteger(key) }

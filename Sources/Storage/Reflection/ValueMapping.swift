@@ -28,6 +28,19 @@ enum ValueMapping {
 
     private static func rawValueType<R: RawRepresentable>(_ type: R.Type) -> Any.Type { R.RawValue.self }
 
+    /// A decimal's text, checked to read back as the same decimal (NaN does not).
+    private static func exactText(_ decimal: Decimal, column: String) throws -> String {
+        let text = decimal.description
+        guard !decimal.isNaN, Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) == decimal else {
+            throw StorageError(
+                .valueOutOfRange,
+                "column \(Identifier.quoted(column)): the decimal \(text) cannot be stored exactly",
+                column: column
+            )
+        }
+        return text
+    }
+
     /// The stored form of a value that is not a plain number, Bool or String.
     ///
     /// `json` is only called for a value stored as JSON: the coders keep their JSON coder in a
@@ -48,7 +61,7 @@ enum ValueMapping {
         switch value {
         case let uuid as UUID: return (.text(uuid.uuidString), .text)
         case let url as URL: return (.text(url.absoluteString), .text)
-        case let decimal as Decimal: return (.text(decimal.description), .text)
+        case let decimal as Decimal: return (.text(try exactText(decimal, column: column)), .text)
         default: break
         }
         let encoder = json()

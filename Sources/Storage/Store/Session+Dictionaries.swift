@@ -112,21 +112,30 @@ extension Session {
             // for unsigned integers.
             switch UInt8(bitPattern: number.objCType.pointee) {
             case UInt8(ascii: "d"), UInt8(ascii: "f"):
-                return (.real(number.doubleValue), .real)
+                if ObjectIdentifier(type(of: number)) == ObjectIdentifier(NSDecimalNumber.self) {
+                    // JSON integers beyond UInt64 arrive as decimals: kept as their digits,
+                    // never rounded to the nearest real.
+                    return try exactNumber(number.decimalValue, collection: collection, column: column, row: row)
+                }
+                return (try real(number.doubleValue, collection: collection, column: column, row: row), .real)
             case UInt8(ascii: "Q"), UInt8(ascii: "L"), UInt8(ascii: "I"), UInt8(ascii: "S"), UInt8(ascii: "C"):
                 if let exact = Int64(exactly: number.uint64Value) { return (.integer(exact), .integer) }
-                return (.real(number.doubleValue), .real)
+                // Beyond Int64 (18446744073709551615): the digits, exactly, as text.
+                return (.text(String(number.uint64Value)), .text)
             default:
                 return (.integer(number.int64Value), .integer)
             }
         case is NSNull:
             return (.null, nil)
         case let value as StorageValue:
+            if case .real(let number) = value {
+                return (try real(number, collection: collection, column: column, row: row), .real)
+            }
             return (value, value.columnType)
         case let data as Data:
             return (.blob(data), .blob)
         case let date as Date:
-            return (.real(date.timeIntervalSince1970), .real)
+            return (try real(date.timeIntervalSince1970, collection: collection, column: column, row: row), .real)
         case is [Any], is [String: Any]:
             guard JSONSerialization.isValidJSONObject(any),
                 let data = try? JSONSerialization.data(withJSONObject: any, options: [.sortedKeys])
@@ -147,6 +156,34 @@ extension Session {
                 column: column
             )
         }
+    }
+
+    /// A real as every backend stores it (see `StorageValue.checkedForStorage`), or an error
+    /// naming the row for a NaN.
+    private static func real(_ number: Double, collection: String, column: String, row: Int) throws -> StorageValue {
+        do {
+            return try StorageValue.real(number).checkedForStorage(column: column)
+        } catch var error as StorageError {
+            error.collection = collection
+            error.message = "row \(row): " + error.message
+            throw error
+        }
+    }
+
+    /// A decimal number from JSON: an integer when it is a whole number that fits Int64, a real
+    /// when the real prints back as the same digits, and otherwise its exact digits as text.
+    private static func exactNumber(
+        _ decimal: Decimal,
+        collection: String,
+        column: String,
+        row: Int
+    ) throws -> (StorageValue, ColumnType) {
+        let text = decimal.description
+        if let integer = Int64(text) { return (.integer(integer), .integer) }
+        if let number = Double(text), number.isFinite, Decimal(string: "\(number)") == decimal {
+            return (try real(number, collection: collection, column: column, row: row), .real)
+        }
+        return (.text(text), .text)
     }
 
     func fetchDictionaries(
