@@ -3,7 +3,13 @@ import Foundation
 /// The untyped path (ORIGINS.md §1): dictionaries, as `JSONSerialization` gives them, stored
 /// with inferred column types, and rows read back as dictionaries.
 extension Session {
-    func insert(dictionaries rows: [[String: Any]], into collection: String) throws -> [StorageValue] {
+    /// - Parameter primaryKey: the key every row carries (a natural key such as `iata`), or nil
+    ///   for `id` when every row has one, else an auto-assigned key.
+    func insert(
+        dictionaries rows: [[String: Any]],
+        into collection: String,
+        primaryKey: String? = nil
+    ) throws -> [StorageValue] {
         try Identifier.validateCollection(collection)
         // Nothing to store creates nothing: an empty first batch must not fix the key to an
         // auto-assigned one before any row has shown whether it carries an `id`.
@@ -32,8 +38,7 @@ extension Session {
                 let slot = slotByName[name]!
                 let (value, type) = try Self.storageValue(any, collection: collection, column: name, row: rowIndex)
                 if let type, columns[slot].type != type {
-                    let current = columns[slot].type
-                    columns[slot].type = current == .untyped ? type : current.widened(toHold: type)
+                    columns[slot].type = Self.batchType(columns[slot].type, type)
                 }
                 record[slot] = value
             }
@@ -42,10 +47,15 @@ extension Session {
         for index in records.indices where records[index].count < columns.count {
             records[index] += Array(repeating: .null, count: columns.count - records[index].count)
         }
+        Self.sortColumns(&columns, &records, &slotByName)
 
         let key: String
         if let stored {
+            try Self.checkPrimaryKey(primaryKey, against: stored)
             key = stored.primaryKey
+        } else if let primaryKey {
+            try Identifier.validateColumn(primaryKey, in: collection)
+            key = primaryKey
         } else if let slot = slotByName["id"], records.allSatisfy({ !$0[slot].isNull }) {
             key = "id"
         } else {
@@ -55,7 +65,7 @@ extension Session {
             guard key == CollectionSchema.autoKeyColumn else {
                 throw StorageError(
                     .invalidKey,
-                    "the rows have no '\(key)', the primary key of collection '\(collection)'",
+                    "the rows have no \(Identifier.quoted(key)), the primary key of collection '\(collection)'",
                     collection: collection,
                     column: key
                 )
@@ -65,6 +75,9 @@ extension Session {
             for index in records.indices { records[index].append(.null) }
         }
         let keySlot = slotByName[key]!
+        // Rows seen per key, for a natural key only: two rows of one batch under one key must
+        // agree, or the file has an error the last row would silently hide.
+        var rowByKey: [StorageValue: Int]? = primaryKey == nil ? nil : [:]
         let schema = CollectionSchema(name: collection, columns: columns, primaryKey: key)
         try schema.validate()
         let result = try prepare(schema)
@@ -73,14 +86,17 @@ extension Session {
         var keys: [StorageValue] = []
         keys.reserveCapacity(records.count)
         for (rowIndex, var record) in records.enumerated() {
-            for index in record.indices { record[index] = record[index].applyingAffinity(types[index]) }
+            for index in record.indices { record[index] = Self.converted(record[index], to: types[index]) }
             if key != CollectionSchema.autoKeyColumn && record[keySlot].isNull {
                 throw StorageError(
                     .invalidKey,
-                    "row \(rowIndex) has no value for the primary key '\(key)'",
+                    "row \(rowIndex) has no value for the primary key \(Identifier.quoted(key))",
                     collection: collection,
                     column: key
                 )
+            }
+            if rowByKey != nil {
+                try Self.checkDuplicate(record[keySlot], row: rowIndex, in: records, &rowByKey!, collection, key)
             }
             do {
                 keys.append(try writer.put(record))
@@ -142,7 +158,7 @@ extension Session {
             else {
                 throw StorageError(
                     .invalidJSON,
-                    "row \(row), key '\(column)': the nested value cannot be stored as JSON",
+                    "row \(row), key \(Identifier.quoted(column)): the nested value cannot be stored as JSON",
                     collection: collection,
                     column: column
                 )
@@ -151,7 +167,7 @@ extension Session {
         default:
             throw StorageError(
                 .unsupportedType,
-                "row \(row), key '\(column)': a value of type \(type(of: any)) cannot be stored",
+                "row \(row), key \(Identifier.quoted(column)): a value of type \(type(of: any)) cannot be stored",
                 collection: collection,
                 column: column
             )
