@@ -30,7 +30,8 @@ public enum ConformanceSuite {
     public static let checks: [ConformanceCheck] =
         roundTripChecks + queryChecks + transactionChecks + dictionaryChecks + hostileInputChecks
         + concurrencyChecks + keyChecks + exactValueChecks
-        + typeChangeChecks
+        + typeChangeChecks + inferenceChecks + naturalKeyChecks
+        + columnNameChecks
 
     static func check(
         _ name: String,

@@ -11,7 +11,7 @@ enum PrimitiveCoding {
         guard let exact = Int64(exactly: value) else {
             throw StorageError(
                 .valueOutOfRange,
-                "column '\(column)': \(value) does not fit a 64-bit signed integer",
+                "column \(Identifier.quoted(column)): \(value) does not fit a 64-bit signed integer",
                 column: column
             )
         }
@@ -28,7 +28,7 @@ enum PrimitiveCoding {
             guard let exact = T(exactly: number) else {
                 throw StorageError(
                     .valueOutOfRange,
-                    "column '\(column())': \(number) does not fit \(T.self)",
+                    "column \(Identifier.quoted(column())): \(number) does not fit \(T.self)",
                     column: column()
                 )
             }
@@ -71,7 +71,7 @@ enum PrimitiveCoding {
         guard let exact = Float(exactly: number) else {
             throw StorageError(
                 .valueOutOfRange,
-                "column '\(column())': \(number) cannot be read as a Float without rounding",
+                "column \(Identifier.quoted(column())): \(number) cannot be read as a Float without rounding",
                 column: column()
             )
         }
@@ -87,7 +87,7 @@ enum PrimitiveCoding {
         if value.isNull {
             return StorageError(
                 .missingValue,
-                "column '\(column)' is null, but a \(type) is required",
+                "column \(Identifier.quoted(column)) is null, but a \(type) is required",
                 column: column
             )
         }

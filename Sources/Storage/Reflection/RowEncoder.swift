@@ -140,7 +140,7 @@ final class RowEncoderCore {
     func refuseNesting(_ key: String) -> StorageError {
         let error = StorageError(
             .unsupportedType,
-            "\(typeName) uses a nested container for '\(key)'; give that property a Codable type of its own instead",
+            "\(typeName) uses a nested container for \(Identifier.quoted(key)); give that property a Codable type of its own instead",
             column: key
         )
         unsupported = error

@@ -82,7 +82,7 @@ enum ValueMapping {
         } catch {
             throw StorageError(
                 .unsupportedType,
-                "cannot encode a \(T.self) as JSON for column '\(column)': \(error)",
+                "cannot encode a \(T.self) as JSON for column \(Identifier.quoted(column)): \(error)",
                 column: column,
                 underlying: SendableErrorDescription(error)
             )
@@ -155,7 +155,7 @@ enum ValueMapping {
             case .null:
                 throw StorageError(
                     .missingValue,
-                    "column '\(column())' is null, but \(T.self) is required",
+                    "column \(Identifier.quoted(column())) is null, but \(T.self) is required",
                     column: column()
                 )
             default: throw mismatch(column(), "expected JSON text for \(T.self), found \(kind(value))")
@@ -175,7 +175,7 @@ enum ValueMapping {
     static func mismatch(_ column: String, _ message: String, underlying: (any Error)? = nil) -> StorageError {
         StorageError(
             .typeMismatch,
-            "column '\(column)': \(message)",
+            "column \(Identifier.quoted(column)): \(message)",
             column: column,
             underlying: underlying.map { SendableErrorDescription($0) }
         )

@@ -103,7 +103,7 @@ final class Session {
             if let conflict = existing.caseConflict(with: schema) {
                 throw StorageError(
                     .schemaMismatch,
-                    "column '\(conflict.requested)' clashes with the stored column '\(conflict.stored)'"
+                    "column \(Identifier.quoted(conflict.requested)) clashes with the stored column \(Identifier.quoted(conflict.stored))"
                         + " (names are compared ignoring ASCII case)",
                     collection: schema.name,
                     column: conflict.requested
