@@ -62,7 +62,9 @@ extension ConformanceSuite {
             #expect(unknown?.message.contains("\n") == false)
             #expect(try store.count(in: "named") == 2)
         },
-        check("a Codable type with CodingKeys round-trips names with spaces and commas, indexed") { fixture, directory in
+        check("a Codable type with CodingKeys round-trips names with spaces and commas, indexed") {
+            fixture,
+            directory in
             let store = try fixture.openStore(in: directory)
             let films = [
                 RatedFilm(id: 1, imdbRating: 8.5, creativeType: "Fiction", ab: 1, a: 2, b: 3),

@@ -29,7 +29,9 @@ struct VersionReal: Codable, Equatable, StorableModel {
 
 extension ConformanceSuite {
     static let typeChangeChecks: [ConformanceCheck] = [
-        check("a property whose type changes unsafely is refused at save, and nothing is written") { fixture, directory in
+        check("a property whose type changes unsafely is refused at save, and nothing is written") {
+            fixture,
+            directory in
             let store = try fixture.openStore(in: directory)
             try store.save(VersionOne(id: 1, value: 5))
             let error = expectError(.schemaMismatch) { try store.save(VersionBytes(id: 2, value: Data([1]))) }

@@ -25,9 +25,11 @@ extension ObjectStore {
     ///   same `primaryKey` and different content, `.valueOutOfRange` for a NaN, `.schemaMismatch`
     ///   for a `primaryKey` other than the collection's. Nothing is stored then.
     @discardableResult
-    public func insert(jsonArray data: Data, into collection: String, primaryKey: String? = nil) throws
-        -> [StorageValue]
-    {
+    public func insert(
+        jsonArray data: Data,
+        into collection: String,
+        primaryKey: String? = nil
+    ) throws -> [StorageValue] {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
@@ -72,9 +74,11 @@ extension ObjectStore {
     /// - Returns: the primary keys of the stored rows.
     /// - Throws: `StorageError` as `insert(jsonArray:into:primaryKey:)` does; nothing is stored then.
     @discardableResult
-    public func insert(dictionaries rows: [[String: Any]], into collection: String, primaryKey: String? = nil)
-        throws -> [StorageValue]
-    {
+    public func insert(
+        dictionaries rows: [[String: Any]],
+        into collection: String,
+        primaryKey: String? = nil
+    ) throws -> [StorageValue] {
         try withWriteSession { try $0.insert(dictionaries: rows, into: collection, primaryKey: primaryKey) }
     }
 

@@ -10,9 +10,11 @@ extension Session {
     /// written: the first save would succeed and every later read of either version would fail.
     /// - Throws: `StorageError` with code `.schemaMismatch` naming the collection, the column, the
     ///   stored type and the new one.
-    static func checkTypeChanges(of requested: CollectionSchema, against stored: CollectionSchema, typeName: String)
-        throws
-    {
+    static func checkTypeChanges(
+        of requested: CollectionSchema,
+        against stored: CollectionSchema,
+        typeName: String
+    ) throws {
         for column in requested.columns {
             guard let old = stored.column(named: column.name)?.type, !isSafeChange(from: old, to: column.type)
             else { continue }
