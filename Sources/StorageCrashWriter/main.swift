@@ -10,7 +10,8 @@
 //   --workload cycles --cycles N [--write-every M]   opens and closes the store N times, reading
 //       one record each time and writing one every M cycles, and prints the process's open file
 //       descriptors and resident memory ("fds ... rss ...") after a warm-up and at the end;
-//   --workload fork [--busy]   a store used in a child made by fork() (see ForkWorkload).
+//   --workload fork [--busy]   a store used in a child made by fork() (see ForkWorkload);
+//   --workload csv --csv FILE   ingests a CSV file and prints the memory it took (see CSVWorkload).
 import Foundation
 import Storage
 import StorageTestBackends
@@ -62,6 +63,14 @@ do {
     case "fork":
         try ForkWorkload.run(
             busy: CommandLine.arguments.contains("--busy"),
+            open: { try openStore(backend: backend, path: path) },
+            report: say
+        )
+        exit(0)
+    case "csv":
+        guard let file = option("--csv") else { throw UsageError(description: "usage: --workload csv --csv FILE") }
+        try CSVWorkload.run(
+            file: URL(fileURLWithPath: file),
             open: { try openStore(backend: backend, path: path) },
             report: say
         )

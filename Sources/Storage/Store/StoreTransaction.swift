@@ -14,7 +14,7 @@ public final class StoreTransaction {
 
     func close() { isOpen = false }
 
-    private func open() throws -> Session {
+    func open() throws -> Session {
         guard isOpen, pthread_equal(thread, pthread_self()) != 0 else {
             throw StorageError(
                 .misuse,

@@ -1,0 +1,79 @@
+import Foundation
+
+/// CSV import's second pass (see `CSVImport`): the records stored through the backend's writer,
+/// with the types the first pass found.
+extension Session {
+    /// Stores every record of `reader` in `collection`.
+    /// - Returns: the number of records stored.
+    func insert(csv reader: CSVReader, plan: CSVImport, primaryKey requested: String?) throws -> Int {
+        let collection = plan.collection
+        let stored = try storedSchema(collection)
+        let key = try CSVImport.chooseKey(
+            requested: requested,
+            stored: stored,
+            candidates: plan.header,
+            isAlwaysPresent: { name in plan.firstEmptyLine[plan.header.firstIndex(of: name)!] == 0 },
+            collection: collection
+        )
+        var columns = zip(plan.header, plan.kinds).map { ColumnDefinition(name: $0, type: $1.columnType) }
+        let keySlot: Int
+        if let slot = plan.header.firstIndex(where: { Identifier.folded($0) == Identifier.folded(key) }) {
+            keySlot = slot
+            if plan.firstEmptyLine[slot] != 0 && key != CollectionSchema.autoKeyColumn {
+                throw StorageError(
+                    .invalidKey,
+                    "line \(plan.firstEmptyLine[slot]): the record has no value for the primary key '\(key)'",
+                    collection: collection,
+                    column: key
+                )
+            }
+        } else {
+            guard key == CollectionSchema.autoKeyColumn else {
+                throw StorageError(
+                    .invalidKey,
+                    "the input has no column '\(key)', the primary key of collection '\(collection)'",
+                    collection: collection,
+                    column: key
+                )
+            }
+            keySlot = columns.count
+            columns.append(ColumnDefinition(name: key, type: .integer, isNullable: false))
+        }
+        // Nothing to store creates nothing, as with JSON: an empty input must not fix the key.
+        if plan.recordCount == 0 { return 0 }
+        let schema = CollectionSchema(name: collection, columns: columns, primaryKey: key)
+        try schema.validate()
+        let result = try prepare(schema)
+        let types = columns.map { result.column(named: $0.name)?.type ?? .untyped }
+        let writer = try requireWriter().makeWriter(for: collection, columns: columns.map(\.name))
+
+        var record = CSVRecord()
+        guard try reader.next(into: &record) else { return 0 }  // the header, read in the first pass
+        var values = Array(repeating: StorageValue.null, count: columns.count)
+        var keys: [StorageValue] = []
+        keys.reserveCapacity(plan.recordCount)
+        while try reader.next(into: &record) {
+            try plan.checkShape(record)
+            for index in 0..<record.count {
+                values[index] = try plan.value(record, at: index).applyingAffinity(types[index])
+            }
+            if keySlot < record.count && values[keySlot].isNull {
+                throw StorageError(
+                    .invalidKey,
+                    "line \(record.line): the record has no value for the primary key '\(key)'",
+                    collection: collection,
+                    column: key
+                )
+            }
+            do {
+                keys.append(try writer.put(values))
+            } catch let error as StorageError {
+                var error = error.inCollection(collection)
+                error.message = "line \(record.line): " + error.message
+                throw error
+            }
+        }
+        noteChange(.upsert(keys), in: collection)
+        return keys.count
+    }
+}
