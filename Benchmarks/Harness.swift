@@ -9,13 +9,18 @@ import Darwin
 /// The operations every backend is measured on, named as in the JSON output.
 enum Operation: String, CaseIterable {
     case insert, fetchAll, lookup, filter, forEach, ingestJSON, singleCommits
+    /// `insert(csv:into:)` of the people as CSV (SQLite's table only: its raw baseline is a
+    /// hand-written split and insert loop).
+    case ingestCSV
     /// ObjectStore on LMDB beside ObjectStore on SQLite for the same look-ups (LMDB's table only).
     case lookupVsSQLite
     /// Opening a file archive store (which reads every file) and `fetchAll` (archive's table only).
     case openAndFetchAll
 
     /// The operations `--operations` can name; the two above come with `lookup` and `fetchAll`.
-    static let selectable: [Operation] = [.insert, .fetchAll, .lookup, .filter, .forEach, .ingestJSON, .singleCommits]
+    static let selectable: [Operation] = [
+        .insert, .fetchAll, .lookup, .filter, .forEach, .ingestJSON, .ingestCSV, .singleCommits,
+    ]
 }
 
 /// What a ratio is expected to reach (ours / baseline at least `minimum`).
