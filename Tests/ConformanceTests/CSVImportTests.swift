@@ -169,7 +169,8 @@ import Testing
             let prefix = "1,\""
             // The first record's CR is the chunk's last byte, its LF the next chunk's first.
             let long = String(repeating: "a", count: chunk - header.utf8.count - prefix.utf8.count - 2)
-            let quotedBreak = String(repeating: "b", count: chunk / 2) + "\r\n\"\"" + String(repeating: "c", count: chunk)
+            let quotedBreak =
+                String(repeating: "b", count: chunk / 2) + "\r\n\"\"" + String(repeating: "c", count: chunk)
             let text = header + prefix + long + "\"\r\n" + "2,\"" + quotedBreak + "\"\r\n3,end"
             #expect(text.utf8.count > 2 * chunk)
             let file = directory.appendingPathComponent("big.csv")
@@ -177,7 +178,11 @@ import Testing
             let store = try BackendFixture.inMemory.openStore(in: directory)
             #expect(try store.insert(csv: file, into: "big") == 3)
             let rows = try store.fetchDictionaries(from: "big", orderBy: [.ascending("id")])
-            #expect(rows.map { $0["note"] } == [.text(long), .text(quotedBreak.replacingOccurrences(of: "\"\"", with: "\"")), .text("end")])
+            #expect(
+                rows.map { $0["note"] } == [
+                    .text(long), .text(quotedBreak.replacingOccurrences(of: "\"\"", with: "\"")), .text("end"),
+                ]
+            )
         }
     }
 

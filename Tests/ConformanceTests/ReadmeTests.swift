@@ -109,7 +109,9 @@ func readmeSettingsChanges(_ settings: AppSettings) async {
 
     @Test func csvEndToEnd() throws {
         try TemporaryDirectory.with { directory in
-            let store = try ObjectStore(backend: .sqlite(path: directory.appendingPathComponent("airports.sqlite").path))
+            let store = try ObjectStore(
+                backend: .sqlite(path: directory.appendingPathComponent("airports.sqlite").path)
+            )
             let file = FixtureDataTests.airportsFile
             let stored = try store.insert(csv: file, into: "airports", primaryKey: "iata")  // 3376
             try store.insert(csv: file, into: "airports", primaryKey: "iata")  // replaces, still 3376
