@@ -34,9 +34,11 @@ struct CSVImport {
     /// the key only when every record has one and to name the record that lacks a chosen key.
     var firstEmptyLine: [Int] = []
 
-    /// The first pass: reads every record of `reader`, checking its shape and its UTF-8.
-    init(_ reader: CSVReader, collection: String) throws {
+    /// The first pass: reads every record of `input`, checking its shape and its UTF-8.
+    init(_ input: CSVReader.Input, collection: String) throws {
+        try Identifier.validateCollection(collection)
         self.collection = collection
+        let reader = try CSVReader(input)
         var record = CSVRecord()
         guard try reader.next(into: &record) else {
             throw StorageError(.invalidCSV, "the CSV input has no header row", collection: collection)

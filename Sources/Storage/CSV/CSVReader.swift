@@ -31,7 +31,13 @@ struct CSVRecord {
 /// unquoted field, and text after a closing quote. Fields stay bytes: `CSVImport` checks UTF-8
 /// where it makes text.
 final class CSVReader {
-    private enum Input {
+    /// Where the CSV text comes from.
+    enum Input {
+        case file(URL)
+        case data(Data)
+    }
+
+    private enum Source {
         case file(FileHandle)
         case data(Data)
     }
@@ -40,13 +46,22 @@ final class CSVReader {
     /// that memory stays flat.
     static let chunkSize = 1 << 20
 
-    private let input: Input
+    private let input: Source
     private let source: String
     private var buffer: [UInt8] = []
     private var position = 0
     private var dataOffset = 0
     private var line = 1
     private var atStart = true
+
+    /// A reader of `input`.
+    /// - Throws: `.io` when a file cannot be opened.
+    convenience init(_ input: Input) throws {
+        switch input {
+        case .file(let url): try self.init(contentsOf: url)
+        case .data(let data): self.init(data: data)
+        }
+    }
 
     /// A reader of the file at `url`.
     /// - Throws: `.io` when the file cannot be opened.

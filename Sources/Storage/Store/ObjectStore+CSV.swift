@@ -33,12 +33,7 @@ extension ObjectStore {
     ///   column name; `.io` when the file cannot be read. Nothing is stored then.
     @discardableResult
     public func insert(csv url: URL, into collection: String, primaryKey: String? = nil) throws -> Int {
-        try Identifier.validateCollection(collection)
-        let plan = try CSVImport(CSVReader(contentsOf: url), collection: collection)
-        return try withWriteSession { session in
-            // A fresh reader in the closure: a backend may run the closure again.
-            try session.insert(csv: CSVReader(contentsOf: url), plan: plan, primaryKey: primaryKey)
-        }
+        try insert(csv: .file(url), into: collection, primaryKey: primaryKey)
     }
 
     /// Stores the records of CSV text in `collection`, in one transaction; see
@@ -51,10 +46,15 @@ extension ObjectStore {
     /// - Throws: as `insert(csv:into:primaryKey:)` for a file.
     @discardableResult
     public func insert(csv data: Data, into collection: String, primaryKey: String? = nil) throws -> Int {
-        try Identifier.validateCollection(collection)
-        let plan = try CSVImport(CSVReader(data: data), collection: collection)
+        try insert(csv: .data(data), into: collection, primaryKey: primaryKey)
+    }
+
+    private func insert(csv input: CSVReader.Input, into collection: String, primaryKey: String?) throws -> Int {
+        // The first pass runs before the write transaction, so other writers wait only for the second.
+        let plan = try CSVImport(input, collection: collection)
         return try withWriteSession { session in
-            try session.insert(csv: CSVReader(data: data), plan: plan, primaryKey: primaryKey)
+            // A fresh reader in the closure: a backend may run the closure again.
+            try session.insert(csv: CSVReader(input), plan: plan, primaryKey: primaryKey)
         }
     }
 }

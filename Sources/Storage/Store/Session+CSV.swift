@@ -3,6 +3,12 @@ import Foundation
 /// CSV import's second pass (see `CSVImport`): the records stored through the backend's writer,
 /// with the types the first pass found.
 extension Session {
+    /// Both passes inside this session's transaction (the transaction handle's import).
+    func insert(csv input: CSVReader.Input, into collection: String, primaryKey: String?) throws -> Int {
+        let plan = try CSVImport(input, collection: collection)
+        return try insert(csv: CSVReader(input), plan: plan, primaryKey: primaryKey)
+    }
+
     /// Stores every record of `reader` in `collection`.
     /// - Returns: the number of records stored.
     func insert(csv reader: CSVReader, plan: CSVImport, primaryKey requested: String?) throws -> Int {

@@ -12,10 +12,7 @@ extension StoreTransaction {
     /// - Throws: `StorageError` (`.invalidCSV` naming the line for malformed CSV).
     @discardableResult
     public func insert(csv url: URL, into collection: String, primaryKey: String? = nil) throws -> Int {
-        let session = try open()
-        try Identifier.validateCollection(collection)
-        let plan = try CSVImport(CSVReader(contentsOf: url), collection: collection)
-        return try session.insert(csv: CSVReader(contentsOf: url), plan: plan, primaryKey: primaryKey)
+        try open().insert(csv: .file(url), into: collection, primaryKey: primaryKey)
     }
 
     /// Stores the records of CSV text in `collection`, inside this transaction; see
@@ -28,9 +25,6 @@ extension StoreTransaction {
     /// - Throws: `StorageError` (`.invalidCSV` naming the line for malformed CSV).
     @discardableResult
     public func insert(csv data: Data, into collection: String, primaryKey: String? = nil) throws -> Int {
-        let session = try open()
-        try Identifier.validateCollection(collection)
-        let plan = try CSVImport(CSVReader(data: data), collection: collection)
-        return try session.insert(csv: CSVReader(data: data), plan: plan, primaryKey: primaryKey)
+        try open().insert(csv: .data(data), into: collection, primaryKey: primaryKey)
     }
 }
