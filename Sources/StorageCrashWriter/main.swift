@@ -15,6 +15,7 @@
 //       name at the given time (seconds since 1970) and prints "won" or "lost CODE" (ClaimWorkload).
 //   --workload setting --value V   sets `CrossProcessSettings.greeting` to V and prints "ack 1"
 //       after the commit (the cross-process settings test).
+//   --workload csv --csv FILE   ingests a CSV file and prints the memory it took (see CSVWorkload).
 import Foundation
 import Storage
 import StorageTestBackends
@@ -91,6 +92,14 @@ do {
         try settings.$greeting.set(value)
         try store.close()
         say("ack 1")
+        exit(0)
+    case "csv":
+        guard let file = option("--csv") else { throw UsageError(description: "usage: --workload csv --csv FILE") }
+        try CSVWorkload.run(
+            file: URL(fileURLWithPath: file),
+            open: { try openStore(backend: backend, path: path) },
+            report: say
+        )
         exit(0)
     case nil, "batches":
         break

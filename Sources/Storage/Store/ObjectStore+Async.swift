@@ -168,6 +168,34 @@ extension ObjectStore {
         }
     }
 
+    /// Stores the records of a CSV file in `collection`, in one transaction; see
+    /// `insert(csv:into:primaryKey:)`. Both passes over the file run on the store's threads.
+    /// - Parameters:
+    ///   - url: the CSV file.
+    ///   - collection: the collection, created when missing.
+    ///   - primaryKey: the column that identifies a record (default: `id` or an auto key).
+    /// - Returns: the number of records stored.
+    /// - Throws: `StorageError` (`.invalidCSV` naming the line for malformed CSV; nothing is
+    ///   stored then), or `CancellationError` when the task was cancelled first.
+    @discardableResult
+    public func insert(csv url: URL, into collection: String, primaryKey: String? = nil) async throws -> Int {
+        try await perform { try self.insert(csv: url, into: collection, primaryKey: primaryKey) }
+    }
+
+    /// Stores the records of CSV text in `collection`, in one transaction; see
+    /// `insert(csv:into:primaryKey:)`.
+    /// - Parameters:
+    ///   - data: the CSV text, UTF-8.
+    ///   - collection: the collection, created when missing.
+    ///   - primaryKey: the column that identifies a record (default: `id` or an auto key).
+    /// - Returns: the number of records stored.
+    /// - Throws: `StorageError` (`.invalidCSV` naming the line for malformed CSV; nothing is
+    ///   stored then), or `CancellationError` when the task was cancelled first.
+    @discardableResult
+    public func insert(csv data: Data, into collection: String, primaryKey: String? = nil) async throws -> Int {
+        try await perform { try self.insert(csv: data, into: collection, primaryKey: primaryKey) }
+    }
+
     /// The number of records of the collection named `collection` matching `predicate`; see
     /// `count(in:where:)`.
     /// - Parameters:
