@@ -27,8 +27,27 @@ struct VersionReal: Codable, Equatable, StorableModel {
     var value: Double
 }
 
+struct VersionTextKey: Codable, Equatable, StorableModel {
+    static let collectionName = "versioned"
+    var id: String
+    var value: Int
+}
+
 extension ConformanceSuite {
     static let typeChangeChecks: [ConformanceCheck] = [
+        check("a numeric primary key keeps its type: text keys are refused, typed or untyped") { fixture, directory in
+            let store = try fixture.openStore(in: directory)
+            try store.save(VersionOne(id: 1, value: 5))
+            let typed = expectError(.schemaMismatch) { try store.save(VersionTextKey(id: "A7", value: 6)) }
+            #expect(typed?.column == "id")
+            try store.insert(jsonArray: Data(#"[{"id": 1, "v": 1}]"#.utf8), into: "keyed")
+            let untyped = expectError(.schemaMismatch) {
+                try store.insert(jsonArray: Data(#"[{"id": "A7", "v": 2}]"#.utf8), into: "keyed")
+            }
+            #expect(untyped?.column == "id")
+            #expect(try store.count(in: "keyed") == 1)
+            #expect(try store.fetchAll(VersionOne.self) == [VersionOne(id: 1, value: 5)])
+        },
         check("a property whose type changes unsafely is refused at save, and nothing is written") {
             fixture,
             directory in

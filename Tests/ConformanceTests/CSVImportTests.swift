@@ -227,22 +227,24 @@ import Testing
     /// `csv` workload), so other tests do not move the figures; the two run side by side. Small
     /// enough for CI's debug and sanitizer runs; docs/BENCHMARKS.md has the 100 MB figure
     /// (12 MB of growth), measured with the same workload.
-    @Test func memoryDoesNotGrowWithTheFile() throws {
-        try TemporaryDirectory.with("csv-memory") { directory in
-            // Both children start before either is waited for, so they run side by side.
-            let small = try Self.ChildImport(megabytes: 2, in: directory)
-            let large = try Self.ChildImport(megabytes: 12, in: directory)
-            let smallGrowth = try small.finish()
-            let largeGrowth = try large.finish()
-            print("CSV memory: peak resident growth \(smallGrowth) KiB for 2 MB, \(largeGrowth) KiB for 12 MB")
-            #expect(largeGrowth - smallGrowth < 5 * 1024, "2 MB: \(smallGrowth) KiB, 12 MB: \(largeGrowth) KiB")
-        }
+    @Test func memoryDoesNotGrowWithTheFile() async throws {
+        let directory = try TemporaryDirectory("csv-memory")
+        defer { directory.remove() }
+        // Both children start before either is waited for, so they run side by side; the test
+        // suspends while they run, holding no thread of the cooperative pool.
+        let small = try Self.ChildImport(megabytes: 2, in: directory.url)
+        let large = try Self.ChildImport(megabytes: 12, in: directory.url)
+        let smallGrowth = try await small.finish()
+        let largeGrowth = try await large.finish()
+        print("CSV memory: peak resident growth \(smallGrowth) KiB for 2 MB, \(largeGrowth) KiB for 12 MB")
+        #expect(largeGrowth - smallGrowth < 5 * 1024, "2 MB: \(smallGrowth) KiB, 12 MB: \(largeGrowth) KiB")
     }
 
     /// A generated file of `megabytes` ingested into a SQLite store by a child process.
     struct ChildImport {
         let process = Process()
         let output = Pipe()
+        let exited = Gate()
         let rows: Int
         let path: String
 
@@ -255,12 +257,16 @@ import Testing
             process.executableURL = CrashHarness.executable
             process.arguments = ["--backend", "sqlite", "--path", path, "--workload", "csv", "--csv", file.path]
             process.standardOutput = output
+            let exited = exited
+            process.terminationHandler = { _ in exited.open() }
             try process.run()
         }
 
         /// Waits for the child, checks that every record arrived, and returns the growth of its
         /// peak resident set over its resident set before the import, in KiB.
-        func finish() throws -> Int {
+        func finish() async throws -> Int {
+            // The child prints one short line, which the pipe holds until it is read.
+            try await exited.arrival()
             let data = output.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             let line = String(decoding: data, as: UTF8.self)
@@ -272,9 +278,9 @@ import Testing
             }
             #expect(figures["rows"] == rows)
             let store = try DiskBackend.sqlite.openStore(path: path)
-            let last = try store.fetchDictionaries(from: "ingested", where: Column("_key") == Int64(rows))
+            let last = try await store.fetchDictionaries(from: "ingested", where: Column("_key") == Int64(rows))
             #expect(last.first?["n"] == .integer(Int64(rows)))
-            try store.close()
+            try await store.close()
             return try #require(figures["peak"]) - (try #require(figures["rss"]))
         }
     }

@@ -16,8 +16,11 @@ extension Session {
         typeName: String
     ) throws {
         for column in requested.columns {
-            guard let old = stored.column(named: column.name)?.type, !isSafeChange(from: old, to: column.type)
-            else { continue }
+            guard let old = stored.column(named: column.name)?.type else { continue }
+            if isSafeChange(from: old, to: column.type) {
+                try checkKeyType(column.name, old, column.type, in: stored)
+                continue
+            }
             throw StorageError(
                 .schemaMismatch,
                 "collection \(Identifier.quoted(stored.name)) stores column \(Identifier.quoted(column.name))"
@@ -28,6 +31,31 @@ extension Session {
             )
         }
     }
+
+    /// Refuses widening a numeric primary key column to text: the key column keeps its type on
+    /// every backend (SQLite and LMDB never retype it, since that would change which keys are one
+    /// record), so text keys arriving at a numeric key column would be stored differently by
+    /// different engines. (Numbers arriving at a text key column are stored as their digits.)
+    /// - Throws: `StorageError` with code `.schemaMismatch` naming the collection and the key.
+    private static func checkKeyType(
+        _ column: String,
+        _ old: ColumnType,
+        _ new: ColumnType,
+        in stored: CollectionSchema
+    ) throws {
+        guard isNumber(old), new == .text, Identifier.folded(column) == Identifier.folded(stored.primaryKey) else {
+            return
+        }
+        throw StorageError(
+            .schemaMismatch,
+            "collection \(Identifier.quoted(stored.name)) is keyed by \(Identifier.quoted(column)) as \(old),"
+                + " and a primary key keeps its type: text keys cannot join it",
+            collection: stored.name,
+            column: column
+        )
+    }
+
+    private static func isNumber(_ type: ColumnType) -> Bool { type == .integer || type == .real }
 
     private static func isSafeChange(from old: ColumnType, to new: ColumnType) -> Bool {
         if old == new || old == .untyped || new == .untyped { return true }
@@ -45,7 +73,11 @@ extension Session {
     ///   the stored type and the batch's.
     static func checkBatchTypes(of columns: [ColumnDefinition], against stored: CollectionSchema) throws {
         for column in columns {
-            guard let old = stored.column(named: column.name)?.type, !fitsBatch(old, column.type) else { continue }
+            guard let old = stored.column(named: column.name)?.type else { continue }
+            if fitsBatch(old, column.type) {
+                try checkKeyType(column.name, old, column.type, in: stored)
+                continue
+            }
             throw StorageError(
                 .schemaMismatch,
                 "collection \(Identifier.quoted(stored.name)) stores column \(Identifier.quoted(column.name))"
