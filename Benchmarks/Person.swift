@@ -80,6 +80,18 @@ extension Person {
         return try encoder.encode(people)
     }
 
+    /// The people as CSV with a header row, as a spreadsheet exports them: dates as seconds since
+    /// 1970, the avatar as base64 text, no field needing quotes.
+    static func csv(_ people: [Person]) -> Data {
+        var text = "id,firstName,lastName,email,age,height,score,isActive,createdAt,avatar\n"
+        for person in people {
+            text += "\(person.id),\(person.firstName),\(person.lastName),\(person.email),\(person.age),"
+            text += "\(person.height),\(person.score),\(person.isActive ? 1 : 0),"
+            text += "\(person.createdAt.timeIntervalSince1970),\(person.avatar.base64EncodedString())\n"
+        }
+        return Data(text.utf8)
+    }
+
     /// `count` ids drawn at random (deterministically) from 1...`upperBound`.
     static func randomIDs(_ count: Int, upTo upperBound: Int) -> [Int64] {
         var generator = SplitMix64(seed: 7)

@@ -17,6 +17,7 @@
 //       after the commit (the cross-process settings test).
 //   --workload bulkload --batches N --first-batch K   (LMDB only) commits N batches of K, 2K, 4K...
 //       records from a 64 KiB map, printing "ack B" after each (BulkLoadWorkload).
+//   --workload csv --csv FILE   ingests a CSV file and prints the memory it took (see CSVWorkload).
 import Foundation
 import Storage
 import StorageTestBackends
@@ -99,6 +100,14 @@ do {
         guard let batches = option("--batches").flatMap(Int.init), let first = option("--first-batch").flatMap(Int.init)
         else { throw UsageError(description: "usage: --workload bulkload --batches N --first-batch K") }
         try BulkLoadWorkload.run(path: path, batches: batches, firstBatch: first, report: say)
+        exit(0)
+    case "csv":
+        guard let file = option("--csv") else { throw UsageError(description: "usage: --workload csv --csv FILE") }
+        try CSVWorkload.run(
+            file: URL(fileURLWithPath: file),
+            open: { try openStore(backend: backend, path: path) },
+            report: say
+        )
         exit(0)
     case nil, "batches":
         break

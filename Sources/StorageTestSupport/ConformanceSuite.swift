@@ -29,7 +29,8 @@ public enum ConformanceSuite {
     /// Every check.
     public static let checks: [ConformanceCheck] =
         roundTripChecks + queryChecks + inListChecks + typedComparisonChecks + transactionChecks + dictionaryChecks
-        + hostileInputChecks + concurrencyChecks + keyChecks + settingsChecks
+        + hostileInputChecks + concurrencyChecks + keyChecks + settingsChecks + exactValueChecks + typeChangeChecks
+        + inferenceChecks + naturalKeyChecks + columnNameChecks
 
     static func check(
         _ name: String,

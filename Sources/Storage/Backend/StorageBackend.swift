@@ -299,7 +299,12 @@ public struct WriterLayout: Sendable {
     public init(columns: [String], in schema: CollectionSchema, collection: String) throws {
         positions = try columns.map { column in
             guard let position = schema.columnIndex(named: column) else {
-                throw StorageError(.unknownColumn, "no column '\(column)'", collection: collection, column: column)
+                throw StorageError(
+                    .unknownColumn,
+                    "no column \(Identifier.quoted(column))",
+                    collection: collection,
+                    column: column
+                )
             }
             return position
         }

@@ -37,6 +37,9 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         public static let constraintViolation = Code("constraintViolation")
         /// Input that should be JSON is not, or not of the expected shape.
         public static let invalidJSON = Code("invalidJSON")
+        /// Input that should be CSV is malformed (an unclosed quote, a record with more or fewer
+        /// fields than the header); the message names the line. Nothing was stored.
+        public static let invalidCSV = Code("invalidCSV")
         /// A Swift type cannot be mapped to a record (for example, it is not a keyed type).
         public static let unsupportedType = Code("unsupportedType")
         /// A schema is inconsistent (a key column that does not exist, a duplicated column).

@@ -114,7 +114,7 @@ public struct CollectionSchema: Sendable, Hashable {
             if !seen.insert(Identifier.folded(column.name)).inserted {
                 throw StorageError(
                     .schemaMismatch,
-                    "column '\(column.name)' appears twice (names are compared ignoring ASCII case)",
+                    "column \(Identifier.quoted(column.name)) appears twice (names are compared ignoring ASCII case)",
                     collection: name,
                     column: column.name
                 )
@@ -135,7 +135,7 @@ public struct CollectionSchema: Sendable, Hashable {
             for column in index.columns where self.column(named: column) == nil {
                 throw StorageError(
                     .schemaMismatch,
-                    "index names column '\(column)', which the collection does not have",
+                    "index names column \(Identifier.quoted(column)), which the collection does not have",
                     collection: name,
                     column: column
                 )

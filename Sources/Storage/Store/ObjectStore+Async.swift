@@ -128,34 +128,100 @@ extension ObjectStore {
     }
 
     /// Stores a JSON array of objects in `collection`, in one transaction; see
-    /// `insert(jsonArray:into:)`.
+    /// `insert(jsonArray:into:primaryKey:)`.
     /// - Parameters:
     ///   - data: the JSON text.
     ///   - collection: the collection, created when missing.
+    ///   - primaryKey: the member every object carries that identifies it (`"iata"`), or nil.
     /// - Returns: the primary keys of the stored rows.
-    /// - Throws: `StorageError`, e.g. `.invalidJSON` (nothing is stored then), or
-    ///   `CancellationError` when the task was cancelled first.
+    /// - Throws: `StorageError`, e.g. `.invalidJSON`, `.invalidKey`, `.schemaMismatch` (nothing is
+    ///   stored then), or `CancellationError` when the task was cancelled first.
     @discardableResult
-    public func insert(jsonArray data: Data, into collection: String) async throws -> [StorageValue] {
-        try await perform { try self.insert(jsonArray: data, into: collection) }
+    public func insert(
+        jsonArray data: Data,
+        into collection: String,
+        primaryKey: String? = nil
+    ) async throws -> [StorageValue] {
+        try await perform { try self.insert(jsonArray: data, into: collection, primaryKey: primaryKey) }
     }
 
-    /// Stores dictionaries in `collection`, in one transaction; see `insert(dictionaries:into:)`.
+    /// Stores dictionaries in `collection`, in one transaction; see
+    /// `insert(dictionaries:into:primaryKey:)`.
     /// - Parameters:
     ///   - rows: the records (handed over: the caller keeps no access to them).
     ///   - collection: the collection, created when missing.
+    ///   - primaryKey: the key every row carries that identifies it, or nil.
     /// - Returns: the primary keys of the stored rows.
     /// - Throws: `StorageError` (nothing is stored then), or `CancellationError` when the task
     ///   was cancelled first.
     @discardableResult
     public func insert(
         dictionaries rows: sending [[String: Any]],
-        into collection: String
+        into collection: String,
+        primaryKey: String? = nil
     ) async throws
         -> [StorageValue]
     {
         let handedOver = HandedOver(rows)
-        return try await perform { try self.insert(dictionaries: handedOver.value, into: collection) }
+        return try await perform {
+            try self.insert(dictionaries: handedOver.value, into: collection, primaryKey: primaryKey)
+        }
+    }
+
+    /// Stores the records of a CSV file in `collection`, in one transaction; see
+    /// `insert(csv:into:primaryKey:)`. Both passes over the file run on the store's threads.
+    /// - Parameters:
+    ///   - url: the CSV file.
+    ///   - collection: the collection, created when missing.
+    ///   - primaryKey: the column that identifies a record (default: `id` or an auto key).
+    /// - Returns: the number of records stored.
+    /// - Throws: `StorageError` (`.invalidCSV` naming the line for malformed CSV; nothing is
+    ///   stored then), or `CancellationError` when the task was cancelled first.
+    @discardableResult
+    public func insert(csv url: URL, into collection: String, primaryKey: String? = nil) async throws -> Int {
+        try await perform { try self.insert(csv: url, into: collection, primaryKey: primaryKey) }
+    }
+
+    /// Stores the records of CSV text in `collection`, in one transaction; see
+    /// `insert(csv:into:primaryKey:)`.
+    /// - Parameters:
+    ///   - data: the CSV text, UTF-8.
+    ///   - collection: the collection, created when missing.
+    ///   - primaryKey: the column that identifies a record (default: `id` or an auto key).
+    /// - Returns: the number of records stored.
+    /// - Throws: `StorageError` (`.invalidCSV` naming the line for malformed CSV; nothing is
+    ///   stored then), or `CancellationError` when the task was cancelled first.
+    @discardableResult
+    public func insert(csv data: Data, into collection: String, primaryKey: String? = nil) async throws -> Int {
+        try await perform { try self.insert(csv: data, into: collection, primaryKey: primaryKey) }
+    }
+
+    /// The number of records of the collection named `collection` matching `predicate`; see
+    /// `count(in:where:)`.
+    /// - Parameters:
+    ///   - collection: the collection's name.
+    ///   - predicate: the records to count; nil counts them all.
+    /// - Returns: the count, 0 for a collection that was never created.
+    /// - Throws: `StorageError` (`.invalidIdentifier`, `.unknownColumn`), or `CancellationError`
+    ///   when the task was cancelled first.
+    public func count(in collection: String, where predicate: StoragePredicate? = nil) async throws -> Int {
+        try await perform { try self.count(in: collection, where: predicate) }
+    }
+
+    /// Deletes the records of the collection named `collection` matching `predicate`, in one
+    /// transaction; see `deleteAll(from:where:)`.
+    /// - Parameters:
+    ///   - collection: the collection's name.
+    ///   - predicate: the records to delete; nil deletes them all (the collection remains).
+    /// - Returns: the primary keys of the deleted records.
+    /// - Throws: `StorageError` (`.invalidIdentifier`, `.unknownColumn`), or `CancellationError`
+    ///   when the task was cancelled first.
+    @discardableResult
+    public func deleteAll(
+        from collection: String,
+        where predicate: StoragePredicate? = nil
+    ) async throws -> [StorageValue] {
+        try await perform { try self.deleteAll(from: collection, where: predicate) }
     }
 
     /// The records of `collection` as dictionaries; see

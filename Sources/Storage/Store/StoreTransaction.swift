@@ -110,6 +110,19 @@ public class StoreReadTransaction {
         )
     }
 
+    /// The number of records of the collection named `collection` matching `predicate`; see
+    /// `ObjectStore.count(in:where:)`.
+    /// - Parameters:
+    ///   - collection: the collection's name.
+    ///   - predicate: the records to count; nil counts them all.
+    /// - Returns: the count, 0 for a collection that was never created.
+    /// - Throws: `StorageError` with `.invalidIdentifier` for a bad name, `.unknownColumn` for a
+    ///   predicate naming a column the collection does not have.
+    public func count(in collection: String, where predicate: StoragePredicate? = nil) throws -> Int {
+        try Identifier.validateCollection(collection)
+        return try open().count(in: collection, where: predicate)
+    }
+
     /// The names of the collections; see `ObjectStore.collectionNames()`.
     /// - Returns: the names, sorted.
     /// - Throws: `StorageError` when the store fails.
@@ -148,15 +161,35 @@ public final class StoreTransaction: StoreReadTransaction {
         try open().save(values)
     }
 
-    /// Stores dictionaries in `collection`; see `ObjectStore.insert(dictionaries:into:)`.
+    /// Stores dictionaries in `collection`; see `ObjectStore.insert(dictionaries:into:primaryKey:)`.
     /// - Parameters:
     ///   - rows: the records.
     ///   - collection: the collection, created when missing.
+    ///   - primaryKey: the key every row carries that identifies it, or nil.
     /// - Returns: the primary keys of the stored records.
-    /// - Throws: `StorageError`, e.g. `.invalidIdentifier` for a key that is no valid column name.
+    /// - Throws: `StorageError`, e.g. `.invalidIdentifier` for a key that is no valid column name,
+    ///   `.invalidKey` for a row without its `primaryKey`.
     @discardableResult
-    public func insert(dictionaries rows: [[String: Any]], into collection: String) throws -> [StorageValue] {
-        try open().insert(dictionaries: rows, into: collection)
+    public func insert(
+        dictionaries rows: [[String: Any]],
+        into collection: String,
+        primaryKey: String? = nil
+    ) throws -> [StorageValue] {
+        try open().insert(dictionaries: rows, into: collection, primaryKey: primaryKey)
+    }
+
+    /// Deletes the records of the collection named `collection` matching `predicate`; see
+    /// `ObjectStore.deleteAll(from:where:)`.
+    /// - Parameters:
+    ///   - collection: the collection's name.
+    ///   - predicate: the records to delete; nil deletes them all (the collection remains).
+    /// - Returns: the primary keys of the deleted records.
+    /// - Throws: `StorageError` with `.invalidIdentifier` for a bad name, `.unknownColumn` for a
+    ///   predicate naming a column the collection does not have.
+    @discardableResult
+    public func deleteAll(from collection: String, where predicate: StoragePredicate? = nil) throws -> [StorageValue] {
+        try Identifier.validateCollection(collection)
+        return try open().deleteAll(from: collection, where: predicate)
     }
 
     /// Deletes the value with primary key `id`.
