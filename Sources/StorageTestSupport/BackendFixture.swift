@@ -18,6 +18,7 @@ public struct BackendFixture: Sendable, CustomStringConvertible {
         self.open = open
     }
 
+    /// The fixture's name, as test reports show it.
     public var description: String { name }
 
     /// Opens (or reopens) the store kept in `directory`.

@@ -8,6 +8,7 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible {
     public let name: String
     let body: @Sendable (BackendFixture, URL) throws -> Void
 
+    /// The check's name, as test reports show it.
     public var description: String { name }
 
     /// Runs the check against `fixture` in a fresh folder.

@@ -32,12 +32,22 @@ public final class InMemoryStorageBackend: StorageBackend {
         _ = registry.withLock { $0.removeValue(forKey: name) }
     }
 
+    /// Runs `body` on a snapshot of the committed collections; never waits for the writer.
+    /// - Parameter body: the reads; the transaction is valid only inside it.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws.
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
         let transaction = MemoryTransaction(database: committed.withLock { $0 })
         defer { transaction.isOpen = false }
         return try body(transaction)
     }
 
+    /// Runs `body` on a copy of the collections and makes it current when `body` returns;
+    /// writers take turns.
+    /// - Parameter body: the writes; the transaction is valid only inside it.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, after discarding every change it made (for example
+    ///   `StorageError` with code `.constraintViolation` from a unique index).
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
         writerLock.lock()
         defer { writerLock.unlock() }

@@ -8,6 +8,8 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
         state = seed
     }
 
+    /// The next pseudo-random number (SplitMix64).
+    /// - Returns: 64 random bits, the same sequence for the same seed.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

@@ -79,6 +79,7 @@ public protocol StorageBackend: Sendable {
 }
 
 extension StorageBackend {
+    /// Does nothing: the default for a backend that holds only memory.
     public func close() throws {}
 }
 
@@ -146,6 +147,15 @@ public protocol StorageReadTransaction: AnyObject {
 }
 
 extension StorageReadTransaction {
+    /// Reads the record whose primary key is `key` through `scan`, with an equality on the
+    /// primary key and a limit of 1. A backend with a faster look-up by key implements it.
+    /// - Parameters:
+    ///   - collection: the collection read.
+    ///   - key: the primary key looked up.
+    ///   - columns: the columns `body` reads, by position.
+    ///   - body: called once with the record when it exists.
+    /// - Returns: whether the record exists.
+    /// - Throws: what `scan` or `body` throws.
     public func get(
         _ collection: String,
         key: StorageValue,
@@ -199,6 +209,9 @@ public protocol RecordWriter: AnyObject {
     /// auto-assigned key, a `.null` key gets the next key, never one used before.
     /// - Parameter values: one value per column of the writer, in order.
     /// - Returns: the record's primary key.
+    /// - Throws: `StorageError`: `.constraintViolation` when a unique index already holds the
+    ///   values (nothing is written), `.invalidKey` for a key the engine cannot store,
+    ///   `.limitExceeded` past an engine's limit, or an engine failure (`.io`, `.busy`, ...).
     @discardableResult
     func put(_ values: [StorageValue]) throws -> StorageValue
 }

@@ -21,6 +21,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         public let rawValue: String
         /// Creates a code.
         public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// The code's name, as `"constraintViolation"`.
         public var description: String { rawValue }
 
         /// A collection or column name that is not allowed (empty, too long, reserved, bad characters).
@@ -122,6 +123,8 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         self.underlying = underlying
     }
 
+    /// The code, the message, the context (collection, column, key, path) and the underlying
+    /// error, in one line.
     public var description: String {
         var parts = ["StorageError.\(code): \(message)"]
         if let collection { parts.append("collection: \(collection)") }

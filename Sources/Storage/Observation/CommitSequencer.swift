@@ -68,6 +68,7 @@ final class CommitSequencer: @unchecked Sendable {
     /// say) already reflects them. A thread with a read open does not wait: the thread
     /// publishing may itself be waiting, in the backend, for that read to end.
     /// - Parameters:
+    ///   - ticket: the transaction's place in the commit order, from `take()`.
     ///   - changes: what the transaction changed, or `nil` when it did not commit.
     ///   - waitsForDelivery: `false` for a caller that must never wait for this store's writes in
     ///     flight (a backend's thread reporting other processes' commits, which a write of this

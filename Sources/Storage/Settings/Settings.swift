@@ -118,5 +118,6 @@ public struct SettingsProblem: Sendable, CustomStringConvertible {
     /// The underlying error.
     public var error: StorageError
 
+    /// The key, the kind of problem and the error, in one line.
     public var description: String { "setting '\(key)': \(kind): \(error)" }
 }

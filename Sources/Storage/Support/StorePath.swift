@@ -10,9 +10,10 @@ import Darwin
 public enum StorePath {
     /// Refuses a path the C library would misread: an empty one, and one with a NUL byte (the C
     /// library stops at the NUL and would use a shorter path).
-    /// - Parameter role: what the path names, for the message (`"database file"`).
+    /// - Parameters:
+    ///   - path: the path to check.
+    ///   - role: what the path names, for the message (`"database file"`).
     /// - Throws: `StorageError` with code `.cannotOpen`.
-    /// - Parameter path: the path to check.
     public static func check(_ path: String, role: String) throws {
         guard !path.isEmpty else {
             throw StorageError(.cannotOpen, "the \(role)'s path is empty", path: path)
