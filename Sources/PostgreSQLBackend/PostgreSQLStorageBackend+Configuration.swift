@@ -44,6 +44,16 @@ extension PostgreSQLStorageBackend {
         public var observesOtherProcesses: Bool
 
         /// Creates a configuration.
+        /// - Parameters:
+        ///   - schema: ``schema``.
+        ///   - poolSize: ``poolSize``.
+        ///   - connectTimeout: ``connectTimeout``.
+        ///   - statementTimeout: ``statementTimeout``.
+        ///   - retryLimit: ``retryLimit``.
+        ///   - isolation: ``isolation``.
+        ///   - replicaURLs: ``replicaURLs``.
+        ///   - batchSize: ``batchSize``.
+        ///   - observesOtherProcesses: ``observesOtherProcesses``.
         public init(
             schema: String = "public",
             poolSize: Int = 4,

@@ -12,6 +12,9 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible {
     public var description: String { name }
 
     /// Runs the check against `fixture` in a fresh folder.
+    /// - Parameter fixture: the backend under test.
+    /// - Throws: what the check throws: a failed expectation is recorded with Swift Testing, and an
+    ///   unexpected `StorageError` is rethrown.
     public func run(_ fixture: BackendFixture) throws {
         try TemporaryDirectory.with("conformance") { directory in
             try body(fixture, directory)

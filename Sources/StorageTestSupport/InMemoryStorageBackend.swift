@@ -18,6 +18,8 @@ public final class InMemoryStorageBackend: StorageBackend {
 
     /// The in-memory store named `name`, created on first use: opening the same name again gives
     /// the same data, as reopening a file would.
+    /// - Parameter name: the store's name.
+    /// - Returns: the backend holding that store.
     public static func named(_ name: String) -> InMemoryStorageBackend {
         registry.withLock { stores in
             if let store = stores[name] { return store }
@@ -28,6 +30,7 @@ public final class InMemoryStorageBackend: StorageBackend {
     }
 
     /// Forgets the store named `name`.
+    /// - Parameter name: the store's name.
     public static func remove(named name: String) {
         _ = registry.withLock { $0.removeValue(forKey: name) }
     }
@@ -66,6 +69,7 @@ extension InMemoryStorageBackend: ExternalCommitCounter {
     /// The number of commits: several `ObjectStore`s may share one named store, and each one's
     /// settings cache must see the others' commits.
     /// - Returns: the number of commits so far.
+    /// - Throws: nothing.
     public func externalCommitCount() throws -> UInt64 {
         committed.withLock { $0.commitCount }
     }

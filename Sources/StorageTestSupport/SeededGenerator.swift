@@ -4,6 +4,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// A generator whose sequence is fixed by `seed`.
+    /// - Parameter seed: the seed; the same seed gives the same sequence.
     public init(seed: UInt64) {
         state = seed
     }

@@ -80,6 +80,7 @@ public protocol StorageBackend: Sendable {
 
 extension StorageBackend {
     /// Does nothing: the default for a backend that holds only memory.
+    /// - Throws: nothing.
     public func close() throws {}
 }
 
@@ -232,6 +233,13 @@ public struct ScanRequest: Sendable, Hashable {
     public var offset: Int
 
     /// Creates a scan request.
+    /// - Parameters:
+    ///   - collection: the collection read.
+    ///   - columns: the columns the rows hold, in order.
+    ///   - predicate: which records; `nil` for all.
+    ///   - ordering: the order; ``ObjectStore`` appends the primary key to break ties.
+    ///   - limit: at most this many records; `nil` for all.
+    ///   - offset: how many matching records to skip first.
     public init(
         collection: String,
         columns: [String],

@@ -20,6 +20,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         /// The code's name.
         public let rawValue: String
         /// Creates a code.
+        /// - Parameter rawValue: the code's name; a backend's own codes use names of their own.
         public init(_ rawValue: String) { self.rawValue = rawValue }
         /// The code's name, as `"constraintViolation"`.
         public var description: String { rawValue }
@@ -105,6 +106,14 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
     public var underlying: (any Error & Sendable)?
 
     /// Creates an error.
+    /// - Parameters:
+    ///   - code: what went wrong.
+    ///   - message: what happened, naming what was involved.
+    ///   - collection: the collection involved, if any.
+    ///   - column: the column involved, if any.
+    ///   - key: the primary key involved, if any.
+    ///   - path: the file or folder involved, if any.
+    ///   - underlying: the engine's or the system's error, if any.
     public init(
         _ code: Code,
         _ message: String,

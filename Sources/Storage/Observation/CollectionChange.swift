@@ -12,6 +12,10 @@ public struct CollectionChange: Sendable, Hashable {
     public var deleted: [StorageValue]
 
     /// Creates a change.
+    /// - Parameters:
+    ///   - collection: the collection changed.
+    ///   - upserted: the primary keys saved.
+    ///   - deleted: the primary keys deleted.
     public init(collection: String, upserted: [StorageValue], deleted: [StorageValue]) {
         self.collection = collection
         self.upserted = upserted

@@ -19,6 +19,10 @@ extension ObjectStore {
     /// the stream, ends the subscription and frees it.
     ///
     /// A type whose collection name is invalid has no changes: its stream finishes at once.
+    /// - Parameters:
+    ///   - type: the model type whose collection is observed.
+    ///   - bufferingPolicy: what to keep while the consumer falls behind.
+    /// - Returns: a stream of the collection's changes, until it is released or its task cancelled.
     public func changes<T>(
         of type: T.Type,
         bufferingPolicy: AsyncStream<CollectionChange>.Continuation.BufferingPolicy = .unbounded
@@ -32,6 +36,10 @@ extension ObjectStore {
     /// The changes committed to the collection named `collection` (as given to
     /// `insert(jsonArray:into:)`, say) from now on; see `changes(of:bufferingPolicy:)`.
     /// An invalid collection name gives a stream that finishes at once.
+    /// - Parameters:
+    ///   - collection: the collection's name.
+    ///   - bufferingPolicy: what to keep while the consumer falls behind.
+    /// - Returns: a stream of the collection's changes, until it is released or its task cancelled.
     public func changes(
         in collection: String,
         bufferingPolicy: AsyncStream<CollectionChange>.Continuation.BufferingPolicy = .unbounded

@@ -209,10 +209,21 @@ public indirect enum StoragePredicate: Sendable, Hashable {
     }
 
     /// Both predicates hold (false wins over unknown).
+    /// - Parameters:
+    ///   - lhs: a condition.
+    ///   - rhs: another condition.
+    /// - Returns: a condition that holds when both hold (SQL's `AND`, with its rules for unknown).
     public static func && (lhs: StoragePredicate, rhs: StoragePredicate) -> StoragePredicate { .and(lhs, rhs) }
     /// Either predicate holds (true wins over unknown).
+    /// - Parameters:
+    ///   - lhs: a condition.
+    ///   - rhs: another condition.
+    /// - Returns: a condition that holds when either holds (SQL's `OR`, with its rules for unknown).
     public static func || (lhs: StoragePredicate, rhs: StoragePredicate) -> StoragePredicate { .or(lhs, rhs) }
     /// The predicate does not hold (unknown stays unknown).
+    /// - Parameter operand: a condition.
+    /// - Returns: its negation (SQL's `NOT`): unknown stays unknown, so a null column is selected
+    ///   neither by a comparison nor by its negation.
     public static prefix func ! (operand: StoragePredicate) -> StoragePredicate { .not(operand) }
 }
 

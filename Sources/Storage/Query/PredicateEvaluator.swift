@@ -24,6 +24,10 @@ public enum PredicateEvaluator {
     }
 
     /// Compares two records by `orderings`, SQLite style (nulls first when ascending).
+    /// - Parameters:
+    ///   - orderings: the order; the primary key last breaks ties.
+    ///   - lhs: the first record's value of a column, by name.
+    ///   - rhs: the second record's value of a column, by name.
     /// - Returns: `true` when the first record sorts before the second.
     public static func precedes(
         _ orderings: [Ordering],

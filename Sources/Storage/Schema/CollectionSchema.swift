@@ -13,6 +13,11 @@ public struct CollectionSchema: Sendable, Hashable {
     public var indexes: [IndexDefinition]
 
     /// Creates a schema.
+    /// - Parameters:
+    ///   - name: the collection's name.
+    ///   - columns: the columns, in order.
+    ///   - primaryKey: the name of the primary key's column.
+    ///   - indexes: the secondary indexes.
     public init(name: String, columns: [ColumnDefinition], primaryKey: String, indexes: [IndexDefinition] = []) {
         self.name = name
         self.columns = columns
@@ -24,11 +29,15 @@ public struct CollectionSchema: Sendable, Hashable {
     public var hasAutoKey: Bool { primaryKey == Self.autoKeyColumn }
 
     /// The column with the given name, if any.
+    /// - Parameter name: the name looked up, exactly (not folded).
+    /// - Returns: the column, or `nil`.
     public func column(named name: String) -> ColumnDefinition? {
         columns.first { $0.name == name }
     }
 
     /// The index of the column with the given name, if any.
+    /// - Parameter name: the name looked up, exactly (not folded).
+    /// - Returns: its position in ``columns``, or `nil`.
     public func columnIndex(named name: String) -> Int? {
         columns.firstIndex { $0.name == name }
     }

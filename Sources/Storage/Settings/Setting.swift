@@ -16,6 +16,9 @@ public struct Setting<Value: Codable & Sendable>: Sendable {
 
     /// Declares a setting with its default value and, optionally, its key (the property's name
     /// when `nil`).
+    /// - Parameters:
+    ///   - wrappedValue: the default, read while the key is not set.
+    ///   - key: the key, or `nil` for the property's name.
     public init(wrappedValue: Value, _ key: String? = nil) {
         state = SettingState(defaultValue: wrappedValue, explicitKey: key)
     }
@@ -29,6 +32,11 @@ public struct Setting<Value: Codable & Sendable>: Sendable {
     }
 
     /// Reads or assigns the setting of `owner`.
+    /// - Parameters:
+    ///   - owner: the settings object.
+    ///   - wrappedKeyPath: the property.
+    ///   - storageKeyPath: the property's wrapper.
+    /// - Returns: the stored value, or the default when the key is not set or cannot be read.
     public static subscript<Owner: Settings>(
         _enclosingInstance owner: Owner,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Value>,
@@ -61,16 +69,23 @@ public struct SettingHandle<Value: Codable & Sendable>: Sendable {
     public var defaultValue: Value { state.defaultValue }
 
     /// The current value, or a thrown `StorageError` where the property would return the default.
+    /// - Returns: the stored value, or the default when the key is not set.
+    /// - Throws: `StorageError`: `.typeMismatch` or `.invalidJSON` when the stored value no longer
+    ///   decodes as `Value`, `.closed` after the store is closed, or the store's failure.
     public func get() throws -> Value {
         try state.read(state.requireOwner(), reporting: false)
     }
 
     /// Stores `value`, throwing when it cannot be stored.
+    /// - Parameter value: the new value; `nil` (for an optional setting) removes the key.
+    /// - Throws: `StorageError` when the value cannot be encoded or stored (`.closed`, `.busy`,
+    ///   `.io`, ...); the stored value is then unchanged.
     public func set(_ value: Value) throws {
         try state.write(value, state.requireOwner())
     }
 
     /// Removes the stored value, so the setting reads its default.
+    /// - Throws: `StorageError` when the store fails (`.closed`, `.busy`, `.io`, ...).
     public func reset() throws {
         let owner = try state.requireOwner()
         try owner.store.delete(SettingRecord.self, id: state.id)
@@ -78,6 +93,14 @@ public struct SettingHandle<Value: Codable & Sendable>: Sendable {
 
     /// Reads, changes and stores the value in one transaction, so concurrent updates (say, from
     /// several tasks incrementing a counter) are never lost.
+    ///
+    /// ```swift
+    /// try settings.$launchCount.update { $0 += 1 }
+    /// ```
+    /// - Parameter body: changes the value in place; it runs inside the transaction.
+    /// - Returns: the value stored.
+    /// - Throws: what `body` throws (nothing is stored then), or `StorageError` as ``get()`` and
+    ///   ``set(_:)`` do.
     @discardableResult
     public func update(_ body: (inout Value) throws -> Void) throws -> Value {
         let owner = try state.requireOwner()

@@ -91,9 +91,12 @@ open class Settings {
     ///
     /// Override it to log or count problems. It is called on the thread that read or assigned
     /// the setting, at most once per distinct unreadable stored value.
+    /// - Parameter problem: the key, what went wrong, and the error.
     open func settingsProblem(_ problem: SettingsProblem) {}
 
     /// Removes every key of this namespace from the store, so every setting reads its default.
+    /// - Throws: `StorageError` when the store fails (`.closed`, `.busy`, `.io`, ...); nothing is
+    ///   removed then.
     public func resetAll() throws {
         try store.deleteAll(SettingRecord.self, where: Column("namespace") == namespace)
     }

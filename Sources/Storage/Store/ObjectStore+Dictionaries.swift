@@ -11,6 +11,10 @@ extension ObjectStore {
     /// to real when fractions arrive, and new keys become new columns. The primary key is `id`
     /// when every object has one, otherwise an auto-assigned key; an existing object with the same
     /// key is replaced.
+    /// - Parameters:
+    ///   - data: UTF-8 JSON: an array of objects.
+    ///   - collection: the collection's name; it must be a valid collection name
+    ///     (`.invalidIdentifier` otherwise).
     /// - Returns: the primary keys of the stored rows.
     /// - Throws: `StorageError` with `.invalidJSON` for malformed JSON or JSON that is not an array
     ///   of objects, `.invalidIdentifier` for a key that is not a valid column name. Nothing is
@@ -53,6 +57,13 @@ extension ObjectStore {
     /// Stores dictionaries (as `JSONSerialization` gives them) in `collection`, in one transaction;
     /// see `insert(jsonArray:into:)`. Values may be strings, numbers, Bools, `NSNull`, `Data`,
     /// `Date`, `StorageValue`, or arrays and dictionaries of JSON values (stored as JSON text).
+    /// - Parameters:
+    ///   - rows: the records, one dictionary each.
+    ///   - collection: the collection's name.
+    /// - Returns: the primary keys of the stored rows.
+    /// - Throws: `StorageError` with `.invalidIdentifier` for a key that is not a valid column name,
+    ///   `.unsupportedType` for a value of another type, `.constraintViolation` from a unique
+    ///   index. Nothing is stored then.
     @discardableResult
     public func insert(dictionaries rows: [[String: Any]], into collection: String) throws -> [StorageValue] {
         try withWriteSession { try $0.insert(dictionaries: rows, into: collection) }

@@ -42,6 +42,7 @@ public final class ObjectStore: Sendable {
     /// ```swift
     /// let store = try ObjectStore(backend: .sqlite(path: "app.sqlite"))
     /// ```
+    /// - Parameter backend: the engine, as `.sqlite(path:)` or `.lmdb(path:)` gives it.
     public init(backend: some StorageBackend) {
         self.backend = backend
         commitCounter = backend as? any ExternalCommitCounter
@@ -91,6 +92,10 @@ public final class ObjectStore: Sendable {
     }
 
     /// The name of the collection values of `type` are stored in.
+    /// - Parameter type: the model type.
+    /// - Returns: ``StorableModel/collectionName`` or the type's name.
+    /// - Throws: `StorageError` with `.invalidIdentifier` when that name is not a valid collection
+    ///   name.
     public func collectionName<T>(for type: T.Type) throws -> String {
         try info(for: type).collection
     }
@@ -187,6 +192,7 @@ public final class ObjectStore: Sendable {
     /// ```
     /// Reads through `tx` see the transaction's own writes. Calls on `self` from inside `body`
     /// (on the same thread) join the transaction. The handle must not escape `body`.
+    /// - Parameter body: the transaction's work; synchronous, so nothing awaits while it runs.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or a `StorageError` when the store fails.
     public func transaction<R>(_ body: (StoreTransaction) throws -> R) throws -> R {

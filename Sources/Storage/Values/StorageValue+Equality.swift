@@ -66,6 +66,7 @@ public struct StorageKey: Hashable, Sendable {
     public var value: StorageValue
 
     /// The key of `value`.
+    /// - Parameter value: the key's value.
     public init(_ value: StorageValue) {
         self.value = value
     }
