@@ -67,13 +67,16 @@ PY
     echo "docs-check: $name: checked ${#} texts, screenshot $out/$name.png" >&2
 }
 
-# The package's landing page lists the modules; the Storage landing page, its overview and Topics.
-check landing "documentation/" "swift-storage" "Storage" "SQLiteBackend" "LMDBBackend" \
-    "FileArchiveBackend" "PostgreSQLBackend" "StorageTestSupport"
+# The package's landing page lists the modules with their summaries; the Storage landing page, its
+# overview and Topics; the ObjectStore page with its task groups; an article with its code.
+check landing "documentation/" "swift-storage" "SQLiteBackend" "LMDBBackend" \
+    "FileArchiveBackend" "PostgreSQLBackend" "StorageTestSupport" \
+    "Store Swift values with no per-type persistence code" \
+    "Stores each collection as a table of typed columns in one SQLite database file"
 check storage "documentation/storage" "Store Swift values with no per-type persistence code" \
     "Essentials" "Getting started" "Implementing a backend" "ObjectStore"
-check objectstore "documentation/storage/objectstore" "ObjectStore" "Class" "Topics" \
-    "fetchAll" "transaction"
+check objectstore "documentation/storage/objectstore" "ObjectStore" "Class" \
+    "The typed facade over any" "Saving values" "Transactions" "fetchAll" "transaction"
 check article "documentation/storage/gettingstarted" "Getting started" "Describe a model" \
     "San Francisco International" "airports-california.json"
 

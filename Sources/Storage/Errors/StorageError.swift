@@ -76,7 +76,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         /// The store was closed (`ObjectStore.close()`); it accepts no more calls.
         public static let closed = Code("closed")
 
-        /// Whether `error` is a `StorageError` with this code, so that `catch` can match a code:
+        /// Whether `error` is a ``StorageError`` with this code, so that `catch` can match a code:
         ///
         /// ```swift
         /// do { try store.save(person) } catch StorageError.Code.constraintViolation { ... }
@@ -84,7 +84,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         /// - Parameters:
         ///   - code: the code to match.
         ///   - error: the error thrown.
-        /// - Returns: whether `error` is a `StorageError` whose code is `code`.
+        /// - Returns: whether `error` is a ``StorageError`` whose code is `code`.
         public static func ~= (code: Code, error: any Error) -> Bool {
             (error as? StorageError)?.code == code
         }

@@ -1,5 +1,5 @@
 extension ObjectStore {
-    /// The changes committed to `type`'s collection from now on: one `CollectionChange` per
+    /// The changes committed to `type`'s collection from now on: one ``CollectionChange`` per
     /// committed transaction that touched it, delivered after the commit.
     ///
     /// ```swift
@@ -9,8 +9,8 @@ extension ObjectStore {
     /// ```
     /// The subscription starts when this method returns, so a transaction committed after the
     /// call is delivered even when the loop starts consuming later. Rolled-back transactions and
-    /// other collections deliver nothing. Changes are made by this `ObjectStore` instance; writes
-    /// by other processes, or by another `ObjectStore` on the same files, are not seen.
+    /// other collections deliver nothing. Changes are made by this ``ObjectStore`` instance; writes
+    /// by other processes, or by another ``ObjectStore`` on the same files, are not seen.
     ///
     /// A slow consumer never blocks a writer: changes wait in the stream's buffer. With the
     /// default `.unbounded` policy a consumer that falls behind gets every change later, and

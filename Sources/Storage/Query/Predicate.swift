@@ -1,15 +1,15 @@
 /// A filter over a collection's records, with SQL's three-valued logic: a comparison with null
 /// is unknown, and only records for which the predicate is true are selected.
 ///
-/// Built with the operators on `Column`: `Column("age") >= 30 && !(Column("email") == nil)`,
+/// Built with the operators on ``Column``: `Column("age") >= 30 && !(Column("email") == nil)`,
 /// `Column("id").in(ids)`.
 ///
 /// # For backends
 ///
 /// New kinds of node may be added in later versions. A backend that compiles predicates for its
 /// engine must therefore keep a `default:` (or `@unknown default:`) branch wherever it switches
-/// over a predicate, and answer a node it does not know with `PredicateEvaluator` (or
-/// `PreparedPredicate`), which always implements every node: compile the parts it knows, and
+/// over a predicate, and answer a node it does not know with ``PredicateEvaluator`` (or
+/// ``PreparedPredicate``), which always implements every node: compile the parts it knows, and
 /// filter the candidates with the evaluator. A query planner that only looks for terms it can use
 /// (equalities, ranges) can simply skip the others, as long as every candidate is still checked
 /// with the evaluator.

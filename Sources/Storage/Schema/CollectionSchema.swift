@@ -89,7 +89,7 @@ public struct CollectionSchema: Sendable, Hashable {
     /// consistent (see `validateShape()`).
     /// - Parameter allowingReservedName: whether the collection may be one of the store's own,
     ///   whose names start with `_`.
-    /// - Throws: `StorageError` with code `.invalidIdentifier` or `.schemaMismatch`.
+    /// - Throws: ``StorageError`` with code `.invalidIdentifier` or `.schemaMismatch`.
     public func validate(allowingReservedName: Bool = false) throws {
         try Identifier.validateCollection(name, allowingReserved: allowingReservedName)
         for column in columns {
@@ -108,7 +108,7 @@ public struct CollectionSchema: Sendable, Hashable {
     /// Checks the shape alone, whatever the names: at most `maximumColumnCount` columns, no
     /// column twice (ignoring ASCII case), the key is a column, every index names existing
     /// columns. Backends call this before DDL.
-    /// - Throws: `StorageError` with code `.limitExceeded` or `.schemaMismatch`.
+    /// - Throws: ``StorageError`` with code `.limitExceeded` or `.schemaMismatch`.
     public func validateShape() throws {
         guard columns.count <= Self.maximumColumnCount else {
             throw StorageError(

@@ -16,7 +16,7 @@ extension ObjectStore {
     ///   - collection: the collection's name; it must be a valid collection name
     ///     (`.invalidIdentifier` otherwise).
     /// - Returns: the primary keys of the stored rows.
-    /// - Throws: `StorageError` with `.invalidJSON` for malformed JSON or JSON that is not an array
+    /// - Throws: ``StorageError`` with `.invalidJSON` for malformed JSON or JSON that is not an array
     ///   of objects, `.invalidIdentifier` for a key that is not a valid column name. Nothing is
     ///   stored then.
     @discardableResult
@@ -56,12 +56,12 @@ extension ObjectStore {
 
     /// Stores dictionaries (as `JSONSerialization` gives them) in `collection`, in one transaction;
     /// see `insert(jsonArray:into:)`. Values may be strings, numbers, Bools, `NSNull`, `Data`,
-    /// `Date`, `StorageValue`, or arrays and dictionaries of JSON values (stored as JSON text).
+    /// `Date`, ``StorageValue``, or arrays and dictionaries of JSON values (stored as JSON text).
     /// - Parameters:
     ///   - rows: the records, one dictionary each.
     ///   - collection: the collection's name.
     /// - Returns: the primary keys of the stored rows.
-    /// - Throws: `StorageError` with `.invalidIdentifier` for a key that is not a valid column name,
+    /// - Throws: ``StorageError`` with `.invalidIdentifier` for a key that is not a valid column name,
     ///   `.unsupportedType` for a value of another type, `.constraintViolation` from a unique
     ///   index. Nothing is stored then.
     @discardableResult
@@ -77,7 +77,7 @@ extension ObjectStore {
     ///   - limit: at most this many records; `nil` for all.
     ///   - offset: how many matching records to skip first.
     /// - Returns: one dictionary per record.
-    /// - Throws: `StorageError`, e.g. `.unknownColumn` for a column the collection lacks.
+    /// - Throws: ``StorageError``, e.g. `.unknownColumn` for a column the collection lacks.
     public func fetchDictionaries(
         from collection: String,
         where predicate: StoragePredicate? = nil,

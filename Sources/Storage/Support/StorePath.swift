@@ -13,7 +13,7 @@ public enum StorePath {
     /// - Parameters:
     ///   - path: the path to check.
     ///   - role: what the path names, for the message (`"database file"`).
-    /// - Throws: `StorageError` with code `.cannotOpen`.
+    /// - Throws: ``StorageError`` with code `.cannotOpen`.
     public static func check(_ path: String, role: String) throws {
         guard !path.isEmpty else {
             throw StorageError(.cannotOpen, "the \(role)'s path is empty", path: path)
@@ -29,7 +29,7 @@ public enum StorePath {
     ///   - path: the file to create or open.
     ///   - role: what the file is, for the message (`"lock file"`).
     /// - Returns: the file's device and inode.
-    /// - Throws: `StorageError` with code `.cannotOpen` naming `role` and the reason.
+    /// - Throws: ``StorageError`` with code `.cannotOpen` naming `role` and the reason.
     @discardableResult
     public static func createPrivateFile(at path: String, role: String) throws -> (device: UInt64, inode: UInt64) {
         try check(path, role: role)

@@ -59,7 +59,7 @@ extension StorageValue {
 /// blobs by their bytes, and `NULL` equal to itself.
 ///
 /// Use it wherever keys are hashed or compared for identity — record maps, sets of changed keys,
-/// unique indexes, `IN` lists — so that every backend and `ObjectStore` agree with SQLite on which
+/// unique indexes, `IN` lists — so that every backend and ``ObjectStore`` agree with SQLite on which
 /// records are the same.
 public struct StorageKey: Hashable, Sendable {
     /// The value, as stored.

@@ -1,6 +1,6 @@
 public import Foundation
 
-/// The common currency between `ObjectStore` and every backend: SQLite's five storage classes.
+/// The common currency between ``ObjectStore`` and every backend: SQLite's five storage classes.
 ///
 /// Every column value a backend stores or returns is one of these. Ordering follows SQLite:
 /// `null` sorts first, then numbers (integers and reals compared by value), then text (compared

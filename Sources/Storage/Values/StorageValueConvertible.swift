@@ -5,7 +5,7 @@ public import Foundation
 ///
 /// Every type the row encoder maps conforms, and its `storageValue` is exactly what the encoder
 /// stores for it (the encoder uses these conformances), so a comparison with a stored value of
-/// that type is exact on every backend. Raw-value enums compare through `Column`'s operators
+/// that type is exact on every backend. Raw-value enums compare through ``Column``'s operators
 /// for `RawRepresentable`.
 public protocol StorageValueConvertible {
     /// The stored form of this value.
