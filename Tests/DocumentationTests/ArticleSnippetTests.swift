@@ -37,4 +37,16 @@ import Testing
         let snippet = try #require(runnableArticleSnippets.first { $0.0 == location })
         try await snippet.1()
     }
+
+    /// The articles read `Tests/Fixtures/...` by a path relative to the package's root, as a
+    /// reader running them there would: so these run when the tests do (`swift test` in the
+    /// package's folder, as `.ci/run` runs it), and are reported as skipped otherwise.
+    @Test(
+        .enabled(if: FileManager.default.fileExists(atPath: "Tests/Fixtures/airports-california.json")),
+        arguments: fixtureReadingArticleSnippets.map(\.0)
+    )
+    func aSnippetReadingAFixtureRuns(_ location: String) async throws {
+        let snippet = try #require(fixtureReadingArticleSnippets.first { $0.0 == location })
+        try await snippet.1()
+    }
 }

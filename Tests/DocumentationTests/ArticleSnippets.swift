@@ -125,7 +125,7 @@ enum StorageGettingStartedSnippets {
         let airports = try JSONDecoder().decode([Airport].self, from: Data(contentsOf: file))
 
         let store = try ObjectStore(backend: .sqlite(path: "airports.sqlite"))
-        try await store.save(contentsOf: airports)  // one transaction: all 206 or none
+        try await store.save(contentsOf: airports)  // one transaction: all 205 or none
 
         let sfo = try await store.fetch(Airport.self, id: "SFO")
         print(sfo?.name ?? "not found")  // San Francisco International
@@ -263,4 +263,10 @@ let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
         StorageTransactionsAndConcurrencySnippets.block65
     ),
     ("Sources/Storage/Storage.docc/TypedSettings.md:24", StorageTypedSettingsSnippets.block24),
+]
+
+/// The statement blocks that open only in-memory stores and read files of Tests/Fixtures
+/// (by paths relative to the package's root), which the tests run from there.
+let fixtureReadingArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
+    ("Sources/Storage/Storage.docc/TheUntypedPath.md:14", StorageTheUntypedPathSnippets.block14)
 ]
