@@ -104,6 +104,12 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // The Swift code of the DocC articles, compiled (scripts/docs-snippets.py extracts it).
+        .testTarget(
+            name: "DocumentationTests",
+            dependencies: ["Storage", "SQLiteBackend"],
+            swiftSettings: upcoming
+        ),
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [

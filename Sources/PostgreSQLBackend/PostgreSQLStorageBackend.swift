@@ -125,6 +125,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// try store.save(order)
     /// let fresh = try backend.readingFromPrimary { try store.fetch(Order.self, id: order.id) }
     /// ```
+    /// - Parameter body: the reads that must see the primary's latest commits.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws.
     public func readingFromPrimary<Result>(_ body: () throws -> Result) rethrows -> Result {
         let dictionary = Thread.current.threadDictionary
         let previous = dictionary[Self.primaryOnlyKey]
@@ -145,6 +148,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     }
 
     /// Runs `body` in a `REPEATABLE READ READ ONLY` transaction: one snapshot for the closure.
+    /// - Parameter body: the reads; the transaction is valid only inside it.
+    /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or a `StorageError` for an engine failure (`.connectionLost`
     ///   when the connection broke).
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
@@ -187,6 +192,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// Runs `body` in a write transaction that commits when it returns and rolls back when it
     /// throws. The closure runs again after a serialization failure or a deadlock (another
     /// process's transaction conflicted), up to `configuration.retryLimit` times.
+    /// - Parameter body: the writes; the transaction is valid only inside it, and it may run more
+    ///   than once.
+    /// - Returns: what `body` returns in the run that committed.
     /// - Throws: what `body` throws (unchanged), or a `StorageError`: `.busy` when the retries
     ///   are used up, `.constraintViolation`, `.connectionLost` (a commit whose outcome is
     ///   unknown), `.timedOut`.
@@ -275,6 +283,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
 
     /// Reports the commits of other backends on this store (other processes, other machines) to
     /// `handler`, from a listener connection of its own (`LISTEN`), until the backend is closed.
+    /// - Parameter handler: called with the changes of each commit made elsewhere, on the
+    ///   listener's thread.
     public func observeExternalCommits(_ handler: @escaping @Sendable ([CollectionChange]) -> Void) {
         guard configuration.observesOtherProcesses else { return }
         let primary = primary

@@ -20,7 +20,9 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         /// The code's name.
         public let rawValue: String
         /// Creates a code.
+        /// - Parameter rawValue: the code's name; a backend's own codes use names of their own.
         public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// The code's name, as `"constraintViolation"`.
         public var description: String { rawValue }
 
         /// A collection or column name that is not allowed (empty, too long, reserved, bad characters).
@@ -77,7 +79,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         /// The store was closed (`ObjectStore.close()`); it accepts no more calls.
         public static let closed = Code("closed")
 
-        /// Whether `error` is a `StorageError` with this code, so that `catch` can match a code:
+        /// Whether `error` is a ``StorageError`` with this code, so that `catch` can match a code:
         ///
         /// ```swift
         /// do { try store.save(person) } catch StorageError.Code.constraintViolation { ... }
@@ -85,7 +87,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         /// - Parameters:
         ///   - code: the code to match.
         ///   - error: the error thrown.
-        /// - Returns: whether `error` is a `StorageError` whose code is `code`.
+        /// - Returns: whether `error` is a ``StorageError`` whose code is `code`.
         public static func ~= (code: Code, error: any Error) -> Bool {
             (error as? StorageError)?.code == code
         }
@@ -107,6 +109,14 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
     public var underlying: (any Error & Sendable)?
 
     /// Creates an error.
+    /// - Parameters:
+    ///   - code: what went wrong.
+    ///   - message: what happened, naming what was involved.
+    ///   - collection: the collection involved, if any.
+    ///   - column: the column involved, if any.
+    ///   - key: the primary key involved, if any.
+    ///   - path: the file or folder involved, if any.
+    ///   - underlying: the engine's or the system's error, if any.
     public init(
         _ code: Code,
         _ message: String,
@@ -125,6 +135,8 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         self.underlying = underlying
     }
 
+    /// The code, the message, the context (collection, column, key, path) and the underlying
+    /// error, in one line.
     public var description: String {
         var parts = ["StorageError.\(code): \(message)"]
         if let collection { parts.append("collection: \(collection)") }

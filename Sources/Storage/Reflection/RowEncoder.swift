@@ -46,7 +46,7 @@ final class RowEncoder: Encoder {
     }
 
     /// Encodes one record into `values`.
-    /// - Throws: `PlanMiss` when the value has a property the layout lacks; `StorageError` otherwise.
+    /// - Throws: `PlanMiss` when the value has a property the layout lacks; ``StorageError`` otherwise.
     func encode<T: Encodable>(_ value: T) throws {
         core.startRecord()
         do {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The mapping between Swift values and stored values for everything that is not a plain number,
-/// Bool or String: Date, Data, UUID, URL, Decimal, `ColumnCodable` types, enums with raw values,
+/// Bool or String: Date, Data, UUID, URL, Decimal, ``ColumnCodable`` types, enums with raw values,
 /// and nested Codable values (stored as JSON text).
 enum ValueMapping {
     /// The column type that values of `type` are stored as, found from the static type alone

@@ -23,7 +23,7 @@ public enum Identifier {
     ///   - name: the collection name.
     ///   - allowingReserved: whether a name starting with `_` is allowed: only for the
     ///   store's own collections.
-    /// - Throws: `StorageError` with code `.invalidIdentifier`.
+    /// - Throws: ``StorageError`` with code `.invalidIdentifier`.
     public static func validateCollection(_ name: String, allowingReserved: Bool = false) throws {
         if let problem = problem(with: name) {
             throw StorageError(.invalidIdentifier, "invalid collection name \(quoted(name)): \(problem)")
@@ -42,7 +42,7 @@ public enum Identifier {
     ///   - name: the column name.
     ///   - collection: the collection, named in the error.
     ///   - allowingReserved: whether `_key`, the auto-assigned key's column, is allowed.
-    /// - Throws: `StorageError` with code `.invalidIdentifier`.
+    /// - Throws: ``StorageError`` with code `.invalidIdentifier`.
     public static func validateColumn(_ name: String, in collection: String, allowingReserved: Bool = false) throws {
         if let problem = columnProblem(with: name) {
             throw StorageError(

@@ -26,7 +26,7 @@ extension ObjectStore {
     ///     record has one, otherwise an auto-assigned key in the column `_key`. An existing
     ///     collection keeps its key.
     /// - Returns: the number of records stored.
-    /// - Throws: `StorageError` with `.invalidCSV` naming the line for malformed CSV (an unclosed
+    /// - Throws: ``StorageError`` with `.invalidCSV` naming the line for malformed CSV (an unclosed
     ///   quote, a record with more or fewer fields than the header, text after a closing quote,
     ///   bytes that are not UTF-8, a header naming a column twice); `.invalidKey` for a record
     ///   without its primary key; `.invalidIdentifier` for a header name that is not a valid

@@ -19,7 +19,7 @@ extension ObjectStore {
     ///   - collection: the collection's name.
     ///   - primaryKey: the member every object carries that identifies it (`"iata"`), or nil.
     /// - Returns: the primary keys of the stored rows.
-    /// - Throws: `StorageError` with `.invalidJSON` for malformed JSON or JSON that is not an array
+    /// - Throws: ``StorageError`` with `.invalidJSON` for malformed JSON or JSON that is not an array
     ///   of objects, `.invalidIdentifier` for a key that is not a valid column name, `.invalidKey`
     ///   for an object without its `primaryKey`, `.constraintViolation` for two objects with the
     ///   same `primaryKey` and different content, `.valueOutOfRange` for a NaN, `.schemaMismatch`
@@ -72,7 +72,7 @@ extension ObjectStore {
     ///   - collection: the collection's name.
     ///   - primaryKey: the key every row carries that identifies it, or nil.
     /// - Returns: the primary keys of the stored rows.
-    /// - Throws: `StorageError` as `insert(jsonArray:into:primaryKey:)` does; nothing is stored then.
+    /// - Throws: ``StorageError`` as `insert(jsonArray:into:primaryKey:)` does; nothing is stored then.
     @discardableResult
     public func insert(
         dictionaries rows: [[String: Any]],
@@ -90,7 +90,7 @@ extension ObjectStore {
     ///   - limit: at most this many records; `nil` for all.
     ///   - offset: how many matching records to skip first.
     /// - Returns: one dictionary per record.
-    /// - Throws: `StorageError`, e.g. `.unknownColumn` for a column the collection lacks.
+    /// - Throws: ``StorageError``, e.g. `.unknownColumn` for a column the collection lacks.
     public func fetchDictionaries(
         from collection: String,
         where predicate: StoragePredicate? = nil,

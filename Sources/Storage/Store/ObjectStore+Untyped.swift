@@ -9,7 +9,7 @@ extension ObjectStore {
     ///   - collection: the collection's name.
     ///   - predicate: the records to count; nil counts them all.
     /// - Returns: the count, 0 for a collection that was never created.
-    /// - Throws: `StorageError` with `.invalidIdentifier` for a bad name, `.unknownColumn` for a
+    /// - Throws: ``StorageError`` with `.invalidIdentifier` for a bad name, `.unknownColumn` for a
     ///   predicate naming a column the collection does not have.
     public func count(in collection: String, where predicate: StoragePredicate? = nil) throws -> Int {
         try Identifier.validateCollection(collection)
@@ -26,7 +26,7 @@ extension ObjectStore {
     ///   - collection: the collection's name.
     ///   - predicate: the records to delete; nil deletes them all (the collection remains).
     /// - Returns: the primary keys of the deleted records.
-    /// - Throws: `StorageError` with `.invalidIdentifier` for a bad name, `.unknownColumn` for a
+    /// - Throws: ``StorageError`` with `.invalidIdentifier` for a bad name, `.unknownColumn` for a
     ///   predicate naming a column the collection does not have.
     @discardableResult
     public func deleteAll(from collection: String, where predicate: StoragePredicate? = nil) throws -> [StorageValue] {

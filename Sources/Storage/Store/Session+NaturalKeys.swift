@@ -2,7 +2,7 @@
 /// importing the same file again replaces its records instead of adding them twice.
 extension Session {
     /// Checks a requested key against the key the collection was created with.
-    /// - Throws: `StorageError` with `.schemaMismatch` when they differ.
+    /// - Throws: ``StorageError`` with `.schemaMismatch` when they differ.
     static func checkPrimaryKey(_ requested: String?, against stored: CollectionSchema) throws {
         guard let requested, Identifier.folded(requested) != Identifier.folded(stored.primaryKey) else { return }
         throw StorageError(
@@ -16,7 +16,7 @@ extension Session {
 
     /// Records that row `row` has key `key`, refusing a second row of the batch with the same
     /// key and different content.
-    /// - Throws: `StorageError` with `.constraintViolation` naming both rows and the key.
+    /// - Throws: ``StorageError`` with `.constraintViolation` naming both rows and the key.
     static func checkDuplicate(
         _ key: StorageValue,
         row: Int,

@@ -8,7 +8,7 @@ extension Session {
     /// `value: Int` that becomes `value: Data`, a `String` that becomes an `Int`, a real that
     /// becomes text, whose digits SQLite would shorten to 15) is refused before anything is
     /// written: the first save would succeed and every later read of either version would fail.
-    /// - Throws: `StorageError` with code `.schemaMismatch` naming the collection, the column, the
+    /// - Throws: ``StorageError`` with code `.schemaMismatch` naming the collection, the column, the
     ///   stored type and the new one.
     static func checkTypeChanges(
         of requested: CollectionSchema,
@@ -36,7 +36,7 @@ extension Session {
     /// every backend (SQLite and LMDB never retype it, since that would change which keys are one
     /// record), so text keys arriving at a numeric key column would be stored differently by
     /// different engines. (Numbers arriving at a text key column are stored as their digits.)
-    /// - Throws: `StorageError` with code `.schemaMismatch` naming the collection and the key.
+    /// - Throws: ``StorageError`` with code `.schemaMismatch` naming the collection and the key.
     private static func checkKeyType(
         _ column: String,
         _ old: ColumnType,
@@ -69,7 +69,7 @@ extension Session {
     /// kinds of value, which PostgreSQL's typed columns cannot, and turning a real column into
     /// text would shorten its values to 15 digits on SQLite: it is refused on every backend before
     /// anything of the batch is written.
-    /// - Throws: `StorageError` with code `.schemaMismatch` naming the collection, the column,
+    /// - Throws: ``StorageError`` with code `.schemaMismatch` naming the collection, the column,
     ///   the stored type and the batch's.
     static func checkBatchTypes(of columns: [ColumnDefinition], against stored: CollectionSchema) throws {
         for column in columns {

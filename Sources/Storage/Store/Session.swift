@@ -1,4 +1,4 @@
-/// The operations of `ObjectStore` and `StoreTransaction`, over one backend transaction.
+/// The operations of ``ObjectStore`` and ``StoreTransaction``, over one backend transaction.
 /// Both public types forward here, so the store and a transaction behave identically.
 final class Session {
     let store: ObjectStore

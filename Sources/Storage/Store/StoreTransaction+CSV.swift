@@ -9,7 +9,7 @@ extension StoreTransaction {
     ///   - collection: the collection, created when missing.
     ///   - primaryKey: the column that identifies a record (default: `id` or an auto key).
     /// - Returns: the number of records stored.
-    /// - Throws: `StorageError` (`.invalidCSV` naming the line for malformed CSV).
+    /// - Throws: ``StorageError`` (`.invalidCSV` naming the line for malformed CSV).
     @discardableResult
     public func insert(csv url: URL, into collection: String, primaryKey: String? = nil) throws -> Int {
         try open().insert(csv: .file(url), into: collection, primaryKey: primaryKey)
@@ -22,7 +22,7 @@ extension StoreTransaction {
     ///   - collection: the collection, created when missing.
     ///   - primaryKey: the column that identifies a record (default: `id` or an auto key).
     /// - Returns: the number of records stored.
-    /// - Throws: `StorageError` (`.invalidCSV` naming the line for malformed CSV).
+    /// - Throws: ``StorageError`` (`.invalidCSV` naming the line for malformed CSV).
     @discardableResult
     public func insert(csv data: Data, into collection: String, primaryKey: String? = nil) throws -> Int {
         try open().insert(csv: .data(data), into: collection, primaryKey: primaryKey)

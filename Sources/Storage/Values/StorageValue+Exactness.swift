@@ -7,7 +7,7 @@ extension StorageValue {
     ///   which drops the sign of zero; the two compare equal everywhere, and now read back the same
     ///   on every backend.
     /// - ±infinity is kept as it is on every backend.
-    /// - Throws: `StorageError` with code `.valueOutOfRange` for a NaN, naming the column.
+    /// - Throws: ``StorageError`` with code `.valueOutOfRange` for a NaN, naming the column.
     @inline(__always)
     package func checkedForStorage(column: @autoclosure () -> String) throws -> StorageValue {
         guard case .real(let number) = self, !number.isFinite || number == 0 else { return self }
