@@ -3,8 +3,14 @@ import Foundation
 /// The untyped path (ORIGINS.md §1): dictionaries, as `JSONSerialization` gives them, stored
 /// with inferred column types, and rows read back as dictionaries.
 extension Session {
-    /// - Parameter primaryKey: the key every row carries (a natural key such as `iata`), or nil
-    ///   for `id` when every row has one, else an auto-assigned key.
+    /// Stores dictionaries in `collection` with column types inferred over the whole batch.
+    /// - Parameters:
+    ///   - rows: the records, one dictionary each.
+    ///   - collection: the collection's name.
+    ///   - primaryKey: the key every row carries (a natural key such as `iata`), or nil for `id`
+    ///     when every row has one, else an auto-assigned key.
+    /// - Returns: the primary keys of the stored rows.
+    /// - Throws: ``StorageError`` as ``ObjectStore/insert(dictionaries:into:primaryKey:)`` does.
     func insert(
         dictionaries rows: [[String: Any]],
         into collection: String,

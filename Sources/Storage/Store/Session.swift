@@ -95,8 +95,12 @@ final class Session {
     }
 
     /// Creates or migrates a collection once per transaction.
-    /// - Parameter typeName: the Swift type whose records `schema` describes, whose columns may
-    ///   only change type by a safe widening; nil for the untyped path.
+    /// - Parameters:
+    ///   - schema: the collection as the records to write need it.
+    ///   - typeName: the Swift type whose records `schema` describes, whose columns may only
+    ///     change type by a safe widening; nil for the untyped path.
+    /// - Returns: the collection's schema after the change.
+    /// - Throws: ``StorageError`` with `.schemaMismatch` for a change that is not a safe widening.
     func prepare(_ schema: CollectionSchema, writtenBy typeName: String? = nil) throws -> CollectionSchema {
         if let known = prepared[schema.name], known.merged(with: schema) == known { return known }
         if let existing = try storedSchema(schema.name) {
