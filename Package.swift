@@ -70,7 +70,7 @@ let package = Package(
         .executableTarget(name: "StorageCLI", dependencies: ["StorageCommandLine"], swiftSettings: upcoming),
         .executableTarget(
             name: "StorageCrashWriter",
-            dependencies: ["Storage", "StorageTestSupport", "StorageTestBackends"],
+            dependencies: ["Storage", "StorageTestSupport", "StorageTestBackends", "LMDBBackend"],
             swiftSettings: upcoming
         ),
         .executableTarget(
@@ -110,6 +110,12 @@ let package = Package(
                 "Storage", "SQLiteBackend", "LMDBBackend", "FileArchiveBackend", "StorageTestSupport",
                 "StorageTestBackends",
             ],
+            swiftSettings: upcoming
+        ),
+        // The Swift code of the DocC articles, compiled (scripts/docs-snippets.py extracts it).
+        .testTarget(
+            name: "DocumentationTests",
+            dependencies: ["Storage", "SQLiteBackend"],
             swiftSettings: upcoming
         ),
         .testTarget(

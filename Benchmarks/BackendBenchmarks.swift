@@ -36,6 +36,9 @@ protocol RawBaseline {
     func streamAll(_ body: (Person) throws -> Void) throws
     /// Parses a JSON array and stores its objects; returns how many.
     func ingest(json: Data) throws -> Int
+    /// Splits CSV text (no quoted fields) and stores its records; returns how many, or nil for
+    /// a backend without this baseline.
+    func ingest(csv: Data) throws -> Int?
 
     /// Removes the store at `path` (files beside it with `suffixes`; a server's schema).
     static func remove(_ path: String, in context: BenchmarkContext)
@@ -47,6 +50,7 @@ protocol RawBaseline {
 extension RawBaseline {
     static var suffixes: [String] { [""] }
     static var streamMemoryGoal: Int? { nil }
+    func ingest(csv: Data) throws -> Int? { nil }
 
     static func remove(_ path: String, in context: BenchmarkContext) {
         context.remove(path, suffixes: suffixes)
@@ -107,6 +111,7 @@ struct BackendBenchmarks<Raw: RawBaseline> {
             try measureReads(Stores(benchmarks: self, store: store, raw: raw), &harness)
         }
         if context.runs(.ingestJSON) { try measureIngestion(&harness) }
+        if context.runs(.ingestCSV), Raw.baselines[.ingestCSV] != nil { try measureCSVIngestion(&harness) }
         if context.runs(.singleCommits) { try measureSingleCommits(&harness) }
     }
 
@@ -296,6 +301,23 @@ struct BackendBenchmarks<Raw: RawBaseline> {
         check(stored == context.people.count, "insert(jsonArray:into:) stored \(stored) records")
         check(storedRaw == context.people.count, "the raw ingestion stored \(storedRaw) records")
         record(&harness, .ingestJSON, rows: context.people.count, ours, baseline)
+    }
+
+    private func measureCSVIngestion(_ harness: inout Harness) throws {
+        let csv = Person.csv(context.people)
+        var stored = 0
+        var storedRaw: Int?
+        let (ours, baseline) = try measureWrites(
+            harness,
+            into: "ingest-csv-",
+            keep: false,
+            forJSON: true,
+            ours: { stored = try $0.insert(csv: csv, into: "Person") },
+            baseline: { storedRaw = try $0.ingest(csv: csv) }
+        )
+        check(stored == context.people.count, "insert(csv:into:) stored \(stored) records")
+        check(storedRaw == context.people.count, "the raw CSV ingestion stored \(storedRaw ?? -1) records")
+        record(&harness, .ingestCSV, rows: context.people.count, ours, baseline)
     }
 
     private func measureSingleCommits(_ harness: inout Harness) throws {

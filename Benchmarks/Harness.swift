@@ -11,6 +11,9 @@ enum Operation: String, CaseIterable {
     case insert, fetchAll, lookup, filter, forEach, ingestJSON, singleCommits
     /// `fetchAll` with `Column("id").in(ids)`: the 10,000 random look-up ids as one IN list.
     case inList = "in"
+    /// `insert(csv:into:)` of the people as CSV (SQLite's table only: its raw baseline is a
+    /// hand-written split and insert loop).
+    case ingestCSV
     /// ObjectStore on LMDB beside ObjectStore on SQLite for the same look-ups (LMDB's table only).
     case lookupVsSQLite
     /// Opening a file archive store (which reads every file) and `fetchAll` (archive's table only).
@@ -20,6 +23,9 @@ enum Operation: String, CaseIterable {
     case lookupAsync
     /// `ObjectStore.copy(to:)` between SQLite and LMDB, verified (`--copy`; CopyBenchmarks.swift).
     case copy
+    /// 1, 2, 4 and 8 threads of random `fetch(_:id:)`, alone and beside a bulk-inserting thread
+    /// (sqlite and lmdb; Benchmarks/ConcurrentLookups.swift).
+    case concurrentLookups
 
     /// The baseline and goal of the operations measured alike on every backend.
     static let sharedBaselines: [Operation: String] = [
@@ -29,7 +35,8 @@ enum Operation: String, CaseIterable {
 
     /// The operations `--operations` can name; the two above come with `lookup` and `fetchAll`.
     static let selectable: [Operation] = [
-        .insert, .fetchAll, .lookup, .inList, .filter, .forEach, .ingestJSON, .singleCommits,
+        .insert, .fetchAll, .lookup, .inList, .filter, .forEach, .ingestJSON, .ingestCSV, .singleCommits,
+        .concurrentLookups,
     ]
 }
 

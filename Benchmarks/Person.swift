@@ -15,22 +15,57 @@ struct Person: Codable, Equatable {
 
     /// `count` people with ids 1...count, strings of 8 to 24 characters, a 16-byte avatar, ages 18 to 80.
     static func make(_ count: Int) -> [Person] {
-        var generator = SplitMix64(seed: 42)
-        func word(_ length: Int) -> String {
-            String((0..<length).map { _ in Character(Unicode.Scalar(UInt8(97 + generator.next() % 26))) })
+        Array(PeopleSequence(count: count))
+    }
+}
+
+/// The people of `Person.make(count)`, made one at a time as they are iterated, so that a load of
+/// ten million records never holds them all as Swift values (the scaling benchmark's inserts).
+struct PeopleSequence: Sequence {
+    let count: Int
+
+    var underestimatedCount: Int { count }
+
+    func makeIterator() -> Iterator { Iterator(count: count) }
+
+    struct Iterator: IteratorProtocol {
+        let count: Int
+        private var index = 0
+        private var generator = SplitMix64(seed: 42)
+
+        init(count: Int) { self.count = count }
+
+        private mutating func word(_ length: Int) -> String {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(length)
+            for _ in 0..<length { bytes.append(UInt8(97 + generator.next() % 26)) }
+            return String(decoding: bytes, as: UTF8.self)
         }
-        return (1...max(count, 1)).prefix(count).map { index in
-            Person(
+
+        mutating func next() -> Person? {
+            guard index < count else { return nil }
+            index += 1
+            let firstName = word(8 + Int(generator.next() % 9))
+            let lastName = word(8 + Int(generator.next() % 17))
+            let email = word(8) + "@" + word(7) + ".com"
+            let age = 18 + Int(generator.next() % 63)
+            let height = 1.5 + Double(generator.next() % 500) / 1_000
+            let score = Double(generator.next() % 1_000_000) / 100
+            let isActive = generator.next() % 2 == 0
+            let createdAt = Date(timeIntervalSince1970: 1_600_000_000 + Double(generator.next() % 100_000_000))
+            var avatar = Data(count: 16)
+            for byte in 0..<16 { avatar[byte] = UInt8(truncatingIfNeeded: generator.next()) }
+            return Person(
                 id: Int64(index),
-                firstName: word(8 + Int(generator.next() % 9)),
-                lastName: word(8 + Int(generator.next() % 17)),
-                email: word(8) + "@" + word(7) + ".com",
-                age: 18 + Int(generator.next() % 63),
-                height: 1.5 + Double(generator.next() % 500) / 1_000,
-                score: Double(generator.next() % 1_000_000) / 100,
-                isActive: generator.next() % 2 == 0,
-                createdAt: Date(timeIntervalSince1970: 1_600_000_000 + Double(generator.next() % 100_000_000)),
-                avatar: Data((0..<16).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
+                firstName: firstName,
+                lastName: lastName,
+                email: email,
+                age: age,
+                height: height,
+                score: score,
+                isActive: isActive,
+                createdAt: createdAt,
+                avatar: avatar
             )
         }
     }
@@ -43,6 +78,18 @@ extension Person {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .secondsSince1970
         return try encoder.encode(people)
+    }
+
+    /// The people as CSV with a header row, as a spreadsheet exports them: dates as seconds since
+    /// 1970, the avatar as base64 text, no field needing quotes.
+    static func csv(_ people: [Person]) -> Data {
+        var text = "id,firstName,lastName,email,age,height,score,isActive,createdAt,avatar\n"
+        for person in people {
+            text += "\(person.id),\(person.firstName),\(person.lastName),\(person.email),\(person.age),"
+            text += "\(person.height),\(person.score),\(person.isActive ? 1 : 0),"
+            text += "\(person.createdAt.timeIntervalSince1970),\(person.avatar.base64EncodedString())\n"
+        }
+        return Data(text.utf8)
     }
 
     /// `count` ids drawn at random (deterministically) from 1...`upperBound`.

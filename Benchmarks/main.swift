@@ -2,6 +2,7 @@ import Foundation
 
 // swift run -c release Benchmarks [--count N] [--backends sqlite,lmdb,archive,postgresql] [--json PATH]
 //                                 [--operations insert,fetchAll,...] [--repetitions N] [--archive-count N]
+//                                 [--scale 10000,100000,1000000 [--plot PATH]]
 let usage = """
     usage: Benchmarks [--count N] [--backends sqlite,lmdb,archive,postgresql] [--json PATH]
                       [--operations \(Operation.selectable.map(\.rawValue).joined(separator: ","))] [--repetitions N]
@@ -14,6 +15,10 @@ let usage = """
       --archive-count N records for the file archive (default: the count, at most 2,000; every
                         record is a file, and the baseline fsyncs each one)
       --copy            also copy SQLite → LMDB and LMDB → SQLite, verified (CopyBenchmarks.swift)
+      --scale LIST      instead: insert, fetchAll, lookup and filter (those chosen) at each number
+                        of records, on fresh stores, sqlite and lmdb; prints rows/s and ratio per
+                        size and the growth of the per-record cost (Benchmarks/Scaling.swift)
+      --plot PATH       with --scale: also write an SVG chart of the figures
     Example, forEach over a million SQLite rows: --count 1000000 --backends sqlite --operations forEach
     """
 
@@ -24,6 +29,8 @@ var operations = Set(Operation.selectable)
 var jsonPath: String?
 var archiveCount: Int?
 var measuresCopy = false
+var scaleSizes: [Int]?
+var plotPath: String?
 
 func fail(_ message: String) -> Never {
     progress("error: \(message)\n\(usage)")
@@ -63,6 +70,13 @@ while let argument = arguments.popFirst() {
             fail("--archive-count needs a number")
         }
         archiveCount = value
+    case "--scale":
+        let sizes = list(arguments.popFirst()).map { Int($0.replacingOccurrences(of: "_", with: "")) }
+        guard !sizes.isEmpty, sizes.allSatisfy({ ($0 ?? 0) > 0 }) else { fail("--scale needs numbers") }
+        scaleSizes = sizes.compactMap { $0 }.sorted()
+    case "--plot":
+        guard let path = arguments.popFirst() else { fail("--plot needs a path") }
+        plotPath = path
     case "--json":
         guard let path = arguments.popFirst() else { fail("--json needs a path") }
         jsonPath = path
@@ -84,6 +98,20 @@ let directory = FileManager.default.temporaryDirectory.appendingPathComponent("s
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: directory) }
 
+if let scaleSizes {
+    try runScaling(
+        sizes: scaleSizes,
+        backends: backends,
+        operations: operations,
+        repetitions: repetitions,
+        directory: directory,
+        jsonPath: jsonPath,
+        plotPath: plotPath
+    )
+    try? FileManager.default.removeItem(at: directory)  // exit skips the defer above
+    exit(0)
+}
+
 let started = ContinuousClock.now
 progress("making \(count) people")
 let people = Person.make(count)
@@ -100,8 +128,16 @@ func makeContext(_ people: [Person], _ operations: Set<Operation>) throws -> Ben
 var harness = Harness(count: count, repetitions: repetitions)
 for backend in backends {
     switch backend {
-    case "sqlite": try BackendBenchmarks<RawSQLite>(context: makeContext(people, operations)).run(&harness)
-    case "lmdb": try BackendBenchmarks<RawLMDB>(context: makeContext(people, operations)).run(&harness)
+    case "sqlite":
+        try BackendBenchmarks<RawSQLite>(context: makeContext(people, operations)).run(&harness)
+        if operations.contains(.concurrentLookups) {
+            try ConcurrentLookups<RawSQLite>(directory: directory, count: count).run(&harness)
+        }
+    case "lmdb":
+        try BackendBenchmarks<RawLMDB>(context: makeContext(people, operations)).run(&harness)
+        if operations.contains(.concurrentLookups) {
+            try ConcurrentLookups<RawLMDB>(directory: directory, count: count).run(&harness)
+        }
     case "postgresql": try BackendBenchmarks<RawPostgreSQL>(context: makeContext(people, operations)).run(&harness)
     default:
         let records = min(count, archiveCount ?? min(count, 2_000))

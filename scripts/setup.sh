@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages this package builds and tests against, when they are missing.
 # Usage: scripts/setup.sh && swift test      (or: scripts/setup.sh && swift run -c release Benchmarks)
+#        scripts/setup.sh --docs               also what the documentation check needs (a browser)
 set -euo pipefail
 
 packages=(
@@ -14,6 +15,15 @@ packages=(
     postgresql     # the PostgreSQL tests start a private server (initdb, pg_ctl, pg_basebackup)
     openssl        # the PostgreSQL TLS test makes a throwaway certificate authority
 )
+
+# The documentation check (scripts/docs-check.sh) opens the built site in a real browser. Only
+# that check needs it, so the tests' set-up stays small: it is installed with --docs.
+if [ "${1:-}" = "--docs" ]; then
+    packages+=(
+        chromium       # headless Chromium renders the DocC site (its pages are built by JavaScript)
+        fonts-dejavu-core # a font for the screenshots
+    )
+fi
 
 missing=()
 for package in "${packages[@]}"; do

@@ -38,7 +38,13 @@ public enum FileArchive {
         try write(value, to: url, format: format, maximumSize: FileSystem.maximumFileSize)
     }
 
-    /// - Parameter maximumSize: the largest file written; smaller only in tests.
+    /// Writes `value` to the file at `url`, as the public `write(_:to:format:)` does.
+    /// - Parameters:
+    ///   - value: the value.
+    ///   - url: a file URL; its folder must exist.
+    ///   - format: the file's format.
+    ///   - maximumSize: the largest file written; smaller only in tests.
+    /// - Throws: `StorageError` with code `.io` or `.limitExceeded`, as `write(_:to:format:)`.
     static func write(_ value: some Encodable, to url: URL, format: Format, maximumSize: Int) throws {
         let bytes: [UInt8]
         do {

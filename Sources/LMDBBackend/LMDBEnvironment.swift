@@ -445,13 +445,15 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// Grows the map, while no transaction of the process is live, far enough that a quarter of
     /// it at most is in use, and at least to twice its size; each further `attempt` of one write
     /// (a write larger than the room made) doubles that again, so a large write is replayed a few
-    /// times, not once per doubling.
+    /// times, not once per doubling. A write that knows the size it needs (`toFit`, a batch of
+    /// known length) gets it and half as much again in this one step.
     /// - Parameters:
     ///   - size: the map size the caller found too small; a map already larger is left as it is.
     ///   - attempt: how many growths this write has already asked for.
+    ///   - needed: the map size the write needs, when it is known.
     /// - Throws: `StorageError.Code.io` when the map is at `configuration.maximumMapSize`;
     ///   `.busy` as `withExclusiveMap` says.
-    func growMap(from size: Int, attempt: Int = 0) throws {
+    func growMap(from size: Int, attempt: Int = 0, toFit needed: Int? = nil) throws {
         try withExclusiveMap(for: "grow the map") {
             let usage = mapUsageLocked()
             guard usage.mapSize <= size else { return }  // already grown
@@ -466,7 +468,13 @@ final class LMDBEnvironment: @unchecked Sendable {
             }
             var target = usage.mapSize * 2
             while target < usage.used * 4 && target < maximum { target *= 2 }
-            for _ in 0..<min(attempt, 8) where target < maximum { target *= 2 }
+            if let needed, needed < maximum {
+                // Rounded up to a whole MiB, a multiple of every page size.
+                let wanted = (needed / 2 * 3 + (1 << 20) - 1) & ~((1 << 20) - 1)
+                target = max(target, min(wanted, maximum))
+            } else {
+                for _ in 0..<min(attempt, 8) where target < maximum { target *= 2 }
+            }
             let rc = mdb_env_set_mapsize(env, min(target, maximum))
             guard rc == 0 else { throw StorageError.lmdb(rc, "cannot grow the map", path: path) }
             isNearlyFull.store(false, ordering: .relaxed)

@@ -14,6 +14,7 @@ public struct LMDBResultCode: Error, Sendable, Hashable, CustomStringConvertible
 
     init(_ rawValue: Int32) { self.rawValue = rawValue }
 
+    /// LMDB's explanation of the code (`mdb_strerror`), with the code.
     public var description: String {
         "LMDB error \(rawValue): " + (mdb_strerror(rawValue).map { String(cString: $0) } ?? "unknown")
     }
@@ -44,6 +45,12 @@ extension StorageError {
     /// - Parameters:
     ///   - code: what the call returned.
     ///   - context: what was being done, e.g. "cannot write a record".
+    ///   - collection: the collection involved, if any.
+    ///   - key: the key involved, if any.
+    ///   - path: the environment's path, if known.
+    /// - Returns: the error, its code mapped from LMDB's (`MDB_CORRUPTED` is `.corrupt`,
+    ///   `MDB_MAP_FULL` and `EIO` `.io`, and so on; see `LMDBResultCode.storageErrorCode`) and
+    ///   LMDB's own message appended.
     static func lmdb(
         _ code: Int32,
         _ context: String,

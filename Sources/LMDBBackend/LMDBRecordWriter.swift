@@ -56,8 +56,19 @@ final class LMDBRecordWriter: RecordWriter {
         storedRow = LMDBRow(requested: [], fieldCount: collection.nextFieldID)
     }
 
+    func expectRecords(_ count: Int) throws {
+        try transaction.checkActive()
+        transaction.expectRecords(count)
+    }
+
     @discardableResult
     func put(_ values: [StorageValue]) throws -> StorageValue {
+        let key = try putRecord(values)
+        try transaction.noteRecordPut()
+        return key
+    }
+
+    private func putRecord(_ values: [StorageValue]) throws -> StorageValue {
         try transaction.checkActive()
         let name = collection.name
         guard values.count == fields.count else {

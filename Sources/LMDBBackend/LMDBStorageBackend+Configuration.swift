@@ -9,7 +9,8 @@ extension LMDBStorageBackend {
     /// stays in force: one environment serves every backend on the same file.
     public struct Configuration: Sendable, Hashable {
         /// The map size a new store starts with, in bytes. The map grows (doubling) when it fills
-        /// up, so this only needs to be a good guess. Default: 64 MiB.
+        /// up, and in one step to fit a large batch, so this only needs to be a good guess.
+        /// Default: 64 MiB.
         public var initialMapSize: Int
         /// The map never grows past this many bytes; a write that needs more fails with
         /// `StorageError.Code.io`. Default: 1 TiB (address space, not disk: the file only grows

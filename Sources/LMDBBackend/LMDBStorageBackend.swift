@@ -23,9 +23,12 @@ import Darwin
 /// The map starts at `Configuration.initialMapSize` and grows (to at least twice its size, and
 /// far enough that at most a quarter of it is in use) while no transaction of the process is open:
 /// before a transaction, when a commit left more than half of it in use, and when a write
-/// transaction hits `MDB_MAP_FULL`, which is aborted and its closure run again. Keep write closures
-/// free of side effects outside the transaction, since such a closure may run more than once.
-/// A growth waits only for the transactions already open: new ones wait for it.
+/// transaction hits `MDB_MAP_FULL`, which is aborted and its closure run again. A batch of known
+/// size (`save(contentsOf:)` of a collection) is measured on its first 256 records: when it will
+/// not fit, the transaction ends there and the map grows to hold the whole batch in one step, so
+/// a bulk load redoes at most those records, whatever its size (docs/ARCHITECTURE.md). Keep write
+/// closures free of side effects outside the transaction, since such a closure may run more than
+/// once. A growth waits only for the transactions already open: new ones wait for it.
 public final class LMDBStorageBackend: StorageBackend {
     /// The store file.
     public let path: String
@@ -126,8 +129,9 @@ public final class LMDBStorageBackend: StorageBackend {
     /// Runs `body` in a write transaction that commits when it returns and aborts when it throws.
     /// Write transactions of the process run one at a time.
     ///
-    /// When the map fills up, the transaction is aborted, the map grown and `body` run again
-    /// (even when `body` caught the error): `body` may run more than once.
+    /// When the map fills up, or a batch of known length (`save(contentsOf:)`) will not fit
+    /// after its first 256 records, the transaction is aborted, the map grown and `body` run
+    /// again (even when `body` caught the error): `body` may run more than once.
     /// - Parameter body: the reads and writes; the transaction is valid only during the call.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws (unchanged), or a `StorageError` for an engine failure,
@@ -143,7 +147,7 @@ public final class LMDBStorageBackend: StorageBackend {
                 path: path
             )
         }
-        var growth: (from: Int, attempt: Int)?
+        var growth: (from: Int, attempt: Int, needed: Int?)?
         var adopt = false
         while true {
             // The map is changed here, holding no lock: a growth waits for every live transaction,
@@ -152,7 +156,7 @@ public final class LMDBStorageBackend: StorageBackend {
                 try environment.adoptGrownMap()
                 adopt = false
             } else if let growth {
-                try environment.growMap(from: growth.from, attempt: growth.attempt)
+                try environment.growMap(from: growth.from, attempt: growth.attempt, toFit: growth.needed)
             } else {
                 try environment.growIfNearlyFull()
             }
@@ -176,8 +180,8 @@ public final class LMDBStorageBackend: StorageBackend {
             switch step {
             case .committed(let outcome):
                 return outcome
-            case .mapFull(let size):
-                growth = (size, (growth?.attempt ?? -1) + 1)
+            case .mapFull(let size, let needed):
+                growth = (size, (growth?.attempt ?? -1) + 1, needed)
             case .mapGrownElsewhere:
                 adopt = true
             }
@@ -187,8 +191,9 @@ public final class LMDBStorageBackend: StorageBackend {
     /// How one attempt of a write ended.
     private enum WriteStep<Result> {
         case committed(Result)
-        /// The map of this size filled up; the transaction was aborted.
-        case mapFull(Int)
+        /// The map of this size filled up, or would have (the batch expected does not fit); the
+        /// transaction was aborted. `needed`: the size the batch needs, when it is known.
+        case mapFull(Int, needed: Int?)
         /// Another process grew the map; nothing was begun.
         case mapGrownElsewhere
     }
@@ -196,8 +201,10 @@ public final class LMDBStorageBackend: StorageBackend {
     /// Runs `body` in one write transaction, holding the writer lock.
     private func attempt<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> WriteStep<Result> {
         let txn = try beginCurrent(readOnly: false)
-        let mapSize = environment.mapUsageLocked().mapSize
+        let usage = environment.mapUsageLocked()
+        let mapSize = usage.mapSize
         let transaction = LMDBWriteTransaction(environment: environment, txn: txn)
+        transaction.noteMapAtBegin(size: usage.mapSize, used: usage.used)
         let outcome: Result
         do {
             outcome = try body(transaction)
@@ -210,7 +217,7 @@ public final class LMDBStorageBackend: StorageBackend {
             mdb_txn_abort(txn)
             transaction.releaseHandleLock()
             environment.mapGate.leave(write: true)
-            if transaction.mapIsFull { return .mapFull(mapSize) }
+            if transaction.mapIsFull { return .mapFull(mapSize, needed: transaction.mapSizeAfterFilling()) }
             throw error
         }
         transaction.invalidate()
@@ -222,7 +229,7 @@ public final class LMDBStorageBackend: StorageBackend {
         }
         transaction.releaseHandleLock()
         environment.mapGate.leave(write: true)
-        if rc == MDB_MAP_FULL { return .mapFull(mapSize) }
+        if rc == MDB_MAP_FULL { return .mapFull(mapSize, needed: transaction.mapSizeAfterFilling()) }
         guard rc == 0 else { throw StorageError.lmdb(rc, "cannot commit a transaction", path: path) }
         return .committed(outcome)
     }

@@ -16,6 +16,79 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
     /// Auto-increment counters read or moved by this transaction, by folded collection name.
     private var counters: [String: Int64] = [:]
 
+    // MARK: Sizing the map for a batch
+
+    /// The map size and the bytes in use when the transaction began.
+    private var mapAtBegin: (size: Int, used: Int) = (0, 0)
+    /// Bytes of keys and values put by this transaction, plus LMDB's node overhead per put.
+    private var bytesPut = 0
+    /// Records put through this transaction's record writers.
+    private var recordsPut = 0
+    /// How many records the transaction expects in all (`expectRecords`); 0 when unknown.
+    private var recordsExpected = 0
+    /// After how many records the map is checked against the expected batch; nil once checked.
+    private var sizeCheckAt: Int?
+    /// The map size this transaction would need, when it ended for want of room and knew it.
+    private(set) var neededMapSize: Int?
+
+    /// How many records are put before the map size is checked against the batch: enough to
+    /// measure the bytes a record takes, few enough that redoing them costs nothing noticeable.
+    static let sizeSample = 256
+    /// LMDB's per-node overhead on a leaf page (the node header and its slot), rounded up.
+    static let nodeOverhead = 16
+
+    /// Records the map's size and use at the start, for the estimates.
+    func noteMapAtBegin(size: Int, used: Int) {
+        mapAtBegin = (size, used)
+    }
+
+    /// Notes that about `count` more records are coming (`RecordWriter.expectRecords`); the map
+    /// is checked against them after `sizeSample` of them. A batch no larger than the sample is
+    /// left to `MDB_MAP_FULL`: replaying it costs no more than the check would save.
+    func expectRecords(_ count: Int) {
+        guard count > Self.sizeSample else { return }
+        recordsExpected = recordsPut + count
+        sizeCheckAt = recordsPut + Self.sizeSample
+    }
+
+    /// The map size that holds what was committed before plus `records` records at `perRecord`
+    /// bytes each, with room for B-tree pages half full and for the branch pages.
+    private func mapSize(for records: Int, perRecord: Double) -> Int {
+        let projected = perRecord * Double(records) * 2
+        guard projected.isFinite, projected < Double(Int.max / 4) else { return Int.max / 4 }
+        return mapAtBegin.used + Int(projected)
+    }
+
+    /// Counts a record put by a record writer and, at the sample point, ends the transaction
+    /// early (as a full map does) when the expected batch will not fit: the backend then grows
+    /// the map to `neededMapSize` and runs the transaction again, redoing `sizeSample` records
+    /// rather than everything written up to the moment the map filled.
+    /// - Throws: `StorageError.Code.io` with `mapIsFull` set when the map must grow first.
+    func noteRecordPut() throws {
+        recordsPut += 1
+        guard let checkAt = sizeCheckAt, recordsPut >= checkAt else { return }
+        sizeCheckAt = nil
+        let needed = mapSize(for: recordsExpected, perRecord: Double(bytesPut) / Double(recordsPut))
+        guard needed > mapAtBegin.size else { return }
+        mapIsFull = true
+        neededMapSize = needed
+        throw StorageError(
+            .io,
+            "the map (\(mapAtBegin.size) bytes) is too small for the \(recordsExpected) records expected",
+            path: environment.path
+        )
+    }
+
+    /// After `MDB_MAP_FULL`: the map size the whole expected batch needs at the rate the records
+    /// so far filled the map, or nil when the batch's size is not known.
+    func mapSizeAfterFilling() -> Int? {
+        if let neededMapSize { return neededMapSize }
+        guard recordsPut > 0, recordsExpected > recordsPut else { return nil }
+        let perRecord = Double(max(mapAtBegin.size - mapAtBegin.used, bytesPut)) / Double(recordsPut)
+        // Measured on a full map, so pages are as full as they get: no further factor of 2.
+        return mapSize(for: recordsExpected, perRecord: perRecord * 0.75)
+    }
+
     override func check(_ rc: Int32, _ context: @autoclosure () -> String, collection: String? = nil) throws {
         guard rc != 0 else { return }
         if rc == MDB_MAP_FULL { mapIsFull = true }
@@ -84,6 +157,7 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
 
     func put(_ dbi: MDB_dbi, key: [UInt8], value: [UInt8], collection: String) throws {
         try checkValueSize(value, collection: collection)
+        bytesPut += key.count + value.count + Self.nodeOverhead
         let rc = key.withUnsafeBytes { keyBytes in
             value.withUnsafeBytes { valueBytes in
                 var keyValue = MDB_val(
@@ -111,6 +185,7 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         collection: String
     ) throws -> UnsafeRawBufferPointer? {
         try checkValueSize(value, collection: collection)
+        bytesPut += key.count + value.count + Self.nodeOverhead
         var dataValue = MDB_val()
         let rc = key.withUnsafeBytes { keyBytes in
             value.withUnsafeBytes { valueBytes in

@@ -14,12 +14,19 @@ struct PostgreSQLCatalog {
     /// The table of committed changes other processes read (see `PostgreSQLChangeFeed`).
     var changesTable: String { schemaName + "." + PostgreSQLIdentifier.quote("storage$changes") }
 
-    /// The statements that create the store's schema, catalog and change table when missing.
+    /// The listeners of the change table: how far each has read, and when it last said so (see
+    /// `PostgreSQLChangeFeed`).
+    var listenersTable: String { schemaName + "." + PostgreSQLIdentifier.quote("storage$listeners") }
+
+    /// The statements that create the store's schema, catalog, change table and listener table
+    /// when missing (a store made before the listener table existed gains it).
     var creationSQL: String {
         "CREATE SCHEMA IF NOT EXISTS " + schemaName + "; CREATE TABLE IF NOT EXISTS " + table
             + " (folded text COLLATE \"C\" PRIMARY KEY, definition text NOT NULL); CREATE TABLE IF NOT EXISTS "
             + changesTable + " (id bigserial PRIMARY KEY, tx bigint NOT NULL DEFAULT txid_current(),"
-            + " origin text NOT NULL, collection text NOT NULL, upserted text NOT NULL, deleted text NOT NULL)"
+            + " origin text NOT NULL, collection text NOT NULL, upserted text NOT NULL, deleted text NOT NULL);"
+            + " CREATE TABLE IF NOT EXISTS " + listenersTable
+            + " (origin text COLLATE \"C\" PRIMARY KEY, last_seen bigint NOT NULL, seen_at timestamptz NOT NULL)"
     }
 
     /// The qualified, quoted table of `collection`.

@@ -9,7 +9,128 @@ import Storage
 /// `NOTIFY` on the store's channel. It takes a transaction-scoped advisory lock first, so change
 /// rows get their ids in commit order. A listener connection per backend waits for the
 /// notifications and reads the rows after the last id it delivered, skipping its own backend's.
+///
+/// Pruning: each listener records in `storage$listeners` the last id it delivered and when
+/// (at least every quarter of `Configuration.changeRetention`, at most every 5 seconds). Change
+/// rows every listener heard from within the retention has read are deleted, the newest row
+/// always kept (a new listener starts after it); a listener silent for longer than the retention
+/// counts as gone. Listeners prune as they report, and every backend prunes after every
+/// `pruneEvery`-th commit, so the table stays bounded with no listener at all.
 enum PostgreSQLChangeFeed {
+    /// How many commits of one backend pass between two prunings by its writer.
+    static let pruneEvery = 256
+
+    /// The advisory lock key that orders a listener's registration before or after a pruning,
+    /// so that a pruning never deletes rows newer than the starting point of a listener it has
+    /// not seen yet.
+    static func pruneLockKey(for schema: String) -> Int64 {
+        Int64(bitPattern: UInt64(PostgreSQLIdentifier.hash("prune:" + schema), radix: 16) ?? 0)
+    }
+
+    /// How often a listener reports its position (and prunes): a quarter of the retention,
+    /// between 20 milliseconds and 5 seconds.
+    static func reportInterval(retention: Duration) -> Duration {
+        min(max(retention / 4, .milliseconds(20)), .seconds(5))
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let components = duration.components
+        return max(1, components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// The statement that records a listener's position: `$1` its origin, `$2` the last id it
+    /// delivered, or null for a new listener, which starts after the newest row.
+    /// - Returns: the recorded position (one row, one column).
+    static func reportSQL(_ catalog: PostgreSQLCatalog) -> String {
+        "INSERT INTO " + catalog.listenersTable + " (origin, last_seen, seen_at)"
+            + " SELECT $1::text, coalesce($2::int8, (SELECT max(id) FROM " + catalog.changesTable + "), 0), now()"
+            + " ON CONFLICT (origin) DO UPDATE SET last_seen = excluded.last_seen, seen_at = excluded.seen_at"
+            + " RETURNING last_seen"
+    }
+
+    /// Registers a listener that starts now, under the pruning lock (see `pruneLockKey`).
+    /// - Returns: the id after which it reads.
+    static func register(
+        origin: String,
+        on connection: PostgreSQLConnection,
+        catalog: PostgreSQLCatalog,
+        lockKey: Int64
+    ) throws -> Int64 {
+        do {
+            try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+            _ = try connection.query(
+                "SELECT pg_advisory_xact_lock($1::int8)",
+                PostgreSQLParameters([.integer(lockKey)]),
+                "cannot register a change listener"
+            )
+            let result = try connection.query(
+                reportSQL(catalog),
+                PostgreSQLParameters([.text(origin), .null]),
+                "cannot register a change listener"
+            )
+            try connection.execute("COMMIT")
+            guard case .integer(let id)? = result.firstValue else { return 0 }
+            return id
+        } catch {
+            if !connection.isBroken && connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Records that the listener `origin` has delivered every change up to `lastSeen`.
+    static func report(
+        origin: String,
+        lastSeen: Int64,
+        on connection: PostgreSQLConnection,
+        catalog: PostgreSQLCatalog
+    ) throws {
+        _ = try connection.query(
+            reportSQL(catalog),
+            PostgreSQLParameters([.text(origin), .integer(lastSeen)]),
+            "cannot record a change listener's position"
+        )
+    }
+
+    /// Deletes the listeners silent for longer than `retention`, then the change rows every
+    /// remaining listener has read (all but the newest when none remains). Skipped when another
+    /// connection is pruning or registering a listener. Must run outside a transaction.
+    static func prune(
+        on connection: PostgreSQLConnection,
+        catalog: PostgreSQLCatalog,
+        lockKey: Int64,
+        retention: Duration
+    ) throws {
+        do {
+            try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+            let locked = try connection.query(
+                "SELECT pg_try_advisory_xact_lock($1::int8)",
+                PostgreSQLParameters([.integer(lockKey)]),
+                "cannot prune the store's changes"
+            )
+            if locked.firstValue == .integer(1) {
+                _ = try connection.query(
+                    "DELETE FROM " + catalog.listenersTable
+                        + " WHERE seen_at < now() - $1::int8 * interval '1 millisecond'",
+                    PostgreSQLParameters([.integer(milliseconds(retention))]),
+                    "cannot prune the store's changes"
+                )
+                // Statements after the lock's, each with its own snapshot (read committed), so
+                // they see every listener registered before the lock was taken.
+                _ = try connection.query(
+                    "DELETE FROM " + catalog.changesTable + " WHERE id < (SELECT max(id) FROM " + catalog.changesTable
+                        + ") AND id <= coalesce((SELECT min(last_seen) FROM " + catalog.listenersTable
+                        + "), (SELECT max(id) FROM " + catalog.changesTable + "))",
+                    PostgreSQLParameters(),
+                    "cannot prune the store's changes"
+                )
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            if !connection.isBroken && connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
     /// The notification channel of a store's schema.
     static func channel(for schema: String) -> String {
         "storage_" + PostgreSQLIdentifier.hash(schema)

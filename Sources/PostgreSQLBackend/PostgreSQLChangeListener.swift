@@ -16,6 +16,8 @@ final class PostgreSQLChangeListener: Sendable {
     private let catalog: PostgreSQLCatalog
     private let channel: String
     private let origin: String
+    private let pruneLockKey: Int64
+    private let retention: Duration
     private let handler: @Sendable ([CollectionChange]) -> Void
 
     init(
@@ -23,12 +25,16 @@ final class PostgreSQLChangeListener: Sendable {
         catalog: PostgreSQLCatalog,
         channel: String,
         origin: String,
+        pruneLockKey: Int64,
+        retention: Duration,
         handler: @escaping @Sendable ([CollectionChange]) -> Void
     ) {
         self.open = open
         self.catalog = catalog
         self.channel = channel
         self.origin = origin
+        self.pruneLockKey = pruneLockKey
+        self.retention = retention
         self.handler = handler
     }
 
@@ -53,27 +59,61 @@ final class PostgreSQLChangeListener: Sendable {
         var lastSeen: Int64?
         var signalled = false
         defer { if !signalled { ready.signal() } }
+        let interval = PostgreSQLChangeFeed.reportInterval(retention: retention)
+        let wait = Int32(min(500, PostgreSQLChangeFeed.milliseconds(interval)))
+        let clock = ContinuousClock()
         while !isStopped {
             do {
                 let connection = try open()
                 try connection.execute("LISTEN " + PostgreSQLIdentifier.quote(channel))
-                if lastSeen == nil {
-                    let result = try connection.query(
-                        "SELECT coalesce(max(id), 0) FROM " + catalog.changesTable,
-                        PostgreSQLParameters(),
-                        "cannot read the store's changes"
+                if let lastSeen {
+                    // Back after a lost connection: still listening, from where it was.
+                    try PostgreSQLChangeFeed.report(
+                        origin: origin,
+                        lastSeen: lastSeen,
+                        on: connection,
+                        catalog: catalog
                     )
-                    if case .integer(let id)? = result.firstValue { lastSeen = id }
+                } else {
+                    lastSeen = try PostgreSQLChangeFeed.register(
+                        origin: origin,
+                        on: connection,
+                        catalog: catalog,
+                        lockKey: pruneLockKey
+                    )
                 }
                 if !signalled {
                     signalled = true
                     ready.signal()
                 }
                 var pending = true  // after a reconnection, read what was committed meanwhile
+                var reported = clock.now
                 while !isStopped {
                     if pending { lastSeen = try deliver(after: lastSeen ?? 0, on: connection) }
-                    pending = try connection.waitForNotifications(timeout: 500)
+                    if clock.now - reported >= interval {
+                        // Says how far it has read, and deletes the rows every listener has read.
+                        try PostgreSQLChangeFeed.report(
+                            origin: origin,
+                            lastSeen: lastSeen ?? 0,
+                            on: connection,
+                            catalog: catalog
+                        )
+                        try PostgreSQLChangeFeed.prune(
+                            on: connection,
+                            catalog: catalog,
+                            lockKey: pruneLockKey,
+                            retention: retention
+                        )
+                        reported = clock.now
+                    }
+                    pending = try connection.waitForNotifications(timeout: wait)
                 }
+                // Stopped: no longer holds back the pruning.
+                _ = try? connection.query(
+                    "DELETE FROM " + catalog.listenersTable + " WHERE origin = $1::text",
+                    PostgreSQLParameters([.text(origin)]),
+                    "cannot remove a change listener"
+                )
             } catch {
                 if !signalled {
                     signalled = true

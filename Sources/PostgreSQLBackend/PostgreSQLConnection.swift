@@ -12,11 +12,20 @@ final class PostgreSQLConnection: @unchecked Sendable {
     let endpoint: PostgreSQLEndpoint
     /// Prepared statement names by SQL text.
     private var prepared: [String: String] = [:]
+    /// The number in the next prepared statement's name: never reused, so that a statement
+    /// forgotten here but not deallocated on the server cannot clash with a new one.
+    private var nextStatement = 0
     /// The single-row stream whose rows are still being read, if any: a statement issued while it
     /// runs first copies its remaining rows into memory.
     private var activeStream: PostgreSQLStream?
     /// Set when libpq reports the connection unusable; such a connection is never pooled again.
     private(set) var isBroken = false
+    /// A `BEGIN` not sent yet: it goes with the next statement, in one round trip (pipeline
+    /// mode), and is dropped when the transaction ends before any statement.
+    private var pendingBegin: String?
+    /// A `COMMIT` sent without waiting for its answer (a read's, in pipeline mode), read before
+    /// the next statement: by then it has arrived, so no round trip is spent waiting for it.
+    private var unreadCommit = false
 
     /// Connects to the server `url` names.
     /// - Throws: `StorageError` with code `.unavailable` when the server cannot be reached within
@@ -82,14 +91,154 @@ final class PostgreSQLConnection: @unchecked Sendable {
 
     /// Whether a transaction is open (or failed and not yet rolled back) on the connection.
     var isInTransaction: Bool {
-        PQtransactionStatus(handle) != PQTRANS_IDLE
+        if pendingBegin != nil { return true }
+        if unreadCommit { return false }  // the command in flight ends the transaction
+        return PQtransactionStatus(handle) != PQTRANS_IDLE
+    }
+
+    /// Whether the server has run the `BEGIN` of the transaction `begin(_:)` started: `false`
+    /// while it waits to go with the first statement, and when that round trip (or reading the
+    /// previous commit's answer) failed before the server answered it.
+    private(set) var hasBegun = false
+
+    /// Begins a transaction with `sql` (`BEGIN …`), sent with the transaction's first statement.
+    /// - Throws: `.connectionLost` when the answer to the previous commit shows the connection
+    ///   broken.
+    func begin(_ sql: String) throws {
+        hasBegun = false
+        try settle()
+        pendingBegin = sql
+    }
+
+    /// Commits the transaction; with `waiting: false` (a read-only transaction, whose commit
+    /// cannot fail but for a lost connection) it does not wait for the answer, which the next
+    /// statement reads. A transaction that ran no statement is simply forgotten.
+    func commit(waiting: Bool = true) throws {
+        if pendingBegin != nil {
+            pendingBegin = nil
+            return
+        }
+        guard !waiting else {
+            try execute("COMMIT")
+            return
+        }
+        try settle()
+        guard PQenterPipelineMode(handle) == 1,
+            PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 1) == 1, PQpipelineSync(handle) == 1
+        else { throw failure(nil, "cannot commit", collection: nil) }
+        unreadCommit = true
+    }
+
+    /// Rolls the transaction back; one that ran no statement is simply forgotten.
+    func rollback() throws {
+        if pendingBegin != nil {
+            pendingBegin = nil
+            return
+        }
+        try execute("ROLLBACK")
+    }
+
+    /// Runs the prepared statement `sql` and then `COMMIT`, in one round trip (pipeline mode):
+    /// the last statement of a write transaction and its commit.
+    /// - Throws: the statement's error (the commit then does not run), or the commit's.
+    func queryAndCommit(_ sql: String, _ parameters: PostgreSQLParameters, _ context: String) throws {
+        detachStream()
+        try settle()
+        try sendPendingBegin(collection: nil)
+        let name = try preparedStatement(sql, collection: nil)
+        let sent =
+            PQenterPipelineMode(handle) == 1
+            && parameters.withArrays { count, values, lengths, formats in
+                PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+            } == 1 && PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 1) == 1 && PQpipelineSync(handle) == 1
+        guard sent else {
+            isBroken = true
+            throw failure(nil, context, collection: nil)
+        }
+        var failed: StorageError?
+        try readPipeline(count: 2) { index, result, status in
+            guard failed == nil else { return false }
+            if status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK {
+                failed = failure(result, index == 0 ? context : "cannot commit", collection: nil)
+            }
+            return false
+        }
+        if let failed { throw failed }
+    }
+
+    /// Reads the answer to a commit sent without waiting, if any: afterwards the connection is
+    /// out of pipeline mode, with nothing in flight.
+    /// - Throws: `.connectionLost` when the connection broke meanwhile.
+    func settle() throws {
+        guard unreadCommit else { return }
+        unreadCommit = false
+        var failed: StorageError?
+        try readPipeline(count: 1) { _, result, status in
+            if status != PGRES_COMMAND_OK { failed = failure(result, "cannot commit", collection: nil) }
+            return false
+        }
+        if let failed { throw failed }
+    }
+
+    /// Sends the pending `BEGIN`, if any, on its own.
+    private func sendPendingBegin(collection: String?) throws {
+        guard let sql = pendingBegin else { return }
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status == PGRES_COMMAND_OK else {
+            throw failure(result, "cannot begin a transaction", collection: collection)
+        }
+        pendingBegin = nil
+        hasBegun = true
+    }
+
+    /// Reads the results of `count` statements sent in pipeline mode and the sync that follows
+    /// them, calling `body` with each statement's index, result and status (the result is
+    /// cleared afterwards unless `body` returns `true`, keeping it), then leaves pipeline mode.
+    /// - Throws: `.connectionLost` when the connection broke before the sync arrived.
+    private func readPipeline(
+        count: Int,
+        _ body: (Int, OpaquePointer?, ExecStatusType) -> Bool
+    ) throws {
+        var index = 0
+        var emptyInARow = 0
+        while true {
+            guard let result = PQgetResult(handle) else {
+                // Each statement's results end with a null; two in a row mean nothing more is coming.
+                emptyInARow += 1
+                if emptyInARow > 1 || PQstatus(handle) != CONNECTION_OK {
+                    isBroken = true
+                    throw failure(nil, "the connection broke in the middle of a pipeline", collection: nil)
+                }
+                continue
+            }
+            emptyInARow = 0
+            let status = PQresultStatus(result)
+            if status == PGRES_PIPELINE_SYNC {
+                PQclear(result)
+                break
+            }
+            let keep = index < count ? body(index, result, status) : false
+            if !keep { PQclear(result) }
+            index += 1
+        }
+        guard PQexitPipelineMode(handle) == 1 else {
+            isBroken = true
+            throw failure(nil, "cannot leave pipeline mode", collection: nil)
+        }
     }
 
     /// The error for a failed result (or a missing one), with the connection marked broken when
-    /// libpq says so.
+    /// libpq says so, or when the failure is libpq's own rather than the server's.
+    ///
+    /// A failure without a SQLSTATE comes from libpq itself: the connection is lost, out of step
+    /// with the server, or out of memory. libpq does not always say so in `PQstatus`: when the
+    /// server dies while a statement is being sent, the send fails (`EPIPE`, "server closed the
+    /// connection unexpectedly") and libpq reports that write error while the status still reads
+    /// `CONNECTION_OK`, until a later read sees the end of the stream. Such a connection is never
+    /// used again, and the failure is `.connectionLost`.
     private func failure(_ result: OpaquePointer?, _ context: String, collection: String?) -> StorageError {
-        let broken = PQstatus(handle) != CONNECTION_OK
-        if broken { isBroken = true }
         var sqlState: String?
         var message: String
         if let result, let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))) {
@@ -102,6 +251,8 @@ final class PostgreSQLConnection: @unchecked Sendable {
             message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
             if message.isEmpty { message = "the server did not answer" }
         }
+        let broken = PQstatus(handle) != CONNECTION_OK || sqlState == nil
+        if broken { isBroken = true }
         if broken && sqlState == nil {
             message = "the connection to \(endpoint.server) was lost: " + message
         }
@@ -112,6 +263,8 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// Runs SQL without parameters (several statements allowed); any rows are discarded.
     func execute(_ sql: String, collection: String? = nil) throws {
         detachStream()
+        try settle()
+        try sendPendingBegin(collection: collection)
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
@@ -123,7 +276,9 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// The name of the prepared statement for `sql`, preparing it on first use.
     private func preparedStatement(_ sql: String, collection: String?) throws -> String {
         if let name = prepared[sql] { return name }
-        let name = "s\(prepared.count)"
+        try settle()
+        let name = "s\(nextStatement)"
+        nextStatement += 1
         let result = PQprepare(handle, name, sql, 0, nil)
         defer { PQclear(result) }
         guard let result, PQresultStatus(result) == PGRES_COMMAND_OK else {
@@ -150,7 +305,11 @@ final class PostgreSQLConnection: @unchecked Sendable {
         collection: String? = nil
     ) throws -> PostgreSQLResult {
         detachStream()
+        try settle()
         let name = try preparedStatement(sql, collection: collection)
+        if let begin = pendingBegin {
+            return try queryAfterBegin(begin, name, parameters, context, collection: collection)
+        }
         let result = parameters.withArrays { count, values, lengths, formats in
             PQexecPrepared(handle, name, count, values, lengths, formats, 1)
         }
@@ -160,6 +319,52 @@ final class PostgreSQLConnection: @unchecked Sendable {
             throw failure(result, context, collection: collection)
         }
         return PostgreSQLResult(result)
+    }
+
+    /// Sends the pending `BEGIN` and the prepared statement `name` together (pipeline mode) and
+    /// returns the statement's result: one round trip for both.
+    private func queryAfterBegin(
+        _ begin: String,
+        _ name: String,
+        _ parameters: PostgreSQLParameters,
+        _ context: String,
+        collection: String?
+    ) throws -> PostgreSQLResult {
+        let sent =
+            PQenterPipelineMode(handle) == 1 && PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 1) == 1
+            && parameters.withArrays { count, values, lengths, formats in
+                PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+            } == 1 && PQpipelineSync(handle) == 1
+        guard sent else {
+            isBroken = true
+            throw failure(nil, context, collection: collection)
+        }
+        var failed: StorageError?
+        var kept: OpaquePointer?
+        try readPipeline(count: 2) { index, result, status in
+            if index == 0 {
+                if status == PGRES_COMMAND_OK {
+                    pendingBegin = nil
+                    hasBegun = true
+                } else {
+                    failed = failure(result, "cannot begin a transaction", collection: collection)
+                }
+                return false
+            }
+            guard failed == nil else { return false }
+            if status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK {
+                kept = result
+                return true
+            }
+            failed = failure(result, context, collection: collection)
+            return false
+        }
+        if let failed {
+            if let kept { PQclear(kept) }
+            throw failed
+        }
+        guard let kept else { throw failure(nil, context, collection: collection) }
+        return PostgreSQLResult(kept)
     }
 
     /// Runs a prepared statement in single-row mode and calls `body` with each row until it
@@ -172,6 +377,8 @@ final class PostgreSQLConnection: @unchecked Sendable {
         _ body: (any StorageRow) throws -> Bool
     ) throws {
         detachStream()
+        try settle()
+        try sendPendingBegin(collection: collection)
         let name = try preparedStatement(sql, collection: collection)
         let sent = parameters.withArrays { count, values, lengths, formats in
             PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
@@ -200,6 +407,13 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// - Returns: whether at least one arrived.
     /// - Throws: `StorageError` with code `.connectionLost` when the connection broke.
     func waitForNotifications(timeout: Int32) throws -> Bool {
+        // Notifications that came in with an earlier statement's result are already queued.
+        var queued = false
+        while let notification = PQnotifies(handle) {
+            PQfreemem(notification)
+            queued = true
+        }
+        if queued { return true }
         var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
         guard descriptor.fd >= 0 else { throw failure(nil, "cannot wait for changes", collection: nil) }
         _ = poll(&descriptor, 1, timeout)

@@ -10,6 +10,7 @@ public struct PostgreSQLError: Error, Sendable, CustomStringConvertible {
     /// The server's or libpq's message.
     public let message: String
 
+    /// The SQLSTATE and the server's message, or libpq's message when there is no SQLSTATE.
     public var description: String {
         sqlState.map { "PostgreSQL \($0): \(message)" } ?? "libpq: \(message)"
     }
@@ -27,7 +28,9 @@ public struct PostgreSQLError: Error, Sendable, CustomStringConvertible {
     /// The `StorageError` for this failure.
     /// - Parameters:
     ///   - context: what was being done, for the message.
+    ///   - collection: the collection involved, if any.
     ///   - connectionBroken: whether the connection is unusable after the failure.
+    /// - Returns: the error, its code mapped from the SQLSTATE.
     func storageError(_ context: String, collection: String?, connectionBroken: Bool) -> StorageError {
         let code: StorageError.Code
         switch sqlState {

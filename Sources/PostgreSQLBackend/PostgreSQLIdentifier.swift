@@ -6,25 +6,36 @@ import Storage
 /// Names compare ignoring ASCII case (as SQLite compares them), so the identifier is the folded
 /// name, always double-quoted; the declared spelling is kept in the store's catalog. PostgreSQL
 /// truncates identifiers to 63 bytes, so a longer name is shortened and suffixed with a hash of
-/// the whole name, so that two long names never meet.
+/// the whole name, so that two long names never meet. Column names may hold any character but
+/// NUL; one holding `$` (which our suffixes and shortened names use) is always shortened the same
+/// way, so it cannot take the identifier of another name.
 enum PostgreSQLIdentifier {
     static let maximumBytes = 63
 
     /// The quoted identifier for `name` (a collection or a column), with an optional suffix that
-    /// ours alone use (it holds `$`, which names may not).
+    /// ours alone use (it holds `$`, which collection names may not).
     static func quoted(_ name: String, suffix: String = "") -> String {
         quote(physical(Identifier.folded(name), suffix: suffix))
     }
 
-    /// `"name"`, with embedded quotes doubled.
+    /// `"name"`, with embedded quotes doubled. By scalar, not by Character: a quote followed by
+    /// a combining mark is one Character that is not `"`, yet PostgreSQL sees the quote byte.
     static func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        var result = "\""
+        result.reserveCapacity(identifier.utf8.count + 2)
+        for scalar in identifier.unicodeScalars {
+            if scalar == "\"" { result.unicodeScalars.append("\"") }
+            result.unicodeScalars.append(scalar)
+        }
+        result.unicodeScalars.append("\"")
+        return result
     }
 
-    /// `name + suffix`, or a shortened name with a hash when that exceeds 63 bytes.
+    /// `name + suffix`, or a shortened name with a hash when that exceeds 63 bytes or the name
+    /// holds `$`.
     static func physical(_ name: String, suffix: String = "") -> String {
         let full = name + suffix
-        if full.utf8.count <= maximumBytes { return full }
+        if full.utf8.count <= maximumBytes && !name.utf8.contains(UInt8(ascii: "$")) { return full }
         var prefix = ""
         for character in name {
             if prefix.utf8.count + String(character).utf8.count > 36 { break }

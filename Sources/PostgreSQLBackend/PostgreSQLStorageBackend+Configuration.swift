@@ -42,8 +42,25 @@ extension PostgreSQLStorageBackend {
         /// connection, `LISTEN`), so that change streams and settings caches see them. Commits are
         /// recorded for other listeners either way. Default: `true`.
         public var observesOtherProcesses: Bool
+        /// How long a change listener may stay silent (its process gone, or its connection lost)
+        /// before the change rows it has not read may be deleted. Listeners report their position
+        /// every quarter of this (at most every 5 seconds), and rows every listener has read are
+        /// deleted then; a listener cut off for longer than this may miss changes when it comes
+        /// back. Default: 5 minutes.
+        public var changeRetention: Duration
 
-        /// Creates a configuration.
+        /// Creates a configuration; every parameter is the property of the same name.
+        /// - Parameters:
+        ///   - schema: the PostgreSQL schema of the store's tables.
+        ///   - poolSize: how many idle connections are kept.
+        ///   - connectTimeout: how long opening a connection may take.
+        ///   - statementTimeout: how long one statement may run, or `nil`.
+        ///   - retryLimit: how many times a conflicting write transaction runs again.
+        ///   - isolation: the isolation level of write transactions.
+        ///   - replicaURLs: standbys that reads may use.
+        ///   - batchSize: records per statement when writing.
+        ///   - observesOtherProcesses: whether the store listens for other processes' commits.
+        ///   - changeRetention: how long a silent change listener is waited for.
         public init(
             schema: String = "public",
             poolSize: Int = 4,
@@ -53,9 +70,11 @@ extension PostgreSQLStorageBackend {
             isolation: Isolation = .serializable,
             replicaURLs: [String] = [],
             batchSize: Int = 2_000,
-            observesOtherProcesses: Bool = true
+            observesOtherProcesses: Bool = true,
+            changeRetention: Duration = .seconds(300)
         ) {
             self.observesOtherProcesses = observesOtherProcesses
+            self.changeRetention = changeRetention
             self.schema = schema
             self.poolSize = poolSize
             self.connectTimeout = connectTimeout

@@ -41,6 +41,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// This backend's name in the change table, so that its listeners skip its own commits.
     private let origin = UUID().uuidString
     private let listeners = Locked<[PostgreSQLChangeListener]>([])
+    /// The commits that recorded changes, to prune the change table every
+    /// `PostgreSQLChangeFeed.pruneEvery` of them.
+    private let publishedCommits = Locked(0)
 
     deinit {
         for listener in listeners.withLock({ $0 }) { listener.stop() }
@@ -79,8 +82,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// store at once may race on the creation; the loser tries again.
     private func createStore(on connection: PostgreSQLConnection) throws {
         let exists = try connection.query(
-            "SELECT to_regclass($1::text) IS NOT NULL",
-            PostgreSQLParameters([.text(catalog.table)]),
+            "SELECT to_regclass($1::text) IS NOT NULL AND to_regclass($2::text) IS NOT NULL",
+            PostgreSQLParameters([.text(catalog.table), .text(catalog.listenersTable)]),
             "cannot look for the store's catalog"
         )
         if exists.firstValue == .integer(1) { return }
@@ -122,6 +125,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// try store.save(order)
     /// let fresh = try backend.readingFromPrimary { try store.fetch(Order.self, id: order.id) }
     /// ```
+    /// - Parameter body: the reads that must see the primary's latest commits.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws.
     public func readingFromPrimary<Result>(_ body: () throws -> Result) rethrows -> Result {
         let dictionary = Thread.current.threadDictionary
         let previous = dictionary[Self.primaryOnlyKey]
@@ -142,6 +148,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     }
 
     /// Runs `body` in a `REPEATABLE READ READ ONLY` transaction: one snapshot for the closure.
+    /// - Parameter body: the reads; the transaction is valid only inside it.
+    /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or a `StorageError` for an engine failure (`.connectionLost`
     ///   when the connection broke).
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
@@ -162,17 +170,17 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 catalog: catalog,
                 schemaCache: schemaCache
             )
-            var began = false
             do {
-                try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                began = true
+                // Sent with the first statement; the commit's answer is read by the next one.
+                try connection.begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 let value = try body(transaction)
                 transaction.invalidate()
-                try connection.execute("COMMIT")
+                try connection.commit(waiting: false)
                 pool.checkIn(connection)
                 return value
             } catch {
                 transaction.invalidate()
+                let began = connection.hasBegun
                 finish(connection, in: pool)
                 attempt += 1
                 if try shouldRetry(error, pool: pool, attempt: attempt, began: began, limit: 3) { continue }
@@ -184,6 +192,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// Runs `body` in a write transaction that commits when it returns and rolls back when it
     /// throws. The closure runs again after a serialization failure or a deadlock (another
     /// process's transaction conflicted), up to `configuration.retryLimit` times.
+    /// - Parameter body: the writes; the transaction is valid only inside it, and it may run more
+    ///   than once.
+    /// - Returns: what `body` returns in the run that committed.
     /// - Throws: what `body` throws (unchanged), or a `StorageError`: `.busy` when the retries
     ///   are used up, `.constraintViolation`, `.connectionLost` (a commit whose outcome is
     ///   unknown), `.timedOut`.
@@ -198,21 +209,21 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 schemaCache: schemaCache,
                 batchSize: max(1, configuration.batchSize)
             )
-            var began = false
             do {
-                try connection.execute("BEGIN ISOLATION LEVEL " + configuration.isolation.rawValue)
-                began = true
+                // Sent with the first statement.
+                try connection.begin("BEGIN ISOLATION LEVEL " + configuration.isolation.rawValue)
                 let value = try body(transaction)
                 try transaction.willRunStatement()
                 transaction.invalidate()
-                try publishChanges(of: transaction)
-                try connection.execute("COMMIT")
+                try publishChangesAndCommit(transaction)
                 for folded in transaction.droppedCollections { schemaCache.remove(folded) }
                 for schema in transaction.changedSchemas.values { schemaCache.store(schema) }
+                if !transaction.changes.isEmpty { pruneChangesNow(on: connection) }
                 primary.checkIn(connection)
                 return value
             } catch {
                 transaction.invalidate()
+                let began = connection.hasBegun
                 finish(connection, in: primary)
                 attempt += 1
                 if try shouldRetry(
@@ -232,9 +243,12 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     }
 
     /// Records the transaction's changes for other processes' change streams (see
-    /// `PostgreSQLChangeFeed`), in the transaction itself, just before it commits.
-    private func publishChanges(of transaction: PostgreSQLWriteTransaction) throws {
-        guard !transaction.changes.isEmpty else { return }
+    /// `PostgreSQLChangeFeed`), in the transaction itself, and commits: both in one round trip.
+    private func publishChangesAndCommit(_ transaction: PostgreSQLWriteTransaction) throws {
+        guard !transaction.changes.isEmpty else {
+            try transaction.connection.commit()
+            return
+        }
         let rows = transaction.changes.rows
         var parameters = PostgreSQLParameters([
             .text(origin), .integer(PostgreSQLChangeFeed.lockKey(for: configuration.schema)),
@@ -243,15 +257,34 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         parameters.appendArray(rows.collections, elementType: PostgreSQLType.text)
         parameters.appendArray(rows.upserted, elementType: PostgreSQLType.text)
         parameters.appendArray(rows.deleted, elementType: PostgreSQLType.text)
-        _ = try transaction.connection.query(
+        try transaction.connection.queryAndCommit(
             PostgreSQLChangeFeed.publishSQL(catalog),
             parameters,
             "cannot record the transaction's changes"
         )
     }
 
+    /// Prunes the change table after every `PostgreSQLChangeFeed.pruneEvery`-th commit that
+    /// recorded changes, so that it stays bounded even when no process listens. Best effort: the
+    /// commit has happened, a failure here is left for the next pruning.
+    private func pruneChangesNow(on connection: PostgreSQLConnection) {
+        let due = publishedCommits.withLock { count in
+            count += 1
+            return count % PostgreSQLChangeFeed.pruneEvery == 0
+        }
+        guard due else { return }
+        try? PostgreSQLChangeFeed.prune(
+            on: connection,
+            catalog: catalog,
+            lockKey: PostgreSQLChangeFeed.pruneLockKey(for: configuration.schema),
+            retention: configuration.changeRetention
+        )
+    }
+
     /// Reports the commits of other backends on this store (other processes, other machines) to
     /// `handler`, from a listener connection of its own (`LISTEN`), until the backend is closed.
+    /// - Parameter handler: called with the changes of each commit made elsewhere, on the
+    ///   listener's thread.
     public func observeExternalCommits(_ handler: @escaping @Sendable ([CollectionChange]) -> Void) {
         guard configuration.observesOtherProcesses else { return }
         let primary = primary
@@ -260,6 +293,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             catalog: catalog,
             channel: PostgreSQLChangeFeed.channel(for: configuration.schema),
             origin: origin,
+            pruneLockKey: PostgreSQLChangeFeed.pruneLockKey(for: configuration.schema),
+            retention: configuration.changeRetention,
             handler: handler
         )
         listeners.withLock { $0.append(listener) }
@@ -269,7 +304,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// Rolls back whatever is open on `connection` and returns it to the pool when still usable.
     private func finish(_ connection: PostgreSQLConnection, in pool: PostgreSQLConnectionPool) {
         if !connection.isBroken && connection.isInTransaction {
-            try? connection.execute("ROLLBACK")
+            try? connection.rollback()
         }
         pool.checkIn(connection)
     }

@@ -32,6 +32,8 @@ final class SQLiteConnection: @unchecked Sendable {
     ///   - path: the path SQLite opens (already checked and created by the backend).
     ///   - flags: `sqlite3_open_v2` flags.
     ///   - busyTimeout: how long to wait for another process's lock.
+    /// - Throws: `StorageError` (`.cannotOpen`, `.corrupt`, `.io`, ...) naming the path when the
+    ///   database cannot be opened or a setting cannot be applied.
     init(path: String, flags: Int32, busyTimeout: Duration) throws {
         var database: OpaquePointer?
         let code = sqlite3_open_v2(path, &database, flags, nil)
@@ -142,7 +144,11 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     /// Runs one statement without parameters to completion (DDL, transaction control, pragmas).
-    /// - Parameter cached: keep the prepared statement, for statements run in every transaction.
+    /// - Parameters:
+    ///   - sql: the statement.
+    ///   - cached: keep the prepared statement, for statements run in every transaction.
+    ///   - collection: the collection named in an error.
+    /// - Throws: `StorageError` mapped from SQLite's result code.
     func execute(_ sql: String, cached: Bool = false, collection: String? = nil) throws {
         guard cached else {
             let statement = try prepare(sql, collection: collection)

@@ -6,9 +6,11 @@
 func quote(_ identifier: String) -> String {
     var result = "\""
     result.reserveCapacity(identifier.utf8.count + 2)
-    for character in identifier {
-        if character == "\"" { result.append("\"") }
-        result.append(character)
+    // By scalar, not by Character: a quote followed by a combining mark is one Character that
+    // is not `"`, yet SQLite sees the quote byte.
+    for scalar in identifier.unicodeScalars {
+        if scalar == "\"" { result.unicodeScalars.append("\"") }
+        result.unicodeScalars.append(scalar)
     }
     result.append("\"")
     return result

@@ -30,6 +30,10 @@ extension StorageError {
     ///   - code: the result code the call returned.
     ///   - database: the connection, whose `sqlite3_errmsg` explains the failure.
     ///   - context: what was being done, e.g. "cannot insert a record".
+    ///   - collection: the collection involved, if any.
+    ///   - key: the key involved, if any.
+    ///   - path: the database's path, if known.
+    /// - Returns: the error, its code mapped from SQLite's result code.
     static func sqlite(
         _ code: Int32,
         database: OpaquePointer?,

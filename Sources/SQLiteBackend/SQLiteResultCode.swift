@@ -17,6 +17,7 @@ public struct SQLiteResultCode: Error, Sendable, Hashable, CustomStringConvertib
         self.extendedCode = extendedCode
     }
 
+    /// The primary and extended codes and SQLite's explanation of the code (`sqlite3_errstr`).
     public var description: String {
         let text = sqlite3_errstr(extendedCode).map { String(cString: $0) } ?? "unknown error"
         return "SQLite result code \(resultCode) (extended \(extendedCode)): \(text)"

@@ -301,32 +301,24 @@ package enum StorageTool {
         let location = try StoreLocation.parse(positionals[0], mustExist: false)
         let store = try location.open()
         defer { try? store.close() }
-        if let key {
-            let existing = try store.schema(of: collection)
-            if let existing, existing.primaryKey != key {
-                throw StorageError(
-                    .schemaMismatch,
-                    "collection '\(existing.name)' is keyed by '\(existing.primaryKey)', not '\(key)'",
-                    collection: existing.name
-                )
-            }
-            if existing == nil && key != "id" {
-                // Until `insert(dictionaries:into:primaryKey:)` (issue 14) is on this branch, a new
-                // collection takes `id` as its key, or an auto-assigned one.
-                throw UsageError("--primary-key other than 'id' needs the collection to exist already")
-            }
+        if let key, let existing = try store.schema(of: collection), existing.primaryKey != key {
+            throw StorageError(
+                .schemaMismatch,
+                "collection '\(existing.name)' is keyed by '\(existing.primaryKey)', not '\(key)'",
+                collection: existing.name
+            )
         }
         let progress = ProgressLine()
         // The first call decides the key of a new collection: it takes every record up to the
         // first without an `id`, so that one lacking it anywhere gives an auto-assigned key, as
         // one call with every record would.
-        let firstWithoutID = rows.firstIndex { $0["id"] == nil || $0["id"] is NSNull }
+        let firstWithoutID = key != nil ? nil : rows.firstIndex { $0["id"] == nil || $0["id"] is NSNull }
         let firstEnd = max(min(rows.count, 1_000), (firstWithoutID ?? -1) + 1)
         try store.transaction { _ in
             var start = 0
             var end = firstEnd
             while start < rows.count {
-                try store.insert(dictionaries: Array(rows[start..<end]), into: collection)
+                try store.insert(dictionaries: Array(rows[start..<end]), into: collection, primaryKey: key)
                 progress.update("importing into \(collection)", records: end, total: rows.count)
                 start = end
                 end = min(rows.count, start + 1_000)

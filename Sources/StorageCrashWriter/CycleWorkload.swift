@@ -54,9 +54,12 @@ enum CycleWorkload {
     }
 
     /// The process's resident memory in KiB (`VmRSS` in `/proc/self/status`).
-    static func residentKiB() -> Int {
+    static func residentKiB() -> Int { statusKiB("VmRSS:") }
+
+    /// A figure in KiB from `/proc/self/status` (`VmRSS:`, `VmHWM:`).
+    static func statusKiB(_ field: String) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        for line in status.split(separator: "\n") where line.hasPrefix(field) {
             return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? -1
         }
         return -1

@@ -15,6 +15,9 @@
 //       name at the given time (seconds since 1970) and prints "won" or "lost CODE" (ClaimWorkload).
 //   --workload setting --value V   sets `CrossProcessSettings.greeting` to V and prints "ack 1"
 //       after the commit (the cross-process settings test).
+//   --workload bulkload --batches N --first-batch K   (LMDB only) commits N batches of K, 2K, 4K...
+//       records from a 64 KiB map, printing "ack B" after each (BulkLoadWorkload).
+//   --workload csv --csv FILE   ingests a CSV file and prints the memory it took (see CSVWorkload).
 import Foundation
 import Storage
 import StorageTestBackends
@@ -82,6 +85,7 @@ do {
             startAt: Date(timeIntervalSince1970: startAt),
             report: say
         )
+        exit(0)
     case "setting":
         guard let value = option("--value") else {
             throw UsageError(description: "usage: --workload setting --value V")
@@ -91,6 +95,19 @@ do {
         try settings.$greeting.set(value)
         try store.close()
         say("ack 1")
+        exit(0)
+    case "bulkload":
+        guard let batches = option("--batches").flatMap(Int.init), let first = option("--first-batch").flatMap(Int.init)
+        else { throw UsageError(description: "usage: --workload bulkload --batches N --first-batch K") }
+        try BulkLoadWorkload.run(path: path, batches: batches, firstBatch: first, report: say)
+        exit(0)
+    case "csv":
+        guard let file = option("--csv") else { throw UsageError(description: "usage: --workload csv --csv FILE") }
+        try CSVWorkload.run(
+            file: URL(fileURLWithPath: file),
+            open: { try openStore(backend: backend, path: path) },
+            report: say
+        )
         exit(0)
     case nil, "batches":
         break

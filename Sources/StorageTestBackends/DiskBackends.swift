@@ -26,6 +26,7 @@ public enum DiskBackend: String, CaseIterable, Sendable, CustomStringConvertible
     /// Every persistent backend, the PostgreSQL server included.
     public static var everyCase: [DiskBackend] { allCases + [.postgresql] }
 
+    /// The backend's name, as `--backend` and test reports spell it.
     public var description: String { rawValue }
 
     /// The store's path inside a test folder: a file for SQLite and LMDB, a folder for archives.

@@ -18,9 +18,13 @@ public struct BackendFixture: Sendable, CustomStringConvertible {
         self.open = open
     }
 
+    /// The fixture's name, as test reports show it.
     public var description: String { name }
 
     /// Opens (or reopens) the store kept in `directory`.
+    /// - Parameter directory: the test's folder, where the store's files go.
+    /// - Returns: a store over the fixture's backend.
+    /// - Throws: what opening the backend throws (a `StorageError`).
     public func openStore(in directory: URL) throws -> ObjectStore {
         try open(directory)
     }
@@ -37,6 +41,8 @@ public struct TemporaryDirectory: Sendable {
     public let url: URL
 
     /// Creates a new empty folder under the system's temporary directory.
+    /// - Parameter label: the start of the folder's name.
+    /// - Throws: the file manager's error when the folder cannot be created.
     public init(_ label: String = "storage-test") throws {
         url = FileManager.default.temporaryDirectory
             .appendingPathComponent("\(label)-\(UUID().uuidString)", isDirectory: true)
@@ -50,6 +56,11 @@ public struct TemporaryDirectory: Sendable {
     }
 
     /// Runs `body` with a fresh folder and removes it afterwards.
+    /// - Parameters:
+    ///   - label: the start of the folder's name.
+    ///   - body: the work, given the folder's URL.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, or the file manager's error when the folder cannot be created.
     public static func with<R>(_ label: String = "storage-test", _ body: (URL) throws -> R) throws -> R {
         let directory = try TemporaryDirectory(label)
         defer { directory.remove() }

@@ -8,9 +8,13 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible {
     public let name: String
     let body: @Sendable (BackendFixture, URL) throws -> Void
 
+    /// The check's name, as test reports show it.
     public var description: String { name }
 
     /// Runs the check against `fixture` in a fresh folder.
+    /// - Parameter fixture: the backend under test.
+    /// - Throws: what the check throws: a failed expectation is recorded with Swift Testing, and an
+    ///   unexpected `StorageError` is rethrown.
     public func run(_ fixture: BackendFixture) throws {
         try TemporaryDirectory.with("conformance") { directory in
             try body(fixture, directory)
@@ -29,7 +33,8 @@ public enum ConformanceSuite {
     /// Every check.
     public static let checks: [ConformanceCheck] =
         roundTripChecks + queryChecks + inListChecks + typedComparisonChecks + transactionChecks + dictionaryChecks
-        + hostileInputChecks + concurrencyChecks + keyChecks + settingsChecks
+        + hostileInputChecks + concurrencyChecks + keyChecks + settingsChecks + exactValueChecks + typeChangeChecks
+        + inferenceChecks + naturalKeyChecks + columnNameChecks
 
     static func check(
         _ name: String,

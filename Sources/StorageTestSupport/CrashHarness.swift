@@ -31,7 +31,14 @@ public enum CrashHarness {
 
     /// Starts the crash writer on the store at `path`, waits for its first acknowledged commit,
     /// lets it run for `delay` more microseconds, and kills it with SIGKILL.
+    /// - Parameters:
+    ///   - backend: the backend's name, as `DiskBackend` spells it.
+    ///   - path: the store's path.
+    ///   - batchSize: records per committed batch.
+    ///   - delay: microseconds between the first acknowledged commit and the kill.
     /// - Returns: the last batch it acknowledged (0 if it acknowledged none).
+    /// - Throws: `CrashWriterFailure` when the writer reported an error; the process's error when
+    ///   it cannot be started.
     public static func runAndKill(
         backend: String,
         path: String,
@@ -74,6 +81,14 @@ extension CrashHarness {
     ///     try ObjectStore(backend: .sqlite(path: $0))
     /// }
     /// ```
+    /// - Parameters:
+    ///   - backend: the backend's name, as `DiskBackend` spells it.
+    ///   - path: the store's path.
+    ///   - kills: how many times the writer is killed.
+    ///   - batchSize: records per committed batch.
+    ///   - maximumDelay: the longest wait, in microseconds, between the first commit and a kill.
+    ///   - open: opens the store at a path, for the checks after each kill.
+    ///   - afterEach: more checks after each kill.
     /// - Returns: the last batch committed.
     /// - Throws: `CrashCheckFailure` when a kill left the store in a state a committed, atomic,
     ///   durable store cannot be in, or when a run acknowledged no new batch.

@@ -14,6 +14,9 @@ public struct CrashRecord: Codable, Equatable, Sendable {
     public var blob: Data
 
     /// The record with `id` of `batch`, with the contents that follow from them.
+    /// - Parameters:
+    ///   - id: the record's primary key.
+    ///   - batch: the batch it belongs to.
     public init(id: Int64, batch: Int64) {
         self.id = id
         self.batch = batch
@@ -27,6 +30,10 @@ public struct CrashRecord: Codable, Equatable, Sendable {
     private static let bytes = Data((0..<600).map { UInt8(truncatingIfNeeded: $0 &* 31) })
 
     /// The records of `batch`, `size` of them.
+    /// - Parameters:
+    ///   - batch: the batch's number.
+    ///   - size: how many records a batch has.
+    /// - Returns: the batch's records, in key order.
     public static func batch(_ batch: Int64, size: Int) -> [CrashRecord] {
         (0..<Int64(size)).map { CrashRecord(id: batch * Int64(size) + $0, batch: batch) }
     }
@@ -41,6 +48,7 @@ public struct CrashTally: Codable, Equatable, Sendable {
     public var lastBatch: Int64
 
     /// Creates a tally.
+    /// - Parameter lastBatch: the last batch committed.
     public init(lastBatch: Int64) {
         self.lastBatch = lastBatch
     }
@@ -52,6 +60,12 @@ public enum CrashWorkload {
     /// Commits batches after the last one in `store` until `limit` batches have been written by
     /// this call (forever when `nil`), calling `acknowledge` with each batch number once its
     /// transaction has committed.
+    /// - Parameters:
+    ///   - store: the store written.
+    ///   - batchSize: records per batch.
+    ///   - limit: how many batches to write; `nil` for no end.
+    ///   - acknowledge: called with each batch number after its commit returned.
+    /// - Throws: the store's `StorageError` when a commit fails.
     public static func run(
         on store: ObjectStore,
         batchSize: Int,
@@ -75,7 +89,12 @@ public enum CrashWorkload {
     /// Checks what a store holds after the writer was killed: every batch up to the tally is
     /// complete and intact, no record of a later batch exists, and the tally is at least the last
     /// acknowledged batch and at most one beyond it.
+    /// - Parameters:
+    ///   - store: the store, reopened after the kill.
+    ///   - batchSize: records per batch.
+    ///   - acknowledged: the last batch the writer reported committed.
     /// - Returns: the tally's last batch.
+    /// - Throws: `CrashCheckFailure` naming what is wrong, or the store's `StorageError`.
     public static func verify(_ store: ObjectStore, batchSize: Int, acknowledged: Int64) throws -> Int64 {
         let last = try store.fetch(CrashTally.self, id: 1)?.lastBatch ?? 0
         guard last >= acknowledged else {

@@ -18,6 +18,8 @@ public final class InMemoryStorageBackend: StorageBackend {
 
     /// The in-memory store named `name`, created on first use: opening the same name again gives
     /// the same data, as reopening a file would.
+    /// - Parameter name: the store's name.
+    /// - Returns: the backend holding that store.
     public static func named(_ name: String) -> InMemoryStorageBackend {
         registry.withLock { stores in
             if let store = stores[name] { return store }
@@ -28,16 +30,27 @@ public final class InMemoryStorageBackend: StorageBackend {
     }
 
     /// Forgets the store named `name`.
+    /// - Parameter name: the store's name.
     public static func remove(named name: String) {
         _ = registry.withLock { $0.removeValue(forKey: name) }
     }
 
+    /// Runs `body` on a snapshot of the committed collections; never waits for the writer.
+    /// - Parameter body: the reads; the transaction is valid only inside it.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws.
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
         let transaction = MemoryTransaction(database: committed.withLock { $0 })
         defer { transaction.isOpen = false }
         return try body(transaction)
     }
 
+    /// Runs `body` on a copy of the collections and makes it current when `body` returns;
+    /// writers take turns.
+    /// - Parameter body: the writes; the transaction is valid only inside it.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, after discarding every change it made (for example
+    ///   `StorageError` with code `.constraintViolation` from a unique index).
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
         writerLock.lock()
         defer { writerLock.unlock() }
@@ -56,6 +69,7 @@ extension InMemoryStorageBackend: ExternalCommitCounter {
     /// The number of commits: several `ObjectStore`s may share one named store, and each one's
     /// settings cache must see the others' commits.
     /// - Returns: the number of commits so far.
+    /// - Throws: nothing.
     public func externalCommitCount() throws -> UInt64 {
         committed.withLock { $0.commitCount }
     }

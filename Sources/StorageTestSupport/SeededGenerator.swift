@@ -4,10 +4,13 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// A generator whose sequence is fixed by `seed`.
+    /// - Parameter seed: the seed; the same seed gives the same sequence.
     public init(seed: UInt64) {
         state = seed
     }
 
+    /// The next pseudo-random number (SplitMix64).
+    /// - Returns: 64 random bits, the same sequence for the same seed.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

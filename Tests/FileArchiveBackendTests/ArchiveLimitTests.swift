@@ -218,14 +218,14 @@ private struct Attachment: Codable, Equatable, StorableModel {
     }
 }
 
-/// A schema whose names loading refuses (a column name over 128 characters, here through the
+/// A schema whose names loading refuses (a column name over 255 bytes, here through the
 /// backend used directly, which `ObjectStore` would have checked) is refused when the
 /// collection is prepared; it was written, and then the whole store refused to open.
 @Test func aSchemaTheStoreCouldNotLoadIsRefusedWhenPrepared() throws {
     try TemporaryDirectory.with("archive-limits") { directory in
         let path = directory.appendingPathComponent("store").path
         let backend = try FileArchiveStorageBackend(directory: path)
-        let long = String(repeating: "c", count: 129)
+        let long = String(repeating: "c", count: 256)
         for schema in [
             CollectionSchema(
                 name: "t",

@@ -65,6 +65,77 @@ import Testing
             #expect(Self.eventually { mine.theme == "dark" })
         }
     }
+
+    /// The number of rows in the store's change table at `path`.
+    static func changeRows(_ raw: RawConnection, path: String) throws -> Int {
+        let table = "\"\(PostgreSQLTestServer.schema(for: path))\".\"storage$changes\""
+        return Int(try raw.execute("SELECT count(*) FROM \(table)").first ?? "") ?? -1
+    }
+
+    /// A thousand transactions committed by another store: the observer receives each of them,
+    /// once and in commit order, while the change table is pruned down to its newest row.
+    @Test func theChangeTableIsPrunedOnceEveryListenerHasReadIt() async throws {
+        let configuration = PostgreSQLStorageBackend.Configuration(changeRetention: .milliseconds(200))
+        let directory = try TemporaryDirectory("postgres-prune")
+        defer { directory.remove() }
+        let path = DiskBackend.postgresql.storePath(in: directory.url)
+        var quiet = configuration
+        quiet.observesOtherProcesses = false
+        let writer = try PostgreSQLTestServer.openStore(path: path, configuration: quiet)
+        let observer = try PostgreSQLTestServer.openStore(path: path, configuration: configuration)
+        let changes = observer.changes(of: Item.self)
+        let commits = 1_000
+        for id in 0..<commits { try await writer.save(Item(id: Int64(id), text: "item \(id)")) }
+        var received: [StorageValue] = []
+        for await change in changes {
+            #expect(change.upserted.count == 1 && change.deleted.isEmpty, "\(change)")
+            received += change.upserted
+            if received.count == commits { break }
+        }
+        #expect(received == (0..<commits).map { .integer(Int64($0)) })
+        let raw = try RawConnection(try PostgreSQLTestServer.url())
+        let pruned = try Self.eventually { try Self.changeRows(raw, path: path) <= 1 }
+        let left = try Self.changeRows(raw, path: path)
+        #expect(pruned, "\(left) rows left")
+        // Observation goes on after the pruning.
+        try await writer.save(Item(id: -1, text: "after"))
+        for await change in changes {
+            #expect(change.upserted == [.integer(-1)])
+            break
+        }
+    }
+
+    /// With no store listening, the writers prune the change table themselves. A listener that
+    /// reported recently (here one in another process, simulated by its row) keeps every row it
+    /// has not read; once silent for longer than the retention, it no longer does.
+    @Test func writersPruneTheChangeTableButKeepWhatALiveListenerHasNotRead() throws {
+        var configuration = PostgreSQLStorageBackend.Configuration(changeRetention: .seconds(30))
+        configuration.observesOtherProcesses = false
+        try withStore("prune-writers", configuration: configuration) { store, path in
+            let raw = try RawConnection(try PostgreSQLTestServer.url())
+            let schema = "\"\(PostgreSQLTestServer.schema(for: path))\""
+            for id in 0..<600 { try store.save(Item(id: Int64(id), text: "item \(id)")) }
+            // Pruned at the 256th and the 512th commit, down to the newest row each time.
+            #expect(try Self.changeRows(raw, path: path) < 256)
+
+            let position = try raw.execute("SELECT max(id) FROM \(schema).\"storage$changes\"")[0]
+            try raw.execute(
+                "INSERT INTO \(schema).\"storage$listeners\" VALUES ('elsewhere', \(position), now())"
+            )
+            let unread = try raw.execute("SELECT count(*) FROM \(schema).\"storage$changes\" WHERE id > \(position)")
+            for id in 600..<1_200 { try store.save(Item(id: Int64(id), text: "item \(id)")) }
+            let kept = try raw.execute("SELECT count(*) FROM \(schema).\"storage$changes\" WHERE id > \(position)")
+            #expect(unread == ["0"])
+            #expect(kept == ["600"])
+
+            try raw.execute(
+                "UPDATE \(schema).\"storage$listeners\" SET seen_at = now() - interval '1 hour' WHERE origin = 'elsewhere'"
+            )
+            for id in 1_200..<1_500 { try store.save(Item(id: Int64(id), text: "item \(id)")) }
+            #expect(try Self.changeRows(raw, path: path) < 256)
+            #expect(try raw.execute("SELECT count(*) FROM \(schema).\"storage$listeners\"") == ["0"])
+        }
+    }
 }
 
 /// `withStore` for async tests.

@@ -62,10 +62,25 @@ struct Child {
         self.pid = pid
     }
 
-    /// Waits for the child to exit and returns its exit status and output lines.
-    func wait() -> (status: Int32, lines: [String]) {
+    /// Waits for the child to exit and returns its exit status and output lines. With a
+    /// `deadline`, a child still running then is killed (SIGKILL), so a child that never ends
+    /// fails the test instead of hanging it.
+    func wait(deadline: ContinuousClock.Instant? = nil) -> (status: Int32, lines: [String]) {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        if let deadline {
+            while true {
+                let reaped = waitpid(pid, &status, WNOHANG)
+                if reaped == pid || (reaped < 0 && errno != EINTR) { break }
+                if ContinuousClock.now >= deadline {
+                    kill(pid, SIGKILL)
+                    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                    break
+                }
+                usleep(20_000)
+            }
+        } else {
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         try? FileManager.default.removeItem(atPath: output)
         return (status, text.split(separator: "\n").map(String.init))

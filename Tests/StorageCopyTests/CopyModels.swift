@@ -34,11 +34,12 @@ struct Sample: Codable, StorableModel {
         return optional == other.optional && date == other.date && uuid == other.uuid && decimal == other.decimal
     }
 
-    /// The samples; `withNaN: false` puts another value where NaN would be (SQLite stores a NaN
-    /// as NULL, so a store with a NaN cannot be copied to SQLite: see `CopyNaNTests`).
-    static func samples(withNaN: Bool = true) -> [Sample] {
+    /// The samples. No NaN: the store refuses to save one (`.valueOutOfRange`: SQLite would keep
+    /// it as null), so the most negative finite double stands where it would be.
+    static func samples() -> [Sample] {
         let reals: [Double] = [
-            withNaN ? .nan : -1e308, .infinity, -.infinity, 1.5, -0.0, .greatestFiniteMagnitude, .leastNonzeroMagnitude,
+            -.greatestFiniteMagnitude, .infinity, -.infinity, 1.5, -0.0, .greatestFiniteMagnitude,
+            .leastNonzeroMagnitude,
         ]
         let bigs: [Int64] = [.min, .max, 0, -1, 1 << 53 + 1]
         let megabyte = Data((0..<1_048_576).map { (byte: Int) -> UInt8 in UInt8(truncatingIfNeeded: byte &* 31 &+ 7) })

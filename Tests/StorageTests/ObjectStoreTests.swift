@@ -134,10 +134,10 @@ import Testing
     @Test func errorsNameWhatWasWrong() throws {
         let store = ObjectStore(backend: InMemoryStorageBackend())
         let error = try #require(throws: StorageError.self) {
-            try store.insert(dictionaries: [["id": 1, "bad name": 2]], into: "things")
+            try store.insert(dictionaries: [["id": 1, "bad\u{0}name": 2]], into: "things")
         }
         #expect(error.code == .invalidIdentifier)
-        #expect(error.description.contains("bad name"))
+        #expect(error.description.contains(#"bad\0name"#))
         #expect(error.description.contains("row 0"))
     }
 

@@ -23,5 +23,6 @@ public struct DamagedRecord: Sendable, Equatable, CustomStringConvertible {
     /// Why the file was left out.
     public let reason: String
 
+    /// The file, its collection and key, and the reason it was left out, in one line.
     public var description: String { "\(path) (collection '\(collection)', key \(key)): \(reason)" }
 }

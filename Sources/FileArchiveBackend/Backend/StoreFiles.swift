@@ -75,7 +75,9 @@ struct StoreFiles: Sendable {
             table.lastAssignedKey = stored.lastAssignedKey
             var positions: [String: Int] = [:]
             for (index, column) in schema.columns.enumerated() { positions[column.name] = index }
-            let realColumns = schema.columns.indices.filter { schema.columns[$0].type == .real }
+            let widenedColumns = schema.columns.indices.filter {
+                schema.columns[$0].type == .real || schema.columns[$0].type == .text
+            }
             var loader = ArchiveRecordLoader(table: table, folderPath: folderPath)
             for name in try opened.list() where FileNames.isRecord(name) {
                 let recordPath = folderPath + "/" + name
@@ -86,9 +88,11 @@ struct StoreFiles: Sendable {
                     positions: positions,
                     columnCount: schema.columns.count
                 )
-                // A column widened to real after this record was written.
-                for index in realColumns {
-                    if case .integer(let number) = record[index] { record[index] = .real(Double(number)) }
+                // A column widened (to real or text) after this record was written.
+                for index in widenedColumns {
+                    if case .integer = record[index] {
+                        record[index] = record[index].applyingAffinity(schema.columns[index].type)
+                    }
                 }
                 try loader.add(record, file: name)
             }

@@ -24,9 +24,15 @@ public struct ArchiveEncoder: Sendable {
         Data(try encodeBytes(value, kind: .document))
     }
 
+    /// Encodes `value` as an archive of the given kind.
     /// - Parameters:
+    ///   - value: the value encoded.
+    ///   - kind: what the archive holds (a document, a record, a schema).
     ///   - maximumSize: the largest archive written; smaller only in tests.
     ///   - maximumDepth: the deepest nesting written; other values only in tests.
+    /// - Returns: the archive's bytes.
+    /// - Throws: `StorageError` with code `.limitExceeded` past either limit, or the value's own
+    ///   encoding error.
     func encodeBytes(
         _ value: some Encodable,
         kind: ArchiveKind,

@@ -38,7 +38,14 @@ enum FileSystem {
 
     /// Creates `name` in the folder `directory` (it must not exist), writes `bytes` and, when
     /// `sync` is set, fsyncs it.
-    /// - Parameter path: the file's path, for messages.
+    /// - Parameters:
+    ///   - bytes: the file's contents.
+    ///   - directory: a descriptor of the folder.
+    ///   - name: the file's name in the folder.
+    ///   - path: the file's path, for messages.
+    ///   - sync: whether to fsync the file before returning.
+    /// - Throws: `StorageError` with code `.io` naming the path and the system's reason (a full
+    ///   disk included); the file may then exist, partly written.
     static func writeNewFile(_ bytes: [UInt8], in directory: Int32, _ name: String, path: String, sync: Bool) throws {
         let descriptor = openat(directory, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw error(.io, "create", path) }
@@ -101,7 +108,13 @@ enum FileSystem {
     }
 
     /// The whole file `name` of the folder `directory`, or `nil` when it does not exist.
-    /// - Parameter path: the file's path, for messages.
+    /// - Parameters:
+    ///   - directory: a descriptor of the folder.
+    ///   - name: the file's name in the folder.
+    ///   - path: the file's path, for messages.
+    /// - Returns: the file's bytes, or `nil` when there is no such file.
+    /// - Throws: `StorageError` naming the path: `.io` when the file cannot be read, `.corrupt`
+    ///   when it is not a regular file or is too large.
     static func readFile(in directory: Int32, _ name: String, path: String) throws -> [UInt8]? {
         // O_NONBLOCK: a FIFO planted under a record's name must not hang the open; for a
         // regular file it changes nothing.
@@ -174,10 +187,14 @@ enum FileSystem {
 
     /// Creates the folder `name` of the folder `directory` with mode 0700 unless it exists.
     /// - Parameters:
+    ///   - directory: a descriptor of the parent folder.
+    ///   - name: the folder's name in it.
+    ///   - path: the folder's path, for messages.
     ///   - code: the code of the error when it cannot be created.
     ///   - notAFolder: the error when `name` exists as something else than a real folder (a
     ///     symbolic link, never followed, or a file), given the path.
     /// - Returns: whether it was created.
+    /// - Throws: `StorageError` with `code`, or the `notAFolder` error.
     static func makeDirectory(
         in directory: Int32,
         _ name: String,

@@ -26,10 +26,12 @@ final class Folder: Sendable {
 
     /// Opens the folder at `path`.
     /// - Parameters:
+    ///   - path: the folder's path.
     ///   - followingLink: whether a symbolic link as the path's last component is followed (a
     ///     folder the caller named, as `FileArchive.write` gets); the store's own folders never
     ///     are.
     ///   - code: the code of the error when it cannot be opened.
+    /// - Throws: `StorageError` with `code` naming the path when it cannot be opened as a folder.
     convenience init(path: String, followingLink: Bool = false, code: StorageError.Code = .io) throws {
         let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLink ? 0 : O_NOFOLLOW)
         let descriptor = open(path, flags)

@@ -18,7 +18,12 @@ struct ArchiveReader {
 
     /// Checks the header and the checksum, and that the root value fills the file exactly.
     /// - Parameters:
+    ///   - bytes: the whole file.
+    ///   - path: the file's path, for messages; `nil` for an archive in memory.
+    ///   - kind: what the archive must hold.
     ///   - verifyingChecksum: `false` only for the fuzzer, so that it reaches the value parser.
+    /// - Throws: `StorageError` with code `.corrupt` naming the path when the header, the
+    ///   checksum or the layout is wrong.
     init(bytes: [UInt8], path: String?, kind: ArchiveKind, verifyingChecksum: Bool = true) throws {
         self.bytes = bytes
         self.path = path

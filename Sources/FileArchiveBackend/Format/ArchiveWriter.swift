@@ -16,7 +16,11 @@ struct ArchiveWriter {
     /// `maximumSize`.
     private var overflowed = false
 
-    /// - Parameter maximumSize: `ArchiveLayout.maximumSize`; smaller only in tests.
+    /// Starts an archive of `kind` with its header.
+    /// - Parameters:
+    ///   - kind: what the archive holds.
+    ///   - capacity: the bytes reserved at first.
+    ///   - maximumSize: `ArchiveLayout.maximumSize`; smaller only in tests.
     init(kind: ArchiveKind, capacity: Int = 256, maximumSize: Int = ArchiveLayout.maximumSize) {
         self.maximumSize = maximumSize
         bytes = []

@@ -1,7 +1,7 @@
-/// The seam between `ObjectStore` and a storage engine: small, record-level, transaction-scoped.
+/// The seam between ``ObjectStore`` and a storage engine: small, record-level, transaction-scoped.
 ///
-/// A backend stores records of named collections. A record is a list of `StorageValue`s for a
-/// list of column names; the backend never sees a Swift model type. `ObjectStore` does the
+/// A backend stores records of named collections. A record is a list of ``StorageValue``s for a
+/// list of column names; the backend never sees a Swift model type. ``ObjectStore`` does the
 /// reflection, the type mapping and the validation of names, and calls the backend inside
 /// `read` and `write` transactions.
 ///
@@ -9,57 +9,57 @@
 ///
 /// To implement a backend (a new engine), provide `read` and `write` and the transaction types
 /// they hand out, and make the shared conformance suite (`StorageTestSupport.ConformanceSuite`)
-/// pass. A backend in another package needs only public API: the helpers (`Identifier`,
-/// `StorePath`, `OwningProcess`, `CollectionSchema.merged(with:)`, `WriterLayout`,
-/// `ForwardingRecordWriter`, `ProjectedRow`, `PredicateEvaluator`) are public, and the suite is
-/// the `StorageTestSupport` product (README, "Implementing a backend in another package").
+/// pass. A backend in another package needs only public API: the helpers (``Identifier``,
+/// ``StorePath``, ``OwningProcess``, `CollectionSchema.merged(with:)`, ``WriterLayout``,
+/// ``ForwardingRecordWriter``, ``ProjectedRow``, ``PredicateEvaluator``) are public, and the suite is
+/// the `StorageTestSupport` product (<doc:ImplementingABackend>).
 /// In particular:
 ///
 /// - `write` runs `body` in one engine transaction and commits when `body` returns. If `body`
 ///   throws, or the commit fails, nothing `body` did remains, and the error is rethrown
-///   (engine failures as `StorageError`). Only one write transaction runs at a time in a process;
+///   (engine failures as ``StorageError``). Only one write transaction runs at a time in a process;
 ///   others wait.
 /// - `read` runs `body` against one consistent snapshot of committed data. Readers should not wait
 ///   for the writer where the engine allows it.
 /// - Transactions are only valid inside their closure; the closure is synchronous and never
 ///   suspends, so an engine transaction never spans an `await`.
-/// - Values are stored and returned exactly as given (`ObjectStore` has already applied the
+/// - Values are stored and returned exactly as given (``ObjectStore`` has already applied the
 ///   column's type affinity). Columns a record lacks read as `.null`.
 /// - `prepareCollection` creates a missing collection, adds missing columns, widens integer
 ///   columns to real when asked, and creates missing indexes. It never drops data.
-/// - Unique indexes are enforced: a violating `put` throws a `StorageError` with code
+/// - Unique indexes are enforced: a violating `put` throws a ``StorageError`` with code
 ///   `.constraintViolation` and writes nothing. As in SQLite, null values never conflict.
 /// - `scan` returns records in `ordering` (ties broken by primary key ascending, which
-///   `ObjectStore` always appends), filtered by `predicate` with SQLite's semantics; a backend
+///   ``ObjectStore`` always appends), filtered by `predicate` with SQLite's semantics; a backend
 ///   that cannot compile a predicate (or a node of one: new kinds of node may be added, see
-///   `StoragePredicate`) uses `PreparedPredicate` or `PredicateEvaluator`. IN lists may hold a
+///   ``StoragePredicate``) uses ``PreparedPredicate`` or ``PredicateEvaluator``. IN lists may hold a
 ///   million values and `&&`/`||` chains tens of thousands of terms.
 /// - Collection and column names are compared ignoring ASCII case, as SQLite compares them:
 ///   `Person` and `person` name the same collection.
-/// - Names reaching a backend are valid identifiers (`ObjectStore` checks them), but a backend
+/// - Names reaching a backend are valid identifiers (``ObjectStore`` checks them), but a backend
 ///   must still quote them (SQL) or encode them (paths), and never build SQL from values.
 /// - `scan` skips the first `ScanRequest.offset` matching records (after ordering), then returns
 ///   at most `limit`.
 /// - `collectionNames` lists every collection of the snapshot, as created (reserved names
-///   starting with `_` included: `ObjectStore` filters them).
+///   starting with `_` included: ``ObjectStore`` filters them).
 /// - `dropCollection` removes a collection's records, indexes and schema inside the write
 ///   transaction, so it is undone with the rest when the transaction rolls back; the name may be
 ///   used again afterwards, even in the same transaction.
-/// - `close` frees the engine's connections, file descriptors and maps. `ObjectStore` calls it
+/// - `close` frees the engine's connections, file descriptors and maps. ``ObjectStore`` calls it
 ///   once, after every call in flight has returned, and calls nothing afterwards. It must not
 ///   wait without bound for another backend on the same files.
 ///
 /// # Commits made elsewhere
 ///
 /// A backend whose store other processes or machines also write (a database server) may adopt
-/// `ExternalCommitSource` as well. `ObjectStore` then subscribes when it is created and feeds each
+/// ``ExternalCommitSource`` as well. ``ObjectStore`` then subscribes when it is created and feeds each
 /// reported commit into its change streams (`changes(of:)`) and its settings cache, exactly as
 /// it does its own commits. A backend without it sees only its own commits in its change
-/// streams; an embedded engine adopts `ExternalCommitCounter` so that `Settings` reads still see
+/// streams; an embedded engine adopts ``ExternalCommitCounter`` so that ``Settings`` reads still see
 /// other processes' commits.
 ///
-/// - A backend whose store other processes (or other `ObjectStore`s) may commit to adopts
-///   `ExternalCommitCounter`, so that `Settings` reads see their commits. A backend that does not
+/// - A backend whose store other processes (or other ``ObjectStore``s) may commit to adopts
+///   ``ExternalCommitCounter``, so that ``Settings`` reads see their commits. A backend that does not
 ///   adopt it is taken to be the only writer of its data (as the in-memory backend is), and the
 ///   settings cache trusts what this store committed.
 public protocol StorageBackend: Sendable {
@@ -70,29 +70,31 @@ public protocol StorageBackend: Sendable {
     func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result
 
     /// Frees the engine's resources (connections, file descriptors, maps). Later calls of
-    /// `read` and `write` may fail with any error; `ObjectStore` makes none.
+    /// `read` and `write` may fail with any error; ``ObjectStore`` makes none.
     ///
     /// The default implementation does nothing: a backend holding nothing but memory has
     /// nothing to free before it is released.
-    /// - Throws: `StorageError` when the engine fails to close cleanly.
+    /// - Throws: ``StorageError`` when the engine fails to close cleanly.
     func close() throws
 }
 
 extension StorageBackend {
+    /// Does nothing: the default for a backend that holds only memory.
+    /// - Throws: nothing.
     public func close() throws {}
 }
 
 /// A backend that can report the commits other processes or machines make to its store; see
-/// "Commits made elsewhere" in `StorageBackend`.
+/// "Commits made elsewhere" in ``StorageBackend``.
 ///
 /// Implementation requirements: call `handler` once per commit made by anyone but this backend
-/// instance, after it committed, in commit order, with one `CollectionChange` per collection the
+/// instance, after it committed, in commit order, with one ``CollectionChange`` per collection the
 /// commit touched (each key once, in `upserted` or `deleted`, however many keys there are). Never
-/// call it for this instance's own commits, which `ObjectStore` already publishes. Calls come
+/// call it for this instance's own commits, which ``ObjectStore`` already publishes. Calls come
 /// from a thread of the backend's own; the handler does not block.
 public protocol ExternalCommitSource: StorageBackend {
     /// Starts reporting commits made elsewhere to `handler`, until the backend is closed or
-    /// released. Called at most once per `ObjectStore`.
+    /// released. Called at most once per ``ObjectStore``.
     func observeExternalCommits(_ handler: @escaping @Sendable ([CollectionChange]) -> Void)
 }
 
@@ -100,19 +102,19 @@ public protocol ExternalCommitSource: StorageBackend {
 /// whether anything was committed since it last looked: an embedded engine's change counter
 /// (SQLite's `PRAGMA data_version`, LMDB's last transaction id, a commit counter in a lock file).
 ///
-/// `ObjectStore` reads it before serving a `Settings` value from its cache, and drops the cache
+/// ``ObjectStore`` reads it before serving a ``Settings`` value from its cache, and drops the cache
 /// when the count moved. It is read on every settings read, so it must be cheap, and it must
 /// never take or wait for the writer.
 ///
 /// Engines that push notifications of other processes' commits (a database server) adopt
-/// `ExternalCommitSource` instead, which also feeds the change streams; a counter only tells
+/// ``ExternalCommitSource`` instead, which also feeds the change streams; a counter only tells
 /// that something changed, not what.
 public protocol ExternalCommitCounter: StorageBackend {
     /// A count of the store's commits: two calls return the same value only if no commit, by any
     /// process, happened in between. It may also move on this store's own commits or without a
     /// commit (that only costs a re-read); it must not stay the same across a commit.
     /// - Returns: the current count.
-    /// - Throws: `StorageError` when the engine cannot be asked.
+    /// - Throws: ``StorageError`` when the engine cannot be asked.
     func externalCommitCount() throws -> UInt64
 }
 
@@ -146,6 +148,15 @@ public protocol StorageReadTransaction: AnyObject {
 }
 
 extension StorageReadTransaction {
+    /// Reads the record whose primary key is `key` through `scan`, with an equality on the
+    /// primary key and a limit of 1. A backend with a faster look-up by key implements it.
+    /// - Parameters:
+    ///   - collection: the collection read.
+    ///   - key: the primary key looked up.
+    ///   - columns: the columns `body` reads, by position.
+    ///   - body: called once with the record when it exists.
+    /// - Returns: whether the record exists.
+    /// - Throws: what `scan` or `body` throws.
     public func get(
         _ collection: String,
         key: StorageValue,
@@ -188,7 +199,7 @@ public protocol StorageWriteTransaction: StorageReadTransaction {
     func deleteAll(from collection: String, where predicate: StoragePredicate?) throws -> [StorageValue]
 
     /// Removes `collection` with its records, indexes and schema; nothing when it does not exist.
-    /// `ObjectStore` deletes the records first (to report their keys), so the collection is
+    /// ``ObjectStore`` deletes the records first (to report their keys), so the collection is
     /// usually empty by then.
     func dropCollection(_ collection: String) throws
 }
@@ -199,8 +210,25 @@ public protocol RecordWriter: AnyObject {
     /// auto-assigned key, a `.null` key gets the next key, never one used before.
     /// - Parameter values: one value per column of the writer, in order.
     /// - Returns: the record's primary key.
+    /// - Throws: ``StorageError``: `.constraintViolation` when a unique index already holds the
+    ///   values (nothing is written), `.invalidKey` for a key the engine cannot store,
+    ///   `.limitExceeded` past an engine's limit, or an engine failure (`.io`, `.busy`, ...).
     @discardableResult
     func put(_ values: [StorageValue]) throws -> StorageValue
+
+    /// Announces that about `count` more records are coming through this writer's transaction,
+    /// before the first of them is put, so a backend can make room for them at once (LMDB sizes
+    /// its map for the batch) instead of growing step by step. A hint: fewer or more may come.
+    /// - Parameter count: how many records the caller expects to put; 0 when it does not know.
+    /// - Throws: a `StorageError` the backend chooses; the default does nothing and never throws.
+    func expectRecords(_ count: Int) throws
+}
+
+extension RecordWriter {
+    /// Ignores the hint: a backend that needs no room made in advance.
+    /// - Parameter count: how many records are expected.
+    /// - Throws: never.
+    public func expectRecords(_ count: Int) throws {}
 }
 
 /// A read of a collection: which columns, which records, in which order, how many.
@@ -219,6 +247,13 @@ public struct ScanRequest: Sendable, Hashable {
     public var offset: Int
 
     /// Creates a scan request.
+    /// - Parameters:
+    ///   - collection: the collection read.
+    ///   - columns: the columns the rows hold, in order.
+    ///   - predicate: which records; `nil` for all.
+    ///   - ordering: the order; ``ObjectStore`` appends the primary key to break ties.
+    ///   - limit: at most this many records; `nil` for all.
+    ///   - offset: how many matching records to skip first.
     public init(
         collection: String,
         columns: [String],
@@ -280,12 +315,17 @@ public struct WriterLayout: Sendable {
     ///   - columns: the writer's columns, as `makeWriter(for:columns:)` received them.
     ///   - schema: the collection's stored schema.
     ///   - collection: the collection, named in errors.
-    /// - Throws: `StorageError` with code `.unknownColumn` for a column the schema lacks, or
+    /// - Throws: ``StorageError`` with code `.unknownColumn` for a column the schema lacks, or
     ///   `.invalidKey` when the columns lack the primary key.
     public init(columns: [String], in schema: CollectionSchema, collection: String) throws {
         positions = try columns.map { column in
             guard let position = schema.columnIndex(named: column) else {
-                throw StorageError(.unknownColumn, "no column '\(column)'", collection: collection, column: column)
+                throw StorageError(
+                    .unknownColumn,
+                    "no column \(Identifier.quoted(column))",
+                    collection: collection,
+                    column: column
+                )
             }
             return position
         }
@@ -296,7 +336,7 @@ public struct WriterLayout: Sendable {
     }
 }
 
-/// A `RecordWriter` that hands each record to a closure: for backends whose transaction does the
+/// A ``RecordWriter`` that hands each record to a closure: for backends whose transaction does the
 /// writing itself.
 public final class ForwardingRecordWriter: RecordWriter {
     private let body: ([StorageValue]) throws -> StorageValue

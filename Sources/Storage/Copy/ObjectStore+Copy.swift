@@ -10,7 +10,7 @@ extension ObjectStore {
     /// print(report.records, "records copied and verified")
     /// ```
     /// Copied exactly: each collection's schema (columns, types, primary key), its indexes and
-    /// unique constraints, every record with its values as stored (storage classes, NaN and
+    /// unique constraints, every record with its values as stored (storage classes,
     /// infinities, blobs, JSON text), auto-assigned keys (the destination's next auto key is past
     /// every copied one), and the store's own collections such as `_settings`.
     ///

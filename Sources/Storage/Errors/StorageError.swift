@@ -20,7 +20,9 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         /// The code's name.
         public let rawValue: String
         /// Creates a code.
+        /// - Parameter rawValue: the code's name; a backend's own codes use names of their own.
         public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// The code's name, as `"constraintViolation"`.
         public var description: String { rawValue }
 
         /// A collection or column name that is not allowed (empty, too long, reserved, bad characters).
@@ -37,6 +39,9 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         public static let constraintViolation = Code("constraintViolation")
         /// Input that should be JSON is not, or not of the expected shape.
         public static let invalidJSON = Code("invalidJSON")
+        /// Input that should be CSV is malformed (an unclosed quote, a record with more or fewer
+        /// fields than the header); the message names the line. Nothing was stored.
+        public static let invalidCSV = Code("invalidCSV")
         /// A Swift type cannot be mapped to a record (for example, it is not a keyed type).
         public static let unsupportedType = Code("unsupportedType")
         /// A schema is inconsistent (a key column that does not exist, a duplicated column).
@@ -74,7 +79,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         /// The store was closed (`ObjectStore.close()`); it accepts no more calls.
         public static let closed = Code("closed")
 
-        /// Whether `error` is a `StorageError` with this code, so that `catch` can match a code:
+        /// Whether `error` is a ``StorageError`` with this code, so that `catch` can match a code:
         ///
         /// ```swift
         /// do { try store.save(person) } catch StorageError.Code.constraintViolation { ... }
@@ -82,7 +87,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         /// - Parameters:
         ///   - code: the code to match.
         ///   - error: the error thrown.
-        /// - Returns: whether `error` is a `StorageError` whose code is `code`.
+        /// - Returns: whether `error` is a ``StorageError`` whose code is `code`.
         public static func ~= (code: Code, error: any Error) -> Bool {
             (error as? StorageError)?.code == code
         }
@@ -104,6 +109,14 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
     public var underlying: (any Error & Sendable)?
 
     /// Creates an error.
+    /// - Parameters:
+    ///   - code: what went wrong.
+    ///   - message: what happened, naming what was involved.
+    ///   - collection: the collection involved, if any.
+    ///   - column: the column involved, if any.
+    ///   - key: the primary key involved, if any.
+    ///   - path: the file or folder involved, if any.
+    ///   - underlying: the engine's or the system's error, if any.
     public init(
         _ code: Code,
         _ message: String,
@@ -122,6 +135,8 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         self.underlying = underlying
     }
 
+    /// The code, the message, the context (collection, column, key, path) and the underlying
+    /// error, in one line.
     public var description: String {
         var parts = ["StorageError.\(code): \(message)"]
         if let collection { parts.append("collection: \(collection)") }

@@ -12,6 +12,10 @@ public struct CollectionChange: Sendable, Hashable {
     public var deleted: [StorageValue]
 
     /// Creates a change.
+    /// - Parameters:
+    ///   - collection: the collection changed.
+    ///   - upserted: the primary keys saved.
+    ///   - deleted: the primary keys deleted.
     public init(collection: String, upserted: [StorageValue], deleted: [StorageValue]) {
         self.collection = collection
         self.upserted = upserted
@@ -20,7 +24,7 @@ public struct CollectionChange: Sendable, Hashable {
 }
 
 /// The writes of one transaction to one collection, in order, as the session made them. Cheap to
-/// record (whole key arrays are kept, not copied); reduced to a `CollectionChange` only when
+/// record (whole key arrays are kept, not copied); reduced to a ``CollectionChange`` only when
 /// someone observes the collection.
 struct ChangeLog {
     enum Operation {

@@ -13,7 +13,7 @@ import Darwin
 /// backend that waits, inside `write`, for the process's reads to end (LMDB growing its map), when
 /// one of those reads is a `forEach` whose body saves: the save would wait for the lock. Instead a
 /// write takes a ticket inside its engine transaction, where writers run one at a time
-/// (`StorageBackend`'s requirement), so tickets follow commit order; after the write it resolves
+/// (``StorageBackend``'s requirement), so tickets follow commit order; after the write it resolves
 /// the ticket (committed with its changes, or void), and whichever thread finds the next tickets
 /// resolved publishes them, in order, while no other thread is publishing.
 ///
@@ -68,6 +68,7 @@ final class CommitSequencer: @unchecked Sendable {
     /// say) already reflects them. A thread with a read open does not wait: the thread
     /// publishing may itself be waiting, in the backend, for that read to end.
     /// - Parameters:
+    ///   - ticket: the transaction's place in the commit order, from `take()`.
     ///   - changes: what the transaction changed, or `nil` when it did not commit.
     ///   - waitsForDelivery: `false` for a caller that must never wait for this store's writes in
     ///     flight (a backend's thread reporting other processes' commits, which a write of this

@@ -1,5 +1,5 @@
 extension ObjectStore {
-    /// The changes committed to `type`'s collection from now on: one `CollectionChange` per
+    /// The changes committed to `type`'s collection from now on: one ``CollectionChange`` per
     /// committed transaction that touched it, delivered after the commit.
     ///
     /// ```swift
@@ -9,8 +9,8 @@ extension ObjectStore {
     /// ```
     /// The subscription starts when this method returns, so a transaction committed after the
     /// call is delivered even when the loop starts consuming later. Rolled-back transactions and
-    /// other collections deliver nothing. Changes are made by this `ObjectStore` instance; writes
-    /// by other processes, or by another `ObjectStore` on the same files, are not seen.
+    /// other collections deliver nothing. Changes are made by this ``ObjectStore`` instance; writes
+    /// by other processes, or by another ``ObjectStore`` on the same files, are not seen.
     ///
     /// A slow consumer never blocks a writer: changes wait in the stream's buffer. With the
     /// default `.unbounded` policy a consumer that falls behind gets every change later, and
@@ -19,6 +19,10 @@ extension ObjectStore {
     /// the stream, ends the subscription and frees it.
     ///
     /// A type whose collection name is invalid has no changes: its stream finishes at once.
+    /// - Parameters:
+    ///   - type: the model type whose collection is observed.
+    ///   - bufferingPolicy: what to keep while the consumer falls behind.
+    /// - Returns: a stream of the collection's changes, until it is released or its task cancelled.
     public func changes<T>(
         of type: T.Type,
         bufferingPolicy: AsyncStream<CollectionChange>.Continuation.BufferingPolicy = .unbounded
@@ -32,6 +36,10 @@ extension ObjectStore {
     /// The changes committed to the collection named `collection` (as given to
     /// `insert(jsonArray:into:)`, say) from now on; see `changes(of:bufferingPolicy:)`.
     /// An invalid collection name gives a stream that finishes at once.
+    /// - Parameters:
+    ///   - collection: the collection's name.
+    ///   - bufferingPolicy: what to keep while the consumer falls behind.
+    /// - Returns: a stream of the collection's changes, until it is released or its task cancelled.
     public func changes(
         in collection: String,
         bufferingPolicy: AsyncStream<CollectionChange>.Continuation.BufferingPolicy = .unbounded

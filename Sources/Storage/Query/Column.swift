@@ -4,12 +4,16 @@ public struct Column: Sendable {
     public let name: String
 
     /// Creates a reference to the named column.
+    /// - Parameter name: the column's name; names compare ignoring ASCII case. A name the
+    ///   collection lacks makes the query fail with `StorageError.Code.unknownColumn`.
     public init(_ name: String) {
         self.name = name
     }
 
     /// A pattern match with SQL LIKE semantics: `%` matches any run of characters, `_` exactly
     /// one; ASCII letters match case-insensitively.
+    /// - Parameter pattern: the pattern, as `"A%"`.
+    /// - Returns: the predicate; unknown when the column is null.
     public func like(_ pattern: String) -> StoragePredicate {
         .like(name, pattern)
     }
@@ -41,43 +45,75 @@ public struct Column: Sendable {
 
 extension Column {
     /// The column equals `rhs` (a null `rhs` means the column is null).
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: the value, converted as the row encoder stores its type.
+    /// - Returns: the predicate.
     public static func == (lhs: Column, rhs: some StorageValueConvertible) -> StoragePredicate {
         let value = rhs.storageValue
         return value.isNull ? .isNull(lhs.name) : .compare(lhs.name, .equal, value)
     }
 
     /// The column holds a value other than `rhs` (a null `rhs` means the column is not null).
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: the value, converted as the row encoder stores its type.
+    /// - Returns: the predicate.
     public static func != (lhs: Column, rhs: some StorageValueConvertible) -> StoragePredicate {
         let value = rhs.storageValue
         return value.isNull ? .not(.isNull(lhs.name)) : .compare(lhs.name, .notEqual, value)
     }
 
     /// `Column("email") == nil`: the column holds null.
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: `nil`.
+    /// - Returns: the predicate.
     public static func == (lhs: Column, rhs: _OptionalNilComparisonType) -> StoragePredicate {
         .isNull(lhs.name)
     }
 
     /// `Column("email") != nil`: the column holds a value.
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: `nil`.
+    /// - Returns: the predicate.
     public static func != (lhs: Column, rhs: _OptionalNilComparisonType) -> StoragePredicate {
         .not(.isNull(lhs.name))
     }
 
     /// The column's value sorts before `rhs`; unknown when the column is null.
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: the value, converted as the row encoder stores its type.
+    /// - Returns: the predicate.
     public static func < (lhs: Column, rhs: some StorageValueConvertible) -> StoragePredicate {
         .compare(lhs.name, .less, rhs.storageValue)
     }
 
     /// The column's value sorts before or equal to `rhs`; unknown when the column is null.
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: the value, converted as the row encoder stores its type.
+    /// - Returns: the predicate.
     public static func <= (lhs: Column, rhs: some StorageValueConvertible) -> StoragePredicate {
         .compare(lhs.name, .lessOrEqual, rhs.storageValue)
     }
 
     /// The column's value sorts after `rhs`; unknown when the column is null.
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: the value, converted as the row encoder stores its type.
+    /// - Returns: the predicate.
     public static func > (lhs: Column, rhs: some StorageValueConvertible) -> StoragePredicate {
         .compare(lhs.name, .greater, rhs.storageValue)
     }
 
     /// The column's value sorts after or equal to `rhs`; unknown when the column is null.
+    /// - Parameters:
+    ///   - lhs: the column.
+    ///   - rhs: the value, converted as the row encoder stores its type.
+    /// - Returns: the predicate.
     public static func >= (lhs: Column, rhs: some StorageValueConvertible) -> StoragePredicate {
         .compare(lhs.name, .greaterOrEqual, rhs.storageValue)
     }

@@ -9,13 +9,20 @@ public struct Ordering: Sendable, Hashable {
     public var isDescending: Bool
 
     /// Creates a sort key.
+    /// - Parameters:
+    ///   - column: the column's name.
+    ///   - descending: whether larger values come first.
     public init(column: String, descending: Bool = false) {
         self.column = column
         self.isDescending = descending
     }
 
     /// Smaller values first.
+    /// - Parameter column: the column's name.
+    /// - Returns: the ordering; nulls sort first.
     public static func ascending(_ column: String) -> Ordering { Ordering(column: column) }
     /// Larger values first.
+    /// - Parameter column: the column's name.
+    /// - Returns: the ordering; nulls sort last.
     public static func descending(_ column: String) -> Ordering { Ordering(column: column, descending: true) }
 }

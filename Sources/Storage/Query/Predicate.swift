@@ -1,15 +1,15 @@
 /// A filter over a collection's records, with SQL's three-valued logic: a comparison with null
 /// is unknown, and only records for which the predicate is true are selected.
 ///
-/// Built with the operators on `Column`: `Column("age") >= 30 && !(Column("email") == nil)`,
+/// Built with the operators on ``Column``: `Column("age") >= 30 && !(Column("email") == nil)`,
 /// `Column("id").in(ids)`.
 ///
 /// # For backends
 ///
 /// New kinds of node may be added in later versions. A backend that compiles predicates for its
 /// engine must therefore keep a `default:` (or `@unknown default:`) branch wherever it switches
-/// over a predicate, and answer a node it does not know with `PredicateEvaluator` (or
-/// `PreparedPredicate`), which always implements every node: compile the parts it knows, and
+/// over a predicate, and answer a node it does not know with ``PredicateEvaluator`` (or
+/// ``PreparedPredicate``), which always implements every node: compile the parts it knows, and
 /// filter the candidates with the evaluator. A query planner that only looks for terms it can use
 /// (equalities, ranges) can simply skip the others, as long as every candidate is still checked
 /// with the evaluator.
@@ -209,10 +209,21 @@ public indirect enum StoragePredicate: Sendable, Hashable {
     }
 
     /// Both predicates hold (false wins over unknown).
+    /// - Parameters:
+    ///   - lhs: a condition.
+    ///   - rhs: another condition.
+    /// - Returns: a condition that holds when both hold (SQL's `AND`, with its rules for unknown).
     public static func && (lhs: StoragePredicate, rhs: StoragePredicate) -> StoragePredicate { .and(lhs, rhs) }
     /// Either predicate holds (true wins over unknown).
+    /// - Parameters:
+    ///   - lhs: a condition.
+    ///   - rhs: another condition.
+    /// - Returns: a condition that holds when either holds (SQL's `OR`, with its rules for unknown).
     public static func || (lhs: StoragePredicate, rhs: StoragePredicate) -> StoragePredicate { .or(lhs, rhs) }
     /// The predicate does not hold (unknown stays unknown).
+    /// - Parameter operand: a condition.
+    /// - Returns: its negation (SQL's `NOT`): unknown stays unknown, so a null column is selected
+    ///   neither by a comparison nor by its negation.
     public static prefix func ! (operand: StoragePredicate) -> StoragePredicate { .not(operand) }
 }
 

@@ -1,11 +1,11 @@
-/// The one evaluator of `StoragePredicate` and `Ordering` for backends that cannot push a query down to
+/// The one evaluator of ``StoragePredicate`` and ``Ordering`` for backends that cannot push a query down to
 /// their engine. It implements SQLite's semantics exactly (three-valued logic, comparison across
 /// storage classes, LIKE), so every backend returns what SQLite returns.
 public enum PredicateEvaluator {
     /// Whether `predicate` is true for a record; unknown (a comparison with null) counts as false.
     ///
     /// Prepares the predicate on every call: to test many records, prepare it once with
-    /// `PreparedPredicate` (an IN list is hashed when it is prepared).
+    /// ``PreparedPredicate`` (an IN list is hashed when it is prepared).
     /// - Parameters:
     ///   - predicate: the filter; `nil` matches every record.
     ///   - value: the record's value for a column name (`.null` when it has none).
@@ -24,6 +24,10 @@ public enum PredicateEvaluator {
     }
 
     /// Compares two records by `orderings`, SQLite style (nulls first when ascending).
+    /// - Parameters:
+    ///   - orderings: the order; the primary key last breaks ties.
+    ///   - lhs: the first record's value of a column, by name.
+    ///   - rhs: the second record's value of a column, by name.
     /// - Returns: `true` when the first record sorts before the second.
     public static func precedes(
         _ orderings: [Ordering],

@@ -1,6 +1,6 @@
-/// A `StoragePredicate` made ready to test many records: chains of `&&` and `||` flattened into
+/// A ``StoragePredicate`` made ready to test many records: chains of `&&` and `||` flattened into
 /// lists (so a chain of any length is walked without deep recursion) and every IN list hashed
-/// once into a set of `StorageKey`s (so a test costs one look-up, not one comparison per value).
+/// once into a set of ``StorageKey``s (so a test costs one look-up, not one comparison per value).
 ///
 /// A backend that filters records itself prepares the query's predicate once and tests every
 /// candidate with it; `PredicateEvaluator.matches` prepares it again on every call.

@@ -11,7 +11,7 @@ enum PrimitiveCoding {
         guard let exact = Int64(exactly: value) else {
             throw StorageError(
                 .valueOutOfRange,
-                "column '\(column)': \(value) does not fit a 64-bit signed integer",
+                "column \(Identifier.quoted(column)): \(value) does not fit a 64-bit signed integer",
                 column: column
             )
         }
@@ -28,7 +28,7 @@ enum PrimitiveCoding {
             guard let exact = T(exactly: number) else {
                 throw StorageError(
                     .valueOutOfRange,
-                    "column '\(column())': \(number) does not fit \(T.self)",
+                    "column \(Identifier.quoted(column())): \(number) does not fit \(T.self)",
                     column: column()
                 )
             }
@@ -38,6 +38,11 @@ enum PrimitiveCoding {
                 throw ValueMapping.mismatch(column(), "real \(number) is not a whole number that fits \(T.self)")
             }
             return exact
+        case .text(let text):
+            // An integer column widened to text (a property that became a String) keeps its
+            // old records' digits; the type that wrote them still reads them.
+            guard let number = Int64(text) else { throw wrongKind(value, T.self, column()) }
+            return try decodeInteger(.integer(number), column: column())
         default:
             throw wrongKind(value, T.self, column())
         }
@@ -59,6 +64,20 @@ enum PrimitiveCoding {
         }
     }
 
+    /// A stored real as a Float, refused when the Float would not be the same number: a Double
+    /// written by another type, or by the untyped path, must not be rounded on the way in.
+    static func decodeFloat(_ value: StorageValue, column: @autoclosure () -> String) throws -> Float {
+        let number = try decodeDouble(value, column: column())
+        guard let exact = Float(exactly: number) else {
+            throw StorageError(
+                .valueOutOfRange,
+                "column \(Identifier.quoted(column())): \(number) cannot be read as a Float without rounding",
+                column: column()
+            )
+        }
+        return exact
+    }
+
     static func decodeString(_ value: StorageValue, column: @autoclosure () -> String) throws -> String {
         guard case .text(let text) = value else { throw wrongKind(value, String.self, column()) }
         return text
@@ -68,7 +87,7 @@ enum PrimitiveCoding {
         if value.isNull {
             return StorageError(
                 .missingValue,
-                "column '\(column)' is null, but a \(type) is required",
+                "column \(Identifier.quoted(column)) is null, but a \(type) is required",
                 column: column
             )
         }

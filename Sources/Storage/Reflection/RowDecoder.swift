@@ -38,7 +38,7 @@ final class RowDecoder: Decoder {
         do {
             return try T(from: self)
         } catch let error as StorageError {
-            throw error.inCollection(core.collection)
+            throw core.naming(row, in: error.inCollection(core.collection))
         } catch {
             throw StorageError(
                 .typeMismatch,
@@ -83,13 +83,27 @@ final class RowDecoderCore {
         func value(at index: Int) -> StorageValue { .null }
     }
 
+    /// The position of the primary key in the rows, to name the record an error comes from.
+    let keySlot: Int?
+
     init(typeName: String, collection: String, plan: ReadPlan) {
         self.typeName = typeName
         self.collection = collection
         self.columns = plan.columns
         self.slotByName = plan.slotByName
+        keySlot = plan.slotByName[plan.schema.primaryKey]
         state = UnsafeMutablePointer.allocate(capacity: 1)
         state.initialize(to: RowState())
+    }
+
+    /// `error` naming the record of `row` it comes from (a column holding values of several
+    /// types fails on some records only), when it names none yet.
+    func naming(_ row: any StorageRow, in error: StorageError) -> StorageError {
+        guard error.key == nil, let keySlot else { return error }
+        var named = error
+        named.key = row.value(at: keySlot)
+        named.message = "record \(named.key!): " + named.message
+        return named
     }
 
     deinit {
@@ -125,7 +139,7 @@ final class RowDecoderCore {
     func unsupportedNesting(_ key: String) -> StorageError {
         StorageError(
             .unsupportedType,
-            "\(typeName) uses a nested container for '\(key)'; give that property a Codable type of its own instead",
+            "\(typeName) uses a nested container for \(Identifier.quoted(key)); give that property a Codable type of its own instead",
             collection: collection,
             column: key
         )
@@ -144,7 +158,7 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         guard let value = decoder.value(name) else {
             throw StorageError(
                 .missingValue,
-                "collection '\(decoder.collection)' has no column '\(name)', which \(decoder.typeName) requires;"
+                "collection '\(decoder.collection)' has no column \(Identifier.quoted(name)), which \(decoder.typeName) requires;"
                     + " make the property optional to read records written before it existed",
                 collection: decoder.collection,
                 column: name
@@ -170,7 +184,7 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try PrimitiveCoding.decodeDouble(try required(key), column: key.stringValue)
     }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        Float(try PrimitiveCoding.decodeDouble(try required(key), column: key.stringValue))
+        try PrimitiveCoding.decodeFloat(try required(key), column: key.stringValue)
     }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
@@ -210,7 +224,7 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try present(key).map { try PrimitiveCoding.decodeDouble($0, column: key.stringValue) }
     }
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-        try present(key).map { Float(try PrimitiveCoding.decodeDouble($0, column: key.stringValue)) }
+        try present(key).map { try PrimitiveCoding.decodeFloat($0, column: key.stringValue) }
     }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optionalInteger(key) }
     func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optionalInteger(key) }

@@ -46,7 +46,7 @@ final class RowEncoder: Encoder {
     }
 
     /// Encodes one record into `values`.
-    /// - Throws: `PlanMiss` when the value has a property the layout lacks; `StorageError` otherwise.
+    /// - Throws: `PlanMiss` when the value has a property the layout lacks; ``StorageError`` otherwise.
     func encode<T: Encodable>(_ value: T) throws {
         core.startRecord()
         do {
@@ -140,7 +140,7 @@ final class RowEncoderCore {
     func refuseNesting(_ key: String) -> StorageError {
         let error = StorageError(
             .unsupportedType,
-            "\(typeName) uses a nested container for '\(key)'; give that property a Codable type of its own instead",
+            "\(typeName) uses a nested container for \(Identifier.quoted(key)); give that property a Codable type of its own instead",
             column: key
         )
         unsupported = error
@@ -169,7 +169,7 @@ final class RowEncoderCore {
 
     func store(_ value: StorageValue, _ type: ColumnType, forKey key: String) throws {
         let index = try slot(key, type: type, nullable: false)
-        state.pointee.values[index] = value
+        state.pointee.values[index] = try value.checkedForStorage(column: key)
         if discovering && state.pointee.columns[index].type == .untyped { state.pointee.columns[index].type = type }
     }
 

@@ -22,7 +22,7 @@ struct SingleValueDecoder: Decoder, SingleValueDecodingContainer {
     func decode(_ type: String.Type) throws -> String { try PrimitiveCoding.decodeString(value, column: column) }
     func decode(_ type: Double.Type) throws -> Double { try PrimitiveCoding.decodeDouble(value, column: column) }
     func decode(_ type: Float.Type) throws -> Float {
-        Float(try PrimitiveCoding.decodeDouble(value, column: column))
+        try PrimitiveCoding.decodeFloat(value, column: column)
     }
     func decode(_ type: Int.Type) throws -> Int { try PrimitiveCoding.decodeInteger(value, column: column) }
     func decode(_ type: Int8.Type) throws -> Int8 { try PrimitiveCoding.decodeInteger(value, column: column) }

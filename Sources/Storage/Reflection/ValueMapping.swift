@@ -1,7 +1,7 @@
 import Foundation
 
 /// The mapping between Swift values and stored values for everything that is not a plain number,
-/// Bool or String: Date, Data, UUID, URL, Decimal, `ColumnCodable` types, enums with raw values,
+/// Bool or String: Date, Data, UUID, URL, Decimal, ``ColumnCodable`` types, enums with raw values,
 /// and nested Codable values (stored as JSON text).
 enum ValueMapping {
     /// The column type that values of `type` are stored as, found from the static type alone
@@ -28,6 +28,19 @@ enum ValueMapping {
 
     private static func rawValueType<R: RawRepresentable>(_ type: R.Type) -> Any.Type { R.RawValue.self }
 
+    /// A decimal's text, checked to read back as the same decimal (NaN does not).
+    private static func exactText(_ decimal: Decimal, column: String) throws -> String {
+        let text = decimal.description
+        guard !decimal.isNaN, Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) == decimal else {
+            throw StorageError(
+                .valueOutOfRange,
+                "column \(Identifier.quoted(column)): the decimal \(text) cannot be stored exactly",
+                column: column
+            )
+        }
+        return text
+    }
+
     /// The stored form of a value that is not a plain number, Bool or String.
     ///
     /// `json` is only called for a value stored as JSON: the coders keep their JSON coder in a
@@ -50,7 +63,7 @@ enum ValueMapping {
         switch value {
         case let uuid as UUID: return (uuid.storageValue, .text)
         case let url as URL: return (url.storageValue, .text)
-        case let decimal as Decimal: return (decimal.storageValue, .text)
+        case let decimal as Decimal: return (.text(try exactText(decimal, column: column)), .text)
         default: break
         }
         let encoder = json()
@@ -71,7 +84,7 @@ enum ValueMapping {
         } catch {
             throw StorageError(
                 .unsupportedType,
-                "cannot encode a \(T.self) as JSON for column '\(column)': \(error)",
+                "cannot encode a \(T.self) as JSON for column \(Identifier.quoted(column)): \(error)",
                 column: column,
                 underlying: SendableErrorDescription(error)
             )
@@ -144,7 +157,7 @@ enum ValueMapping {
             case .null:
                 throw StorageError(
                     .missingValue,
-                    "column '\(column())' is null, but \(T.self) is required",
+                    "column \(Identifier.quoted(column())) is null, but \(T.self) is required",
                     column: column()
                 )
             default: throw mismatch(column(), "expected JSON text for \(T.self), found \(kind(value))")
@@ -164,7 +177,7 @@ enum ValueMapping {
     static func mismatch(_ column: String, _ message: String, underlying: (any Error)? = nil) -> StorageError {
         StorageError(
             .typeMismatch,
-            "column '\(column)': \(message)",
+            "column \(Identifier.quoted(column)): \(message)",
             column: column,
             underlying: underlying.map { SendableErrorDescription($0) }
         )

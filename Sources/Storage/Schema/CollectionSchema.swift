@@ -13,6 +13,11 @@ public struct CollectionSchema: Sendable, Hashable {
     public var indexes: [IndexDefinition]
 
     /// Creates a schema.
+    /// - Parameters:
+    ///   - name: the collection's name.
+    ///   - columns: the columns, in order.
+    ///   - primaryKey: the name of the primary key's column.
+    ///   - indexes: the secondary indexes.
     public init(name: String, columns: [ColumnDefinition], primaryKey: String, indexes: [IndexDefinition] = []) {
         self.name = name
         self.columns = columns
@@ -24,11 +29,15 @@ public struct CollectionSchema: Sendable, Hashable {
     public var hasAutoKey: Bool { primaryKey == Self.autoKeyColumn }
 
     /// The column with the given name, if any.
+    /// - Parameter name: the name looked up, exactly (not folded).
+    /// - Returns: the column, or `nil`.
     public func column(named name: String) -> ColumnDefinition? {
         columns.first { $0.name == name }
     }
 
     /// The index of the column with the given name, if any.
+    /// - Parameter name: the name looked up, exactly (not folded).
+    /// - Returns: its position in ``columns``, or `nil`.
     public func columnIndex(named name: String) -> Int? {
         columns.firstIndex { $0.name == name }
     }
@@ -80,7 +89,7 @@ public struct CollectionSchema: Sendable, Hashable {
     /// consistent (see `validateShape()`).
     /// - Parameter allowingReservedName: whether the collection may be one of the store's own,
     ///   whose names start with `_`.
-    /// - Throws: `StorageError` with code `.invalidIdentifier` or `.schemaMismatch`.
+    /// - Throws: ``StorageError`` with code `.invalidIdentifier` or `.schemaMismatch`.
     public func validate(allowingReservedName: Bool = false) throws {
         try Identifier.validateCollection(name, allowingReserved: allowingReservedName)
         for column in columns {
@@ -99,7 +108,7 @@ public struct CollectionSchema: Sendable, Hashable {
     /// Checks the shape alone, whatever the names: at most `maximumColumnCount` columns, no
     /// column twice (ignoring ASCII case), the key is a column, every index names existing
     /// columns. Backends call this before DDL.
-    /// - Throws: `StorageError` with code `.limitExceeded` or `.schemaMismatch`.
+    /// - Throws: ``StorageError`` with code `.limitExceeded` or `.schemaMismatch`.
     public func validateShape() throws {
         guard columns.count <= Self.maximumColumnCount else {
             throw StorageError(
@@ -114,7 +123,7 @@ public struct CollectionSchema: Sendable, Hashable {
             if !seen.insert(Identifier.folded(column.name)).inserted {
                 throw StorageError(
                     .schemaMismatch,
-                    "column '\(column.name)' appears twice (names are compared ignoring ASCII case)",
+                    "column \(Identifier.quoted(column.name)) appears twice (names are compared ignoring ASCII case)",
                     collection: name,
                     column: column.name
                 )
@@ -135,7 +144,7 @@ public struct CollectionSchema: Sendable, Hashable {
             for column in index.columns where self.column(named: column) == nil {
                 throw StorageError(
                     .schemaMismatch,
-                    "index names column '\(column)', which the collection does not have",
+                    "index names column \(Identifier.quoted(column)), which the collection does not have",
                     collection: name,
                     column: column
                 )

@@ -16,6 +16,6 @@ public protocol ColumnCodable: StorageValueConvertible {
     var storageValue: StorageValue { get }
     /// Recreates a value from its stored form.
     /// - Throws: any error when `storageValue` is not a valid stored form; it is reported as a
-    ///   `StorageError` naming the column.
+    ///   ``StorageError`` naming the column.
     init(storageValue: StorageValue) throws
 }

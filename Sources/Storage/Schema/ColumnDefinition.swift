@@ -9,6 +9,10 @@ public struct ColumnDefinition: Sendable, Hashable {
     public var isNullable: Bool
 
     /// Creates a column definition.
+    /// - Parameters:
+    ///   - name: the column's name.
+    ///   - type: the column's declared type.
+    ///   - isNullable: whether the column may hold null.
     public init(name: String, type: ColumnType, isNullable: Bool = true) {
         self.name = name
         self.type = type

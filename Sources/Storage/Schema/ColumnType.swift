@@ -7,13 +7,15 @@ public enum ColumnType: String, Sendable, Hashable, CaseIterable {
     case blob
     case untyped
 
-    /// Whether a column of this type is widened to `other` when a value of `other` arrives
-    /// (integer to real when fractions appear; nothing else changes type on its own).
+    /// The type a column of this type takes when a value of `other` arrives: integer to real
+    /// when fractions appear, integer to text when text does (an integer's digits are exact
+    /// text). Nothing else changes type on its own: a real column stays real, since SQLite would
+    /// shorten its values to 15 digits as text.
     /// - Parameter other: the type of an arriving value.
     /// - Returns: the column's type after the value arrives.
     public func widened(toHold other: ColumnType) -> ColumnType {
         if self == other { return self }
-        if self == .integer && other == .real { return .real }
+        if self == .integer && (other == .real || other == .text) { return other }
         return self
     }
 }

@@ -1,21 +1,29 @@
 /// Validation of collection and column names.
 ///
-/// Names reach SQL (always quoted) and file paths (always encoded), but hostile names are refused
-/// before they get there: a name is 1 to 128 characters, each a letter, a digit, `_`, `-` or `.`,
-/// and does not start with `sqlite_` (SQLite's reserved prefix), nor with `_` when it is a
-/// collection name (our own reserved prefix).
+/// A column name is any key real data has (JSON keys, CSV headers: spaces, capitals, `#`, `/`,
+/// quotes, accents, emoji): any non-empty UTF-8 string without NUL, of at most
+/// `maximumColumnBytes` bytes, except `_key` (the auto-assigned key). Every backend quotes or
+/// encodes it (SQLite and PostgreSQL double quotes; LMDB and the archive keep names inside their
+/// catalogs, never in a path), so no name can change a statement or reach the file system.
 ///
-/// Public for backends written in other packages: compare names with `folded(_:)`, as SQLite does.
+/// A collection name stays stricter, because it names a folder of the archive and the files of
+/// other engines: 1 to 128 characters, each a letter, a digit, `_`, `-` or `.`, not starting with
+/// `sqlite_` (SQLite's reserved prefix) nor with `_` (our own reserved prefix).
+///
+/// Names are compared ignoring ASCII case, as SQLite compares them, on every backend.
+/// Public for backends written in other packages: compare names with `folded(_:)`.
 public enum Identifier {
-    /// The most Unicode scalars a collection or column name may have.
+    /// The most Unicode scalars a collection name may have.
     public static let maximumLength = 128
+    /// The most UTF-8 bytes a column name may have.
+    public static let maximumColumnBytes = 255
 
     /// Refuses a collection name that is not a valid identifier.
     /// - Parameters:
     ///   - name: the collection name.
     ///   - allowingReserved: whether a name starting with `_` is allowed: only for the
     ///   store's own collections.
-    /// - Throws: `StorageError` with code `.invalidIdentifier`.
+    /// - Throws: ``StorageError`` with code `.invalidIdentifier`.
     public static func validateCollection(_ name: String, allowingReserved: Bool = false) throws {
         if let problem = problem(with: name) {
             throw StorageError(.invalidIdentifier, "invalid collection name \(quoted(name)): \(problem)")
@@ -28,19 +36,20 @@ public enum Identifier {
         }
     }
 
-    /// Refuses a column name that is not a valid identifier, or that is the auto-assigned key's
-    /// column without `allowingReserved`.
+    /// Refuses a column name that is empty, longer than `maximumColumnBytes` UTF-8 bytes or
+    /// holds NUL, or that is the auto-assigned key's column without `allowingReserved`.
     /// - Parameters:
     ///   - name: the column name.
     ///   - collection: the collection, named in the error.
     ///   - allowingReserved: whether `_key`, the auto-assigned key's column, is allowed.
-    /// - Throws: `StorageError` with code `.invalidIdentifier`.
+    /// - Throws: ``StorageError`` with code `.invalidIdentifier`.
     public static func validateColumn(_ name: String, in collection: String, allowingReserved: Bool = false) throws {
-        if let problem = problem(with: name) {
+        if let problem = columnProblem(with: name) {
             throw StorageError(
                 .invalidIdentifier,
                 "invalid column name \(quoted(name)): \(problem)",
-                collection: collection
+                collection: collection,
+                column: name
             )
         }
         if !allowingReserved && name == CollectionSchema.autoKeyColumn {
@@ -50,6 +59,15 @@ public enum Identifier {
                 collection: collection
             )
         }
+    }
+
+    private static func columnProblem(with name: String) -> String? {
+        if name.isEmpty { return "a name may not be empty" }
+        if name.utf8.count > maximumColumnBytes {
+            return "a column name may have at most \(maximumColumnBytes) UTF-8 bytes, this one has \(name.utf8.count)"
+        }
+        if name.utf8.contains(0) { return "a name may not contain NUL" }
+        return nil
     }
 
     private static func problem(with name: String) -> String? {
@@ -86,11 +104,20 @@ public enum Identifier {
         }
     }
 
-    /// The name for an error message: shortened, with control characters escaped.
+    /// The name for an error message: shortened, with quotes, backslashes, control characters,
+    /// spaces and invisible format characters (right-to-left marks) escaped, so a message always
+    /// shows where a name starts and ends.
     /// - Parameter name: any name, valid or not.
     /// - Returns: the name in single quotes, at most 40 characters of it.
     public static func quoted(_ name: String) -> String {
-        let prefix = name.unicodeScalars.prefix(40).map { $0.escaped(asASCII: false) }.joined()
+        let prefix = name.unicodeScalars.prefix(40).map { scalar -> String in
+            switch scalar.properties.generalCategory {
+            case .spaceSeparator, .format, .lineSeparator, .paragraphSeparator, .control:
+                return scalar.escaped(asASCII: true)
+            default:
+                return scalar == "'" ? "\\'" : scalar.escaped(asASCII: false)
+            }
+        }.joined()
         return "'" + prefix + (name.unicodeScalars.count > 40 ? "…" : "") + "'"
     }
 }

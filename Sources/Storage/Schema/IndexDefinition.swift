@@ -19,11 +19,22 @@ public struct IndexDefinition: Sendable, Hashable {
         self.isUnique = unique
     }
 
-    /// A stable name for the index within its collection, unambiguous because identifiers may
-    /// not contain `:` or `,`.
+    /// A stable name for the index within its collection. Collection names have no `:`; column
+    /// names may have any character, so `\`, `,` and `:` in them are escaped with `\`, which
+    /// keeps two different column lists from giving one name (and leaves the names of columns
+    /// without those characters as they always were).
     /// - Parameter collection: the collection the index belongs to.
     /// - Returns: the index's name, the same in every backend.
     public func name(in collection: String) -> String {
-        (isUnique ? "storage_unique:" : "storage_index:") + collection + ":" + columns.joined(separator: ",")
+        let escaped = columns.map { column -> String in
+            guard column.unicodeScalars.contains(where: { $0 == "\\" || $0 == "," || $0 == ":" }) else { return column }
+            var result = ""
+            for scalar in column.unicodeScalars {
+                if scalar == "\\" || scalar == "," || scalar == ":" { result.unicodeScalars.append("\\") }
+                result.unicodeScalars.append(scalar)
+            }
+            return result
+        }
+        return (isUnique ? "storage_unique:" : "storage_index:") + collection + ":" + escaped.joined(separator: ",")
     }
 }

@@ -17,7 +17,10 @@ public protocol StorableModel: Codable {
 }
 
 extension StorableModel {
+    /// The type's name, as `String(describing:)` gives it.
     public static var collectionName: String { String(describing: Self.self) }
+    /// `"id"`.
     public static var primaryKey: String { "id" }
+    /// None.
     public static var indexes: [IndexDefinition] { [] }
 }

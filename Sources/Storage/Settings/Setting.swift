@@ -1,6 +1,6 @@
 import Foundation
 
-/// A property of a `Settings` subclass kept in the store under its name (or the key given).
+/// A property of a ``Settings`` subclass kept in the store under its name (or the key given).
 ///
 /// ```swift
 /// final class AppSettings: Settings {
@@ -8,19 +8,22 @@ import Foundation
 ///     @Setting("user_id") var userID: Int? = nil
 /// }
 /// ```
-/// The projected value (`$userName`) is a `SettingHandle`: reset, atomic update, errors that
-/// throw, and a stream of changes. `@Setting` works only on properties of a `Settings` subclass.
+/// The projected value (`$userName`) is a ``SettingHandle``: reset, atomic update, errors that
+/// throw, and a stream of changes. `@Setting` works only on properties of a ``Settings`` subclass.
 @propertyWrapper
 public struct Setting<Value: Codable & Sendable>: Sendable {
     let state: SettingState<Value>
 
     /// Declares a setting with its default value and, optionally, its key (the property's name
     /// when `nil`).
+    /// - Parameters:
+    ///   - wrappedValue: the default, read while the key is not set.
+    ///   - key: the key, or `nil` for the property's name.
     public init(wrappedValue: Value, _ key: String? = nil) {
         state = SettingState(defaultValue: wrappedValue, explicitKey: key)
     }
 
-    /// Not available: a setting is read and written through its `Settings` instance.
+    /// Not available: a setting is read and written through its ``Settings`` instance.
     @available(*, unavailable, message: "@Setting can only be used on properties of a Settings subclass")
     public var wrappedValue: Value {
         get { fatalError("unavailable") }
@@ -29,6 +32,11 @@ public struct Setting<Value: Codable & Sendable>: Sendable {
     }
 
     /// Reads or assigns the setting of `owner`.
+    /// - Parameters:
+    ///   - owner: the settings object.
+    ///   - wrappedKeyPath: the property.
+    ///   - storageKeyPath: the property's wrapper.
+    /// - Returns: the stored value, or the default when the key is not set or cannot be read.
     public static subscript<Owner: Settings>(
         _enclosingInstance owner: Owner,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Value>,
@@ -60,17 +68,24 @@ public struct SettingHandle<Value: Codable & Sendable>: Sendable {
     /// The default declared with the property.
     public var defaultValue: Value { state.defaultValue }
 
-    /// The current value, or a thrown `StorageError` where the property would return the default.
+    /// The current value, or a thrown ``StorageError`` where the property would return the default.
+    /// - Returns: the stored value, or the default when the key is not set.
+    /// - Throws: ``StorageError``: `.typeMismatch` or `.invalidJSON` when the stored value no longer
+    ///   decodes as `Value`, `.closed` after the store is closed, or the store's failure.
     public func get() throws -> Value {
         try state.read(state.requireOwner(), reporting: false)
     }
 
     /// Stores `value`, throwing when it cannot be stored.
+    /// - Parameter value: the new value; `nil` (for an optional setting) removes the key.
+    /// - Throws: ``StorageError`` when the value cannot be encoded or stored (`.closed`, `.busy`,
+    ///   `.io`, ...); the stored value is then unchanged.
     public func set(_ value: Value) throws {
         try state.write(value, state.requireOwner())
     }
 
     /// Removes the stored value, so the setting reads its default.
+    /// - Throws: ``StorageError`` when the store fails (`.closed`, `.busy`, `.io`, ...).
     public func reset() throws {
         let owner = try state.requireOwner()
         try owner.store.delete(SettingRecord.self, id: state.id)
@@ -78,6 +93,14 @@ public struct SettingHandle<Value: Codable & Sendable>: Sendable {
 
     /// Reads, changes and stores the value in one transaction, so concurrent updates (say, from
     /// several tasks incrementing a counter) are never lost.
+    ///
+    /// ```swift
+    /// try settings.$launchCount.update { $0 += 1 }
+    /// ```
+    /// - Parameter body: changes the value in place; it runs inside the transaction.
+    /// - Returns: the value stored.
+    /// - Throws: what `body` throws (nothing is stored then), or ``StorageError`` as ``get()`` and
+    ///   ``set(_:)`` do.
     @discardableResult
     public func update(_ body: (inout Value) throws -> Void) throws -> Value {
         let owner = try state.requireOwner()
@@ -94,8 +117,8 @@ public struct SettingHandle<Value: Codable & Sendable>: Sendable {
         }
     }
 
-    /// The setting's new value after every committed change to it, by any `Settings` instance
-    /// on the same `ObjectStore` (its default after a reset). The stream starts with the next
+    /// The setting's new value after every committed change to it, by any ``Settings`` instance
+    /// on the same ``ObjectStore`` (its default after a reset). The stream starts with the next
     /// change; cancelling the consuming task ends it. Values wait in an unbounded buffer, so a
     /// slow consumer sees every change, late, and never slows a writer.
     public var changes: AsyncStream<Value> {
@@ -110,7 +133,7 @@ public struct SettingHandle<Value: Codable & Sendable>: Sendable {
     }
 }
 
-/// Type-erased access to a `Setting`, for binding by reflection.
+/// Type-erased access to a ``Setting``, for binding by reflection.
 protocol BindableSetting {
     var explicitKey: String? { get }
     func bind(to owner: Settings, key: String)
@@ -124,10 +147,10 @@ extension Setting: BindableSetting {
     }
 }
 
-/// The state behind one `@Setting` of one `Settings` instance.
+/// The state behind one `@Setting` of one ``Settings`` instance.
 ///
 /// `@unchecked Sendable`: `owner`, `key` and `id` are written once, by `bind`, while the
-/// `Settings` initializer runs and before the instance can reach another thread; `decoded` and
+/// ``Settings`` initializer runs and before the instance can reach another thread; `decoded` and
 /// `reported` are guarded by their locks.
 final class SettingState<Value: Codable & Sendable>: @unchecked Sendable {
     let defaultValue: Value
@@ -239,7 +262,7 @@ final class SettingState<Value: Codable & Sendable>: @unchecked Sendable {
 }
 
 extension Error {
-    /// The error as a `StorageError`: itself when it is one, else wrapped as an engine error.
+    /// The error as a ``StorageError``: itself when it is one, else wrapped as an engine error.
     var asStorageError: StorageError {
         if let error = self as? StorageError { return error }
         return StorageError(.engine, "\(self)")

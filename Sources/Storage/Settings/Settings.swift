@@ -26,12 +26,12 @@ import Foundation
 /// - Values: any `Codable & Sendable` value, stored as JSON text in the store's internal
 ///   `_settings` collection (dates as seconds since 1970). Assigning `nil` to an optional
 ///   setting removes its key, so it reads as its default again.
-/// - Concurrency: safe from many threads. `Settings` is not declared `Sendable`, because Swift
+/// - Concurrency: safe from many threads. ``Settings`` is not declared `Sendable`, because Swift
 ///   would then require every subclass to restate it; to share an instance across tasks, declare
 ///   your subclass `@unchecked Sendable` (`final class AppSettings: Settings, @unchecked
 ///   Sendable`), which is sound: every `@Setting` is bound once, when the instance is created,
 ///   and guarded by locks after. The first read of a key goes to the store; later ones
-///   are served from a cache shared by every `Settings` instance on the same `ObjectStore`,
+///   are served from a cache shared by every ``Settings`` instance on the same ``ObjectStore``,
 ///   which every commit to a setting updates. Writes go straight to the store. `x += 1` is a
 ///   read followed by a write, so concurrent increments can overwrite each other: use
 ///   `$x.update { $0 += 1 }`, which runs in one transaction.
@@ -54,7 +54,7 @@ open class Settings {
     /// - Parameters:
     ///   - store: where the settings are kept.
     ///   - namespace: the namespace of the keys; `nil` for the subclass's name.
-    /// - Throws: `StorageError` with code `.schemaMismatch` when two properties have one key, or
+    /// - Throws: ``StorageError`` with code `.schemaMismatch` when two properties have one key, or
     ///   `.invalidKey` when the namespace or a key is empty.
     public init(store: ObjectStore, namespace: String? = nil) throws {
         self.store = store
@@ -91,9 +91,12 @@ open class Settings {
     ///
     /// Override it to log or count problems. It is called on the thread that read or assigned
     /// the setting, at most once per distinct unreadable stored value.
+    /// - Parameter problem: the key, what went wrong, and the error.
     open func settingsProblem(_ problem: SettingsProblem) {}
 
     /// Removes every key of this namespace from the store, so every setting reads its default.
+    /// - Throws: ``StorageError`` when the store fails (`.closed`, `.busy`, `.io`, ...); nothing is
+    ///   removed then.
     public func resetAll() throws {
         try store.deleteAll(SettingRecord.self, where: Column("namespace") == namespace)
     }
@@ -118,5 +121,6 @@ public struct SettingsProblem: Sendable, CustomStringConvertible {
     /// The underlying error.
     public var error: StorageError
 
+    /// The key, the kind of problem and the error, in one line.
     public var description: String { "setting '\(key)': \(kind): \(error)" }
 }

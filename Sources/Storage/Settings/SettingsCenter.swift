@@ -1,21 +1,21 @@
 import Foundation
 
-/// The settings side of one `ObjectStore`: a cache of stored values shared by every `Settings`
+/// The settings side of one ``ObjectStore``: a cache of stored values shared by every ``Settings``
 /// instance on the store, and the subscribers of `SettingHandle.changes`.
 ///
 /// The cache only ever holds committed values. Every commit that touches the settings collection
-/// (whichever `Settings` instance made it) drops the affected entries and tells their
+/// (whichever ``Settings`` instance made it) drops the affected entries and tells their
 /// subscribers the new value, in commit order.
 final class SettingsCenter: Sendable {
     private struct State {
         /// Stored JSON by record id; `.some(nil)` caches "not set". Ids are compared by their
-        /// bytes (`StorageKey`), as the records are: `String`'s `==` would serve the NFC
+        /// bytes (``StorageKey``), as the records are: `String`'s `==` would serve the NFC
         /// spelling of a key the value of its NFD spelling.
         var cache: [StorageKey: String?] = [:]
         /// Advanced by every commit, so a read that raced with a commit does not cache what it
         /// read before the commit.
         var generation = 0
-        /// The backend's commit count (`ExternalCommitCounter`) the cache was filled under; a
+        /// The backend's commit count (``ExternalCommitCounter``) the cache was filled under; a
         /// different count means another process may have committed, and the cache is dropped.
         var commitCount: UInt64?
         var nextID = 0

@@ -1,4 +1,4 @@
-/// What `ObjectStore` knows about one Swift type, computed once and cached: where it is stored,
+/// What ``ObjectStore`` knows about one Swift type, computed once and cached: where it is stored,
 /// its key and indexes, and (after the first value was encoded) its column layout.
 struct ModelInfo: Sendable {
     let typeName: String

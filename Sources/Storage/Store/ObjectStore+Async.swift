@@ -10,7 +10,7 @@ extension ObjectStore {
     /// Inserts `value`, or replaces the stored value with the same primary key; see `save(_:)`.
     /// - Parameter value: the value.
     /// - Returns: the value's primary key.
-    /// - Throws: `StorageError`, e.g. `.constraintViolation` (nothing is written then), or
+    /// - Throws: ``StorageError``, e.g. `.constraintViolation` (nothing is written then), or
     ///   `CancellationError` when the task was cancelled before the call began.
     @discardableResult
     public func save<T: Encodable & Sendable>(_ value: T) async throws -> StorageValue {
@@ -20,7 +20,7 @@ extension ObjectStore {
     /// Saves every value in one transaction; see `save(contentsOf:)`.
     /// - Parameter values: the values.
     /// - Returns: the primary keys, in order.
-    /// - Throws: `StorageError`: all of the values are saved or, on any error, none; or
+    /// - Throws: ``StorageError``: all of the values are saved or, on any error, none; or
     ///   `CancellationError` when the task was cancelled before the call began.
     @discardableResult
     public func save<S: Sequence & Sendable>(contentsOf values: S) async throws -> [StorageValue]
@@ -33,7 +33,7 @@ extension ObjectStore {
     ///   - type: the type stored.
     ///   - id: the primary key.
     /// - Returns: the value, or `nil` when there is none.
-    /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
+    /// - Throws: ``StorageError``, or `CancellationError` when the task was cancelled first.
     public func fetch<T: Decodable & Sendable>(_ type: T.Type, id: some StorageValueConvertible) async throws -> T? {
         let key = id.storageValue
         return try await perform { try self.fetch(type, id: key) }
@@ -47,7 +47,7 @@ extension ObjectStore {
     ///   - limit: at most this many values; `nil` for all.
     ///   - offset: how many matching values to skip first.
     /// - Returns: the values.
-    /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
+    /// - Throws: ``StorageError``, or `CancellationError` when the task was cancelled first.
     public func fetchAll<T: Decodable & Sendable>(
         _ type: T.Type,
         where predicate: StoragePredicate? = nil,
@@ -65,7 +65,7 @@ extension ObjectStore {
     ///   - type: the type stored.
     ///   - predicate: which values; `nil` for all.
     /// - Returns: how many there are.
-    /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
+    /// - Throws: ``StorageError``, or `CancellationError` when the task was cancelled first.
     public func count<T: SendableMetatype>(_ type: T.Type, where predicate: StoragePredicate? = nil) async throws -> Int
     {
         try await perform { try self.count(type, where: predicate) }
@@ -76,7 +76,7 @@ extension ObjectStore {
     ///   - type: the type stored.
     ///   - id: the primary key.
     /// - Returns: whether there was one.
-    /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
+    /// - Throws: ``StorageError``, or `CancellationError` when the task was cancelled first.
     @discardableResult
     public func delete<T: SendableMetatype>(_ type: T.Type, id: some StorageValueConvertible) async throws -> Bool {
         let key = id.storageValue
@@ -88,7 +88,7 @@ extension ObjectStore {
     ///   - type: the type stored.
     ///   - predicate: which values; `nil` for all.
     /// - Returns: the number of values deleted.
-    /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
+    /// - Throws: ``StorageError``, or `CancellationError` when the task was cancelled first.
     @discardableResult
     public func deleteAll<T: SendableMetatype>(
         _ type: T.Type,
@@ -111,7 +111,7 @@ extension ObjectStore {
     /// Once begun, it runs to its end even if the task is cancelled meanwhile.
     /// - Parameter body: the reads and writes.
     /// - Returns: what `body` returns.
-    /// - Throws: what `body` throws (nothing is committed then), a `StorageError`, or
+    /// - Throws: what `body` throws (nothing is committed then), a ``StorageError``, or
     ///   `CancellationError` when the task was cancelled before the transaction began.
     public func transaction<R: Sendable>(_ body: @escaping @Sendable (StoreTransaction) throws -> R) async throws -> R {
         try await perform { try self.transaction(body) }
@@ -121,41 +121,107 @@ extension ObjectStore {
     /// `read(_:)`.
     /// - Parameter body: the reads.
     /// - Returns: what `body` returns.
-    /// - Throws: what `body` throws, a `StorageError`, or `CancellationError` when the task was
+    /// - Throws: what `body` throws, a ``StorageError``, or `CancellationError` when the task was
     ///   cancelled before the transaction began.
     public func read<R: Sendable>(_ body: @escaping @Sendable (StoreReadTransaction) throws -> R) async throws -> R {
         try await perform { try self.read(body) }
     }
 
     /// Stores a JSON array of objects in `collection`, in one transaction; see
-    /// `insert(jsonArray:into:)`.
+    /// `insert(jsonArray:into:primaryKey:)`.
     /// - Parameters:
     ///   - data: the JSON text.
     ///   - collection: the collection, created when missing.
+    ///   - primaryKey: the member every object carries that identifies it (`"iata"`), or nil.
     /// - Returns: the primary keys of the stored rows.
-    /// - Throws: `StorageError`, e.g. `.invalidJSON` (nothing is stored then), or
-    ///   `CancellationError` when the task was cancelled first.
+    /// - Throws: ``StorageError``, e.g. `.invalidJSON`, `.invalidKey`, `.schemaMismatch` (nothing is
+    ///   stored then), or `CancellationError` when the task was cancelled first.
     @discardableResult
-    public func insert(jsonArray data: Data, into collection: String) async throws -> [StorageValue] {
-        try await perform { try self.insert(jsonArray: data, into: collection) }
+    public func insert(
+        jsonArray data: Data,
+        into collection: String,
+        primaryKey: String? = nil
+    ) async throws -> [StorageValue] {
+        try await perform { try self.insert(jsonArray: data, into: collection, primaryKey: primaryKey) }
     }
 
-    /// Stores dictionaries in `collection`, in one transaction; see `insert(dictionaries:into:)`.
+    /// Stores dictionaries in `collection`, in one transaction; see
+    /// `insert(dictionaries:into:primaryKey:)`.
     /// - Parameters:
     ///   - rows: the records (handed over: the caller keeps no access to them).
     ///   - collection: the collection, created when missing.
+    ///   - primaryKey: the key every row carries that identifies it, or nil.
     /// - Returns: the primary keys of the stored rows.
-    /// - Throws: `StorageError` (nothing is stored then), or `CancellationError` when the task
+    /// - Throws: ``StorageError`` (nothing is stored then), or `CancellationError` when the task
     ///   was cancelled first.
     @discardableResult
     public func insert(
         dictionaries rows: sending [[String: Any]],
-        into collection: String
+        into collection: String,
+        primaryKey: String? = nil
     ) async throws
         -> [StorageValue]
     {
         let handedOver = HandedOver(rows)
-        return try await perform { try self.insert(dictionaries: handedOver.value, into: collection) }
+        return try await perform {
+            try self.insert(dictionaries: handedOver.value, into: collection, primaryKey: primaryKey)
+        }
+    }
+
+    /// Stores the records of a CSV file in `collection`, in one transaction; see
+    /// `insert(csv:into:primaryKey:)`. Both passes over the file run on the store's threads.
+    /// - Parameters:
+    ///   - url: the CSV file.
+    ///   - collection: the collection, created when missing.
+    ///   - primaryKey: the column that identifies a record (default: `id` or an auto key).
+    /// - Returns: the number of records stored.
+    /// - Throws: ``StorageError`` (`.invalidCSV` naming the line for malformed CSV; nothing is
+    ///   stored then), or `CancellationError` when the task was cancelled first.
+    @discardableResult
+    public func insert(csv url: URL, into collection: String, primaryKey: String? = nil) async throws -> Int {
+        try await perform { try self.insert(csv: url, into: collection, primaryKey: primaryKey) }
+    }
+
+    /// Stores the records of CSV text in `collection`, in one transaction; see
+    /// `insert(csv:into:primaryKey:)`.
+    /// - Parameters:
+    ///   - data: the CSV text, UTF-8.
+    ///   - collection: the collection, created when missing.
+    ///   - primaryKey: the column that identifies a record (default: `id` or an auto key).
+    /// - Returns: the number of records stored.
+    /// - Throws: ``StorageError`` (`.invalidCSV` naming the line for malformed CSV; nothing is
+    ///   stored then), or `CancellationError` when the task was cancelled first.
+    @discardableResult
+    public func insert(csv data: Data, into collection: String, primaryKey: String? = nil) async throws -> Int {
+        try await perform { try self.insert(csv: data, into: collection, primaryKey: primaryKey) }
+    }
+
+    /// The number of records of the collection named `collection` matching `predicate`; see
+    /// `count(in:where:)`.
+    /// - Parameters:
+    ///   - collection: the collection's name.
+    ///   - predicate: the records to count; nil counts them all.
+    /// - Returns: the count, 0 for a collection that was never created.
+    /// - Throws: ``StorageError`` (`.invalidIdentifier`, `.unknownColumn`), or `CancellationError`
+    ///   when the task was cancelled first.
+    public func count(in collection: String, where predicate: StoragePredicate? = nil) async throws -> Int {
+        try await perform { try self.count(in: collection, where: predicate) }
+    }
+
+    /// Deletes the records of the collection named `collection` matching `predicate`, in one
+    /// transaction; see `deleteAll(from:where:)`.
+    /// - Parameters:
+    ///   - collection: the collection's name.
+    ///   - predicate: the records to delete; nil deletes them all (the collection remains).
+    /// - Returns: the primary keys of the deleted records.
+    /// - Throws: ``StorageError`` (`.invalidIdentifier`, `.unknownColumn`), or `CancellationError`
+    ///   when the task was cancelled first.
+    @discardableResult
+    public func deleteAll(
+        from collection: String,
+        where predicate: StoragePredicate? = nil
+    ) async throws -> [StorageValue] {
+        try await perform { try self.deleteAll(from: collection, where: predicate) }
     }
 
     /// The records of `collection` as dictionaries; see
@@ -167,7 +233,7 @@ extension ObjectStore {
     ///   - limit: at most this many records; `nil` for all.
     ///   - offset: how many matching records to skip first.
     /// - Returns: one dictionary per record.
-    /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
+    /// - Throws: ``StorageError``, or `CancellationError` when the task was cancelled first.
     public func fetchDictionaries(
         from collection: String,
         where predicate: StoragePredicate? = nil,
@@ -188,7 +254,7 @@ extension ObjectStore {
 
     /// The names of the store's collections; see `collectionNames()`.
     /// - Returns: the names, sorted, reserved ones (such as `_settings`) left out.
-    /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
+    /// - Throws: ``StorageError``, or `CancellationError` when the task was cancelled first.
     public func collectionNames() async throws -> [String] {
         try await perform { try self.collectionNames() }
     }
@@ -196,7 +262,7 @@ extension ObjectStore {
     /// The stored schema of `collection`; see `schema(of:)`.
     /// - Parameter collection: the collection's name.
     /// - Returns: the schema, or `nil` when there is no such collection.
-    /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
+    /// - Throws: ``StorageError``, or `CancellationError` when the task was cancelled first.
     public func schema(of collection: String) async throws -> CollectionSchema? {
         try await perform { try self.schema(of: collection) }
     }
@@ -204,7 +270,7 @@ extension ObjectStore {
     /// Removes `collection` with its records, indexes and schema; see `drop(collection:)`.
     /// - Parameter collection: the collection's name.
     /// - Returns: whether there was such a collection.
-    /// - Throws: `StorageError`, or `CancellationError` when the task was cancelled first.
+    /// - Throws: ``StorageError``, or `CancellationError` when the task was cancelled first.
     @discardableResult
     public func drop(collection: String) async throws -> Bool {
         try await perform { try self.drop(collection: collection) }
@@ -212,7 +278,7 @@ extension ObjectStore {
 
     /// Closes the store, waiting (off the cooperative pool) for the calls in flight; see
     /// `close()`.
-    /// - Throws: `StorageError` when the engine fails to close.
+    /// - Throws: ``StorageError`` when the engine fails to close.
     public func close() async throws {
         // Not through `perform`: a closing store's executor refuses work, and cancellation
         // must not leave a store half closed.

@@ -6,17 +6,30 @@ extension ObjectStore {
     /// ```swift
     /// try store.insert(jsonArray: data, into: "Person")
     /// ```
-    /// The collection is created when missing, with column types inferred from the values
-    /// (integer, real, text; nested arrays and objects as JSON text). An integer column is widened
-    /// to real when fractions arrive, and new keys become new columns. The primary key is `id`
-    /// when every object has one, otherwise an auto-assigned key; an existing object with the same
-    /// key is replaced.
+    /// The collection is created when missing, with column types inferred from every value of
+    /// the batch, never from the first row alone: integer, then real, then text as the values
+    /// require (nested arrays and objects as JSON text), so any order of the same rows gives the
+    /// same columns. A later batch widens an integer column to real or to text, rebuilding it in
+    /// the same transaction; a real column stays real. New keys become new columns. The primary
+    /// key is `primaryKey` when given, else `id` when every object has one, otherwise an
+    /// auto-assigned key; an existing object with the same key is replaced, so importing the same
+    /// file again with a natural key replaces its records.
+    /// - Parameters:
+    ///   - data: a JSON array of objects.
+    ///   - collection: the collection's name.
+    ///   - primaryKey: the member every object carries that identifies it (`"iata"`), or nil.
     /// - Returns: the primary keys of the stored rows.
-    /// - Throws: `StorageError` with `.invalidJSON` for malformed JSON or JSON that is not an array
-    ///   of objects, `.invalidIdentifier` for a key that is not a valid column name. Nothing is
-    ///   stored then.
+    /// - Throws: ``StorageError`` with `.invalidJSON` for malformed JSON or JSON that is not an array
+    ///   of objects, `.invalidIdentifier` for a key that is not a valid column name, `.invalidKey`
+    ///   for an object without its `primaryKey`, `.constraintViolation` for two objects with the
+    ///   same `primaryKey` and different content, `.valueOutOfRange` for a NaN, `.schemaMismatch`
+    ///   for a `primaryKey` other than the collection's. Nothing is stored then.
     @discardableResult
-    public func insert(jsonArray data: Data, into collection: String) throws -> [StorageValue] {
+    public func insert(
+        jsonArray data: Data,
+        into collection: String,
+        primaryKey: String? = nil
+    ) throws -> [StorageValue] {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
@@ -47,15 +60,26 @@ extension ObjectStore {
             }
             rows.append(row)
         }
-        return try insert(dictionaries: rows, into: collection)
+        return try insert(dictionaries: rows, into: collection, primaryKey: primaryKey)
     }
 
     /// Stores dictionaries (as `JSONSerialization` gives them) in `collection`, in one transaction;
-    /// see `insert(jsonArray:into:)`. Values may be strings, numbers, Bools, `NSNull`, `Data`,
-    /// `Date`, `StorageValue`, or arrays and dictionaries of JSON values (stored as JSON text).
+    /// see `insert(jsonArray:into:primaryKey:)`. Values may be strings, numbers, Bools, `NSNull`,
+    /// `Data`, `Date`, `StorageValue`, or arrays and dictionaries of JSON values (stored as JSON
+    /// text).
+    /// - Parameters:
+    ///   - rows: the records, one dictionary each.
+    ///   - collection: the collection's name.
+    ///   - primaryKey: the key every row carries that identifies it, or nil.
+    /// - Returns: the primary keys of the stored rows.
+    /// - Throws: ``StorageError`` as `insert(jsonArray:into:primaryKey:)` does; nothing is stored then.
     @discardableResult
-    public func insert(dictionaries rows: [[String: Any]], into collection: String) throws -> [StorageValue] {
-        try withWriteSession { try $0.insert(dictionaries: rows, into: collection) }
+    public func insert(
+        dictionaries rows: [[String: Any]],
+        into collection: String,
+        primaryKey: String? = nil
+    ) throws -> [StorageValue] {
+        try withWriteSession { try $0.insert(dictionaries: rows, into: collection, primaryKey: primaryKey) }
     }
 
     /// The records of `collection` as dictionaries of every stored column.
@@ -66,7 +90,7 @@ extension ObjectStore {
     ///   - limit: at most this many records; `nil` for all.
     ///   - offset: how many matching records to skip first.
     /// - Returns: one dictionary per record.
-    /// - Throws: `StorageError`, e.g. `.unknownColumn` for a column the collection lacks.
+    /// - Throws: ``StorageError``, e.g. `.unknownColumn` for a column the collection lacks.
     public func fetchDictionaries(
         from collection: String,
         where predicate: StoragePredicate? = nil,

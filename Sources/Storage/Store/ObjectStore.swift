@@ -1,6 +1,6 @@
 import Foundation
 
-/// The typed facade over any `StorageBackend`: stores Swift values with no per-type code.
+/// The typed facade over any ``StorageBackend``: stores Swift values with no per-type code.
 ///
 /// ```swift
 /// let store = try ObjectStore(backend: .sqlite(path: "app.sqlite"))
@@ -15,7 +15,7 @@ import Foundation
 ///
 /// Reflection (through `Codable`, with `Mirror` where Codable cannot see) derives each type's
 /// columns the first time a value of it is saved, and caches the layout. Each call runs in its own
-/// transaction; `transaction(_:)` groups calls. An `ObjectStore` is safe to use from many threads
+/// transaction; `transaction(_:)` groups calls. An ``ObjectStore`` is safe to use from many threads
 /// and tasks at once. Calls made on the thread running a `transaction` closure join that
 /// transaction instead of waiting for it.
 public final class ObjectStore: Sendable {
@@ -42,6 +42,7 @@ public final class ObjectStore: Sendable {
     /// ```swift
     /// let store = try ObjectStore(backend: .sqlite(path: "app.sqlite"))
     /// ```
+    /// - Parameter backend: the engine, as `.sqlite(path:)` or `.lmdb(path:)` gives it.
     public init(backend: some StorageBackend) {
         self.backend = backend
         commitCounter = backend as? any ExternalCommitCounter
@@ -50,14 +51,14 @@ public final class ObjectStore: Sendable {
         }
     }
 
-    /// Whether the backend tells this store of other processes' commits (`ExternalCommitSource`):
+    /// Whether the backend tells this store of other processes' commits (``ExternalCommitSource``):
     /// they then reach change streams and settings a moment after they commit, not at once.
     package var isNotifiedOfCommitsElsewhere: Bool { backend is any ExternalCommitSource }
 
     /// The backend as a commit counter, cast once rather than on every settings read.
     private let commitCounter: (any ExternalCommitCounter)?
 
-    /// The backend's count of commits by any process (`ExternalCommitCounter`), read as a call
+    /// The backend's count of commits by any process (``ExternalCommitCounter``), read as a call
     /// of the store (never after `close()`); `nil` when the backend keeps none.
     func externalCommitCount() throws -> UInt64? {
         guard let commitCounter else { return nil }
@@ -91,6 +92,10 @@ public final class ObjectStore: Sendable {
     }
 
     /// The name of the collection values of `type` are stored in.
+    /// - Parameter type: the model type.
+    /// - Returns: ``StorableModel/collectionName`` or the type's name.
+    /// - Throws: ``StorageError`` with `.invalidIdentifier` when that name is not a valid collection
+    ///   name.
     public func collectionName<T>(for type: T.Type) throws -> String {
         try info(for: type).collection
     }
@@ -148,7 +153,7 @@ public final class ObjectStore: Sendable {
     }
 
     /// Tells the settings and the change streams what another process or machine committed (see
-    /// `ExternalCommitSource`), in order with this store's own commits.
+    /// ``ExternalCommitSource``), in order with this store's own commits.
     private func didCommitElsewhere(_ changes: [CollectionChange]) {
         var logs: [String: ChangeLog] = [:]
         for change in changes {
@@ -159,8 +164,8 @@ public final class ObjectStore: Sendable {
         }
         guard !logs.isEmpty else { return }
         // A ticket of its own, so that it is published in order with this store's commits. The
-        // reporting thread never waits for the delivery: a write of this store in flight may be
-        // waiting, in the engine, for what that thread holds (a deadlock found with four processes).
+        // reporting thread does not wait for the delivery: nothing it does next depends on it, and
+        // a long write of this store in flight would otherwise hold back every later report.
         let ticket = commits.take()
         commits.resolve(ticket, logs, waitsForDelivery: false) { didCommit($0) }
     }
@@ -187,8 +192,9 @@ public final class ObjectStore: Sendable {
     /// ```
     /// Reads through `tx` see the transaction's own writes. Calls on `self` from inside `body`
     /// (on the same thread) join the transaction. The handle must not escape `body`.
+    /// - Parameter body: the transaction's work; synchronous, so nothing awaits while it runs.
     /// - Returns: what `body` returns.
-    /// - Throws: what `body` throws, or a `StorageError` when the store fails.
+    /// - Throws: what `body` throws, or a ``StorageError`` when the store fails.
     public func transaction<R>(_ body: (StoreTransaction) throws -> R) throws -> R {
         try withWriteSession { session in
             let transaction = StoreTransaction(session: session)
@@ -210,7 +216,7 @@ public final class ObjectStore: Sendable {
     /// The handle must not escape `body`.
     /// - Parameter body: the reads.
     /// - Returns: what `body` returns.
-    /// - Throws: what `body` throws, or a `StorageError` when the store fails.
+    /// - Throws: what `body` throws, or a ``StorageError`` when the store fails.
     public func read<R>(_ body: (StoreReadTransaction) throws -> R) throws -> R {
         try withReadSession { session in
             let transaction = StoreReadTransaction(session: session)

@@ -1,5 +1,5 @@
 /// What reading a collection needs, derived once from its stored schema and cached by
-/// `ObjectStore` until the schema changes: the column list, each column's position and type.
+/// ``ObjectStore`` until the schema changes: the column list, each column's position and type.
 final class ReadPlan: Sendable {
     let schema: CollectionSchema
     let columns: [String]

@@ -43,7 +43,7 @@ public struct RecordStream<Element: Decodable & Sendable>: AsyncSequence, Sendab
 
         /// The next value, or `nil` at the end (or once the task is cancelled).
         /// - Returns: the next value.
-        /// - Throws: `StorageError` when a batch cannot be read.
+        /// - Throws: ``StorageError`` when a batch cannot be read.
         public mutating func next() async throws -> Element? {
             if position < batch.count {
                 defer { position += 1 }
@@ -88,7 +88,7 @@ public struct RecordStream<Element: Decodable & Sendable>: AsyncSequence, Sendab
 
 extension ObjectStore {
     /// The values of `type` matching `predicate`, sorted by `orderBy` (then by primary key), as
-    /// an `AsyncSequence` read in batches of `batchSize`, in bounded memory. See `RecordStream`
+    /// an `AsyncSequence` read in batches of `batchSize`, in bounded memory. See ``RecordStream``
     /// for what each batch sees of concurrent writes.
     ///
     /// ```swift

@@ -3,7 +3,19 @@ import Foundation
 /// The untyped path (ORIGINS.md §1): dictionaries, as `JSONSerialization` gives them, stored
 /// with inferred column types, and rows read back as dictionaries.
 extension Session {
-    func insert(dictionaries rows: [[String: Any]], into collection: String) throws -> [StorageValue] {
+    /// Stores dictionaries in `collection` with column types inferred over the whole batch.
+    /// - Parameters:
+    ///   - rows: the records, one dictionary each.
+    ///   - collection: the collection's name.
+    ///   - primaryKey: the key every row carries (a natural key such as `iata`), or nil for `id`
+    ///     when every row has one, else an auto-assigned key.
+    /// - Returns: the primary keys of the stored rows.
+    /// - Throws: ``StorageError`` as ``ObjectStore/insert(dictionaries:into:primaryKey:)`` does.
+    func insert(
+        dictionaries rows: [[String: Any]],
+        into collection: String,
+        primaryKey: String? = nil
+    ) throws -> [StorageValue] {
         try Identifier.validateCollection(collection)
         // Nothing to store creates nothing: an empty first batch must not fix the key to an
         // auto-assigned one before any row has shown whether it carries an `id`.
@@ -32,8 +44,18 @@ extension Session {
                 let slot = slotByName[name]!
                 let (value, type) = try Self.storageValue(any, collection: collection, column: name, row: rowIndex)
                 if let type, columns[slot].type != type {
-                    let current = columns[slot].type
-                    columns[slot].type = current == .untyped ? type : current.widened(toHold: type)
+                    if columns[slot].type != .untyped && (type == .blob || columns[slot].type == .blob) {
+                        // PostgreSQL's typed columns cannot hold a blob beside other values, and
+                        // turning either into the other's kind would change it silently.
+                        throw StorageError(
+                            .schemaMismatch,
+                            "row \(rowIndex), key \(Identifier.quoted(name)): a \(type) value in a column whose"
+                                + " other values are \(columns[slot].type); a blob needs a column of its own",
+                            collection: collection,
+                            column: name
+                        )
+                    }
+                    columns[slot].type = Self.batchType(columns[slot].type, type)
                 }
                 record[slot] = value
             }
@@ -42,10 +64,16 @@ extension Session {
         for index in records.indices where records[index].count < columns.count {
             records[index] += Array(repeating: .null, count: columns.count - records[index].count)
         }
+        Self.sortColumns(&columns, &records, &slotByName)
 
         let key: String
         if let stored {
+            try Self.checkPrimaryKey(primaryKey, against: stored)
+            try Self.checkBatchTypes(of: columns, against: stored)
             key = stored.primaryKey
+        } else if let primaryKey {
+            try Identifier.validateColumn(primaryKey, in: collection)
+            key = primaryKey
         } else if let slot = slotByName["id"], records.allSatisfy({ !$0[slot].isNull }) {
             key = "id"
         } else {
@@ -55,7 +83,7 @@ extension Session {
             guard key == CollectionSchema.autoKeyColumn else {
                 throw StorageError(
                     .invalidKey,
-                    "the rows have no '\(key)', the primary key of collection '\(collection)'",
+                    "the rows have no \(Identifier.quoted(key)), the primary key of collection '\(collection)'",
                     collection: collection,
                     column: key
                 )
@@ -65,22 +93,29 @@ extension Session {
             for index in records.indices { records[index].append(.null) }
         }
         let keySlot = slotByName[key]!
+        // Rows seen per key, for a natural key only: two rows of one batch under one key must
+        // agree, or the file has an error the last row would silently hide.
+        var rowByKey: [StorageValue: Int]? = primaryKey == nil ? nil : [:]
         let schema = CollectionSchema(name: collection, columns: columns, primaryKey: key)
         try schema.validate()
         let result = try prepare(schema)
         let types = columns.map { result.column(named: $0.name)?.type ?? .untyped }
         let writer = try requireWriter().makeWriter(for: collection, columns: columns.map(\.name))
+        try writer.expectRecords(records.count)
         var keys: [StorageValue] = []
         keys.reserveCapacity(records.count)
         for (rowIndex, var record) in records.enumerated() {
-            for index in record.indices { record[index] = record[index].applyingAffinity(types[index]) }
+            for index in record.indices { record[index] = Self.converted(record[index], to: types[index]) }
             if key != CollectionSchema.autoKeyColumn && record[keySlot].isNull {
                 throw StorageError(
                     .invalidKey,
-                    "row \(rowIndex) has no value for the primary key '\(key)'",
+                    "row \(rowIndex) has no value for the primary key \(Identifier.quoted(key))",
                     collection: collection,
                     column: key
                 )
+            }
+            if rowByKey != nil {
+                try Self.checkDuplicate(record[keySlot], row: rowIndex, in: records, &rowByKey!, collection, key)
             }
             do {
                 keys.append(try writer.put(record))
@@ -112,28 +147,37 @@ extension Session {
             // for unsigned integers.
             switch UInt8(bitPattern: number.objCType.pointee) {
             case UInt8(ascii: "d"), UInt8(ascii: "f"):
-                return (.real(number.doubleValue), .real)
+                if ObjectIdentifier(type(of: number)) == ObjectIdentifier(NSDecimalNumber.self) {
+                    // JSON integers beyond UInt64 arrive as decimals: kept as their digits,
+                    // never rounded to the nearest real.
+                    return try exactNumber(number.decimalValue, collection: collection, column: column, row: row)
+                }
+                return (try real(number.doubleValue, collection: collection, column: column, row: row), .real)
             case UInt8(ascii: "Q"), UInt8(ascii: "L"), UInt8(ascii: "I"), UInt8(ascii: "S"), UInt8(ascii: "C"):
                 if let exact = Int64(exactly: number.uint64Value) { return (.integer(exact), .integer) }
-                return (.real(number.doubleValue), .real)
+                // Beyond Int64 (18446744073709551615): the digits, exactly, as text.
+                return (.text(String(number.uint64Value)), .text)
             default:
                 return (.integer(number.int64Value), .integer)
             }
         case is NSNull:
             return (.null, nil)
         case let value as StorageValue:
+            if case .real(let number) = value {
+                return (try real(number, collection: collection, column: column, row: row), .real)
+            }
             return (value, value.columnType)
         case let data as Data:
             return (.blob(data), .blob)
         case let date as Date:
-            return (.real(date.timeIntervalSince1970), .real)
+            return (try real(date.timeIntervalSince1970, collection: collection, column: column, row: row), .real)
         case is [Any], is [String: Any]:
             guard JSONSerialization.isValidJSONObject(any),
                 let data = try? JSONSerialization.data(withJSONObject: any, options: [.sortedKeys])
             else {
                 throw StorageError(
                     .invalidJSON,
-                    "row \(row), key '\(column)': the nested value cannot be stored as JSON",
+                    "row \(row), key \(Identifier.quoted(column)): the nested value cannot be stored as JSON",
                     collection: collection,
                     column: column
                 )
@@ -142,11 +186,39 @@ extension Session {
         default:
             throw StorageError(
                 .unsupportedType,
-                "row \(row), key '\(column)': a value of type \(type(of: any)) cannot be stored",
+                "row \(row), key \(Identifier.quoted(column)): a value of type \(type(of: any)) cannot be stored",
                 collection: collection,
                 column: column
             )
         }
+    }
+
+    /// A real as every backend stores it (see `StorageValue.checkedForStorage`), or an error
+    /// naming the row for a NaN.
+    private static func real(_ number: Double, collection: String, column: String, row: Int) throws -> StorageValue {
+        do {
+            return try StorageValue.real(number).checkedForStorage(column: column)
+        } catch var error as StorageError {
+            error.collection = collection
+            error.message = "row \(row): " + error.message
+            throw error
+        }
+    }
+
+    /// A decimal number from JSON: an integer when it is a whole number that fits Int64, a real
+    /// when the real prints back as the same digits, and otherwise its exact digits as text.
+    private static func exactNumber(
+        _ decimal: Decimal,
+        collection: String,
+        column: String,
+        row: Int
+    ) throws -> (StorageValue, ColumnType) {
+        let text = decimal.description
+        if let integer = Int64(text) { return (.integer(integer), .integer) }
+        if let number = Double(text), number.isFinite, Decimal(string: "\(number)") == decimal {
+            return (try real(number, collection: collection, column: column, row: row), .real)
+        }
+        return (.text(text), .text)
     }
 
     func fetchDictionaries(

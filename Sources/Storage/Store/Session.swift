@@ -1,4 +1,4 @@
-/// The operations of `ObjectStore` and `StoreTransaction`, over one backend transaction.
+/// The operations of ``ObjectStore`` and ``StoreTransaction``, over one backend transaction.
 /// Both public types forward here, so the store and a transaction behave identically.
 final class Session {
     let store: ObjectStore
@@ -67,7 +67,7 @@ final class Session {
         let schema = try info.schema(for: layout)
         layout = schema.columns
         store.rememberLayout(layout, for: T.self)
-        let stored = try prepare(schema)
+        let stored = try prepare(schema, writtenBy: info.typeName)
         guard stored.primaryKey == schema.primaryKey else {
             throw StorageError(
                 .schemaMismatch,
@@ -95,16 +95,25 @@ final class Session {
     }
 
     /// Creates or migrates a collection once per transaction.
-    func prepare(_ schema: CollectionSchema) throws -> CollectionSchema {
+    /// - Parameters:
+    ///   - schema: the collection as the records to write need it.
+    ///   - typeName: the Swift type whose records `schema` describes, whose columns may only
+    ///     change type by a safe widening; nil for the untyped path.
+    /// - Returns: the collection's schema after the change.
+    /// - Throws: ``StorageError`` with `.schemaMismatch` for a change that is not a safe widening.
+    func prepare(_ schema: CollectionSchema, writtenBy typeName: String? = nil) throws -> CollectionSchema {
         if let known = prepared[schema.name], known.merged(with: schema) == known { return known }
-        if let existing = try storedSchema(schema.name), let conflict = existing.caseConflict(with: schema) {
-            throw StorageError(
-                .schemaMismatch,
-                "column '\(conflict.requested)' clashes with the stored column '\(conflict.stored)'"
-                    + " (names are compared ignoring ASCII case)",
-                collection: schema.name,
-                column: conflict.requested
-            )
+        if let existing = try storedSchema(schema.name) {
+            if let conflict = existing.caseConflict(with: schema) {
+                throw StorageError(
+                    .schemaMismatch,
+                    "column \(Identifier.quoted(conflict.requested)) clashes with the stored column \(Identifier.quoted(conflict.stored))"
+                        + " (names are compared ignoring ASCII case)",
+                    collection: schema.name,
+                    column: conflict.requested
+                )
+            }
+            if let typeName { try Self.checkTypeChanges(of: schema, against: existing, typeName: typeName) }
         }
         let stored = try requireWriter().prepareCollection(schema)
         prepared[schema.name] = stored
@@ -117,7 +126,13 @@ final class Session {
         var keys: [StorageValue] = []
         keys.reserveCapacity(values.underestimatedCount)
         for value in values {
-            var current = try state ?? makeWriteState(for: value, info: info, extending: nil)
+            var current: WriteState
+            if let state {
+                current = state
+            } else {
+                current = try makeWriteState(for: value, info: info, extending: nil)
+                try current.writer.expectRecords(values.underestimatedCount)
+            }
             do {
                 try current.encoder.encode(value)
             } catch is PlanMiss {
@@ -414,8 +429,11 @@ final class Session {
     }
 
     func deleteAll<T>(_ type: T.Type, where predicate: StoragePredicate?) throws -> [StorageValue] {
-        let info = try store.info(for: type)
-        guard let stored = try storedSchema(info.collection) else { return [] }
+        try deleteAll(from: try store.info(for: type).collection, where: predicate)
+    }
+
+    func deleteAll(from collection: String, where predicate: StoragePredicate?) throws -> [StorageValue] {
+        guard let stored = try storedSchema(collection) else { return [] }
         let request = try makeRequest(
             store.readPlan(for: stored),
             columns: [],
@@ -423,8 +441,8 @@ final class Session {
             orderBy: [],
             limit: nil
         )
-        let keys = try requireWriter().deleteAll(from: info.collection, where: request.predicate)
-        if !keys.isEmpty { noteChange(.delete(keys), in: info.collection) }
+        let keys = try requireWriter().deleteAll(from: collection, where: request.predicate)
+        if !keys.isEmpty { noteChange(.delete(keys), in: collection) }
         return keys
     }
 }

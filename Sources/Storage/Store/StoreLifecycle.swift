@@ -16,7 +16,7 @@ final class StoreLifecycle: @unchecked Sendable {
     private var state = State()
 
     /// Counts a call in; each successful `enter` is balanced by one `leave`.
-    /// - Throws: `StorageError` with code `.closed` once `close()` has begun.
+    /// - Throws: ``StorageError`` with code `.closed` once `close()` has begun.
     func enter() throws {
         condition.lock()
         defer { condition.unlock() }

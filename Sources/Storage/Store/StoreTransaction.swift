@@ -3,7 +3,7 @@ import Foundation
 /// The handle `ObjectStore.read(_:)` passes to its closure: the read calls of the store, all
 /// on one snapshot. Valid only inside the closure, on the thread running it.
 ///
-/// `StoreTransaction`, the handle of `ObjectStore.transaction(_:)`, has these calls too, and
+/// ``StoreTransaction``, the handle of `ObjectStore.transaction(_:)`, has these calls too, and
 /// its reads see its own writes.
 public class StoreReadTransaction {
     private let session: Session
@@ -31,7 +31,7 @@ public class StoreReadTransaction {
     ///   - type: the type stored.
     ///   - id: the primary key.
     /// - Returns: the value, or `nil` when there is none.
-    /// - Throws: `StorageError` when the store fails or the stored value does not fit `type`.
+    /// - Throws: ``StorageError`` when the store fails or the stored value does not fit `type`.
     public func fetch<T: Decodable>(_ type: T.Type, id: some StorageValueConvertible) throws -> T? {
         try open().fetch(type, id: id.storageValue)
     }
@@ -44,7 +44,7 @@ public class StoreReadTransaction {
     ///   - limit: at most this many values; `nil` for all.
     ///   - offset: how many matching values to skip first.
     /// - Returns: the values.
-    /// - Throws: `StorageError`, e.g. `.unknownColumn` for a column the collection lacks.
+    /// - Throws: ``StorageError``, e.g. `.unknownColumn` for a column the collection lacks.
     public func fetchAll<T: Decodable>(
         _ type: T.Type,
         where predicate: StoragePredicate? = nil,
@@ -60,7 +60,7 @@ public class StoreReadTransaction {
     ///   - type: the type stored.
     ///   - predicate: which values; `nil` for all.
     /// - Returns: how many there are.
-    /// - Throws: `StorageError`, e.g. `.unknownColumn` for a column the collection lacks.
+    /// - Throws: ``StorageError``, e.g. `.unknownColumn` for a column the collection lacks.
     public func count<T>(_ type: T.Type, where predicate: StoragePredicate? = nil) throws -> Int {
         try open().count(type, where: predicate)
     }
@@ -71,7 +71,7 @@ public class StoreReadTransaction {
     ///   - predicate: which values; `nil` for all.
     ///   - ordering: the order, then by primary key.
     ///   - body: called with each value.
-    /// - Throws: what `body` throws, or a `StorageError`.
+    /// - Throws: what `body` throws, or a ``StorageError``.
     public func forEach<T: Decodable>(
         _ type: T.Type,
         where predicate: StoragePredicate? = nil,
@@ -93,7 +93,7 @@ public class StoreReadTransaction {
     ///   - limit: at most this many records; `nil` for all.
     ///   - offset: how many matching records to skip first.
     /// - Returns: one dictionary of every stored column per record.
-    /// - Throws: `StorageError`, e.g. `.unknownColumn` for a column the collection lacks.
+    /// - Throws: ``StorageError``, e.g. `.unknownColumn` for a column the collection lacks.
     public func fetchDictionaries(
         from collection: String,
         where predicate: StoragePredicate? = nil,
@@ -110,9 +110,22 @@ public class StoreReadTransaction {
         )
     }
 
+    /// The number of records of the collection named `collection` matching `predicate`; see
+    /// `ObjectStore.count(in:where:)`.
+    /// - Parameters:
+    ///   - collection: the collection's name.
+    ///   - predicate: the records to count; nil counts them all.
+    /// - Returns: the count, 0 for a collection that was never created.
+    /// - Throws: ``StorageError`` with `.invalidIdentifier` for a bad name, `.unknownColumn` for a
+    ///   predicate naming a column the collection does not have.
+    public func count(in collection: String, where predicate: StoragePredicate? = nil) throws -> Int {
+        try Identifier.validateCollection(collection)
+        return try open().count(in: collection, where: predicate)
+    }
+
     /// The names of the collections; see `ObjectStore.collectionNames()`.
     /// - Returns: the names, sorted.
-    /// - Throws: `StorageError` when the store fails.
+    /// - Throws: ``StorageError`` when the store fails.
     public func collectionNames() throws -> [String] {
         try open().collectionNames()
     }
@@ -120,7 +133,7 @@ public class StoreReadTransaction {
     /// The stored schema of `collection`; see `ObjectStore.schema(of:)`.
     /// - Parameter collection: the collection's name.
     /// - Returns: the schema, or `nil` when there is no such collection.
-    /// - Throws: `StorageError` with `.invalidIdentifier` for a name that is not allowed.
+    /// - Throws: ``StorageError`` with `.invalidIdentifier` for a name that is not allowed.
     public func schema(of collection: String) throws -> CollectionSchema? {
         try open().schema(of: collection)
     }
@@ -133,7 +146,7 @@ public final class StoreTransaction: StoreReadTransaction {
     /// Inserts or replaces `value`; see `ObjectStore.save(_:)`.
     /// - Parameter value: the value.
     /// - Returns: its primary key.
-    /// - Throws: `StorageError`, e.g. `.constraintViolation`.
+    /// - Throws: ``StorageError``, e.g. `.constraintViolation`.
     @discardableResult
     public func save<T: Encodable>(_ value: T) throws -> StorageValue {
         try open().save(CollectionOfOne(value))[0]
@@ -142,21 +155,41 @@ public final class StoreTransaction: StoreReadTransaction {
     /// Inserts or replaces every value; see `ObjectStore.save(contentsOf:)`.
     /// - Parameter values: the values.
     /// - Returns: their primary keys, in order.
-    /// - Throws: `StorageError`, e.g. `.constraintViolation`.
+    /// - Throws: ``StorageError``, e.g. `.constraintViolation`.
     @discardableResult
     public func save<S: Sequence>(contentsOf values: S) throws -> [StorageValue] where S.Element: Encodable {
         try open().save(values)
     }
 
-    /// Stores dictionaries in `collection`; see `ObjectStore.insert(dictionaries:into:)`.
+    /// Stores dictionaries in `collection`; see `ObjectStore.insert(dictionaries:into:primaryKey:)`.
     /// - Parameters:
     ///   - rows: the records.
     ///   - collection: the collection, created when missing.
+    ///   - primaryKey: the key every row carries that identifies it, or nil.
     /// - Returns: the primary keys of the stored records.
-    /// - Throws: `StorageError`, e.g. `.invalidIdentifier` for a key that is no valid column name.
+    /// - Throws: ``StorageError``, e.g. `.invalidIdentifier` for a key that is no valid column name,
+    ///   `.invalidKey` for a row without its `primaryKey`.
     @discardableResult
-    public func insert(dictionaries rows: [[String: Any]], into collection: String) throws -> [StorageValue] {
-        try open().insert(dictionaries: rows, into: collection)
+    public func insert(
+        dictionaries rows: [[String: Any]],
+        into collection: String,
+        primaryKey: String? = nil
+    ) throws -> [StorageValue] {
+        try open().insert(dictionaries: rows, into: collection, primaryKey: primaryKey)
+    }
+
+    /// Deletes the records of the collection named `collection` matching `predicate`; see
+    /// `ObjectStore.deleteAll(from:where:)`.
+    /// - Parameters:
+    ///   - collection: the collection's name.
+    ///   - predicate: the records to delete; nil deletes them all (the collection remains).
+    /// - Returns: the primary keys of the deleted records.
+    /// - Throws: ``StorageError`` with `.invalidIdentifier` for a bad name, `.unknownColumn` for a
+    ///   predicate naming a column the collection does not have.
+    @discardableResult
+    public func deleteAll(from collection: String, where predicate: StoragePredicate? = nil) throws -> [StorageValue] {
+        try Identifier.validateCollection(collection)
+        return try open().deleteAll(from: collection, where: predicate)
     }
 
     /// Deletes the value with primary key `id`.
@@ -164,7 +197,7 @@ public final class StoreTransaction: StoreReadTransaction {
     ///   - type: the type stored.
     ///   - id: the primary key.
     /// - Returns: whether there was one.
-    /// - Throws: `StorageError` when the store fails.
+    /// - Throws: ``StorageError`` when the store fails.
     @discardableResult
     public func delete<T>(_ type: T.Type, id: some StorageValueConvertible) throws -> Bool {
         try open().delete(type, id: id.storageValue)
@@ -175,7 +208,7 @@ public final class StoreTransaction: StoreReadTransaction {
     ///   - type: the type stored.
     ///   - predicate: which values; `nil` for all.
     /// - Returns: the number deleted.
-    /// - Throws: `StorageError` when the store fails.
+    /// - Throws: ``StorageError`` when the store fails.
     @discardableResult
     public func deleteAll<T>(_ type: T.Type, where predicate: StoragePredicate? = nil) throws -> Int {
         try open().deleteAll(type, where: predicate).count
@@ -184,7 +217,7 @@ public final class StoreTransaction: StoreReadTransaction {
     /// Removes `collection`; see `ObjectStore.drop(collection:)`.
     /// - Parameter collection: the collection's name.
     /// - Returns: whether it existed.
-    /// - Throws: `StorageError` with `.invalidIdentifier` for a name that is not allowed.
+    /// - Throws: ``StorageError`` with `.invalidIdentifier` for a name that is not allowed.
     @discardableResult
     public func drop(collection: String) throws -> Bool {
         try open().drop(collection: collection)

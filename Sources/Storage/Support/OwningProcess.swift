@@ -59,7 +59,7 @@ public struct OwningProcess: Hashable, Sendable {
 
     /// Throws unless the current process is the one that opened the store.
     /// - Parameter path: the store, named in the error.
-    /// - Throws: `StorageError` with code `.misuse` naming both processes and `path`.
+    /// - Throws: ``StorageError`` with code `.misuse` naming both processes and `path`.
     public func check(path: String?) throws {
         guard !isCurrent else { return }
         throw StorageError(

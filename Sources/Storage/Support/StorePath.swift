@@ -10,9 +10,10 @@ import Darwin
 public enum StorePath {
     /// Refuses a path the C library would misread: an empty one, and one with a NUL byte (the C
     /// library stops at the NUL and would use a shorter path).
-    /// - Parameter role: what the path names, for the message (`"database file"`).
-    /// - Throws: `StorageError` with code `.cannotOpen`.
-    /// - Parameter path: the path to check.
+    /// - Parameters:
+    ///   - path: the path to check.
+    ///   - role: what the path names, for the message (`"database file"`).
+    /// - Throws: ``StorageError`` with code `.cannotOpen`.
     public static func check(_ path: String, role: String) throws {
         guard !path.isEmpty else {
             throw StorageError(.cannotOpen, "the \(role)'s path is empty", path: path)
@@ -28,7 +29,7 @@ public enum StorePath {
     ///   - path: the file to create or open.
     ///   - role: what the file is, for the message (`"lock file"`).
     /// - Returns: the file's device and inode.
-    /// - Throws: `StorageError` with code `.cannotOpen` naming `role` and the reason.
+    /// - Throws: ``StorageError`` with code `.cannotOpen` naming `role` and the reason.
     @discardableResult
     public static func createPrivateFile(at path: String, role: String) throws -> (device: UInt64, inode: UInt64) {
         try check(path, role: role)

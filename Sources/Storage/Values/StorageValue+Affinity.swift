@@ -6,6 +6,8 @@ extension StorageValue {
     /// integral reals become integers in integer columns, integers become reals in real columns,
     /// numbers become text in text columns. Every backend stores values after this conversion, so
     /// all of them hold and compare exactly what SQLite would.
+    /// - Parameter type: the column's declared type.
+    /// - Returns: the value as the column holds it; `self` when no conversion applies.
     public func applyingAffinity(_ type: ColumnType) -> StorageValue {
         switch (type, self) {
         case (.integer, .real(let value)):

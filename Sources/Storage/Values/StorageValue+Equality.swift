@@ -1,4 +1,11 @@
 extension StorageValue {
+    /// Whether two values are stored alike: the same storage class and the same value (text by
+    /// its UTF-8 bytes; NaN equals NaN). An integer never equals a real; for key equality, where
+    /// `1` and `1.0` are one key, use ``StorageKey``.
+    /// - Parameters:
+    ///   - lhs: a value.
+    ///   - rhs: another value.
+    /// - Returns: whether they are the same stored value.
     public static func == (lhs: StorageValue, rhs: StorageValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
@@ -10,6 +17,8 @@ extension StorageValue {
         }
     }
 
+    /// Hashes the storage class and the value, consistently with `==`.
+    /// - Parameter hasher: the hasher to feed.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null:
@@ -50,17 +59,25 @@ extension StorageValue {
 /// blobs by their bytes, and `NULL` equal to itself.
 ///
 /// Use it wherever keys are hashed or compared for identity — record maps, sets of changed keys,
-/// unique indexes, `IN` lists — so that every backend and `ObjectStore` agree with SQLite on which
+/// unique indexes, `IN` lists — so that every backend and ``ObjectStore`` agree with SQLite on which
 /// records are the same.
 public struct StorageKey: Hashable, Sendable {
     /// The value, as stored.
     public var value: StorageValue
 
     /// The key of `value`.
+    /// - Parameter value: the key's value.
     public init(_ value: StorageValue) {
         self.value = value
     }
 
+    /// Whether two keys are one record's key, by SQLite's rules: numbers compare as numbers
+    /// (`1` and `1.0`, `0.0` and `-0.0` are one key), text by its UTF-8 bytes, blobs by their
+    /// bytes.
+    /// - Parameters:
+    ///   - lhs: a key.
+    ///   - rhs: another key.
+    /// - Returns: whether they name the same record.
     public static func == (lhs: StorageKey, rhs: StorageKey) -> Bool {
         switch (lhs.value, rhs.value) {
         case (.real(let a), .real(let b)) where a.isNaN && b.isNaN: return true
@@ -71,6 +88,8 @@ public struct StorageKey: Hashable, Sendable {
         }
     }
 
+    /// Hashes the key consistently with `==`: keys that are one key hash alike.
+    /// - Parameter hasher: the hasher to feed.
     public func hash(into hasher: inout Hasher) {
         switch value {
         case .null:
@@ -98,5 +117,6 @@ public struct StorageKey: Hashable, Sendable {
 }
 
 extension StorageKey: CustomStringConvertible {
+    /// The key's value, as ``StorageValue`` describes it.
     public var description: String { value.description }
 }

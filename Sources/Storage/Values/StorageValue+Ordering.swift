@@ -11,6 +11,9 @@ extension StorageValue {
 
     /// Compares two values with SQLite's rules (BINARY collation): `null` < numbers < text < blob.
     ///
+    /// - Parameters:
+    ///   - lhs: a value.
+    ///   - rhs: another value.
     /// - Returns: a negative number, zero or a positive number, like `memcmp`.
     public static func compare(_ lhs: StorageValue, _ rhs: StorageValue) -> Int {
         let lhsRank = lhs.classRank

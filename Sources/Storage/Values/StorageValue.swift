@@ -1,6 +1,6 @@
 public import Foundation
 
-/// The common currency between `ObjectStore` and every backend: SQLite's five storage classes.
+/// The common currency between ``ObjectStore`` and every backend: SQLite's five storage classes.
 ///
 /// Every column value a backend stores or returns is one of these. Ordering follows SQLite:
 /// `null` sorts first, then numbers (integers and reals compared by value), then text (compared
@@ -39,6 +39,7 @@ public enum StorageValue: Sendable, Hashable {
 }
 
 extension StorageValue: CustomStringConvertible {
+    /// The value for messages: `NULL`, a number, text as a quoted Swift literal, or a blob's size.
     public var description: String {
         switch self {
         case .null: return "NULL"
@@ -53,9 +54,19 @@ extension StorageValue: CustomStringConvertible {
 extension StorageValue: ExpressibleByNilLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByStringLiteral, ExpressibleByBooleanLiteral
 {
+    /// `nil` is ``StorageValue/null``.
+    /// - Parameter nilLiteral: the `nil` literal.
     public init(nilLiteral: ()) { self = .null }
+    /// An integer literal is ``StorageValue/integer(_:)``.
+    /// - Parameter value: the literal.
     public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// A floating-point literal is ``StorageValue/real(_:)``.
+    /// - Parameter value: the literal.
     public init(floatLiteral value: Double) { self = .real(value) }
+    /// A string literal is ``StorageValue/text(_:)``.
+    /// - Parameter value: the literal.
     public init(stringLiteral value: String) { self = .text(value) }
+    /// `true` and `false` are stored as the integers 1 and 0, as the row encoder stores a `Bool`.
+    /// - Parameter value: the literal.
     public init(booleanLiteral value: Bool) { self = .integer(value ? 1 : 0) }
 }

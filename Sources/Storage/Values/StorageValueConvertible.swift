@@ -5,7 +5,7 @@ public import Foundation
 ///
 /// Every type the row encoder maps conforms, and its `storageValue` is exactly what the encoder
 /// stores for it (the encoder uses these conformances), so a comparison with a stored value of
-/// that type is exact on every backend. Raw-value enums compare through `Column`'s operators
+/// that type is exact on every backend. Raw-value enums compare through ``Column``'s operators
 /// for `RawRepresentable`.
 public protocol StorageValueConvertible {
     /// The stored form of this value.
@@ -13,6 +13,7 @@ public protocol StorageValueConvertible {
 }
 
 extension StorageValue: StorageValueConvertible {
+    /// The value itself.
     public var storageValue: StorageValue { self }
 }
 
@@ -24,46 +25,57 @@ extension BinaryInteger {
 }
 
 extension Int: StorageValueConvertible {
+    /// The integer as ``StorageValue/integer(_:)``, as the row encoder stores it.
     public var storageValue: StorageValue { integerStorageValue }
 }
 
 extension Int8: StorageValueConvertible {
+    /// The integer as ``StorageValue/integer(_:)``, as the row encoder stores it.
     public var storageValue: StorageValue { integerStorageValue }
 }
 
 extension Int16: StorageValueConvertible {
+    /// The integer as ``StorageValue/integer(_:)``, as the row encoder stores it.
     public var storageValue: StorageValue { integerStorageValue }
 }
 
 extension Int32: StorageValueConvertible {
+    /// The integer as ``StorageValue/integer(_:)``, as the row encoder stores it.
     public var storageValue: StorageValue { integerStorageValue }
 }
 
 extension Int64: StorageValueConvertible {
+    /// The integer as ``StorageValue/integer(_:)``, as the row encoder stores it.
     public var storageValue: StorageValue { .integer(self) }
 }
 
 extension UInt: StorageValueConvertible {
+    /// The integer as ``StorageValue/integer(_:)``, as the row encoder stores it.
     public var storageValue: StorageValue { integerStorageValue }
 }
 
 extension UInt8: StorageValueConvertible {
+    /// The integer as ``StorageValue/integer(_:)``, as the row encoder stores it.
     public var storageValue: StorageValue { integerStorageValue }
 }
 
 extension UInt16: StorageValueConvertible {
+    /// The integer as ``StorageValue/integer(_:)``, as the row encoder stores it.
     public var storageValue: StorageValue { integerStorageValue }
 }
 
 extension UInt32: StorageValueConvertible {
+    /// The integer as ``StorageValue/integer(_:)``, as the row encoder stores it.
     public var storageValue: StorageValue { integerStorageValue }
 }
 
 extension UInt64: StorageValueConvertible {
+    /// The integer as ``StorageValue/integer(_:)``, as the row encoder stores it.
     public var storageValue: StorageValue { integerStorageValue }
 }
 
 extension Double: StorageValueConvertible {
+    /// The Double as ``StorageValue/real(_:)``.
     public var storageValue: StorageValue { .real(self) }
 }
 
@@ -73,14 +85,17 @@ extension Float: StorageValueConvertible {
 }
 
 extension Bool: StorageValueConvertible {
+    /// `true` as the integer 1, `false` as 0, as the row encoder stores a `Bool`.
     public var storageValue: StorageValue { .integer(self ? 1 : 0) }
 }
 
 extension String: StorageValueConvertible {
+    /// The string as ``StorageValue/text(_:)``.
     public var storageValue: StorageValue { .text(self) }
 }
 
 extension Substring: StorageValueConvertible {
+    /// The substring as ``StorageValue/text(_:)``.
     public var storageValue: StorageValue { .text(String(self)) }
 }
 
@@ -98,6 +113,7 @@ extension Date: StorageValueConvertible {
 }
 
 extension Data: StorageValueConvertible {
+    /// The bytes as ``StorageValue/blob(_:)``.
     public var storageValue: StorageValue { .blob(self) }
 }
 
@@ -113,5 +129,6 @@ extension Decimal: StorageValueConvertible {
 }
 
 extension Optional: StorageValueConvertible where Wrapped: StorageValueConvertible {
+    /// The wrapped value's stored form, or ``StorageValue/null`` for `nil`.
     public var storageValue: StorageValue { self?.storageValue ?? .null }
 }

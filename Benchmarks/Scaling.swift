@@ -1,0 +1,268 @@
+import Foundation
+import Storage
+
+// The scaling mode (issue 17): `--scale 10000,100000,1000000` runs the chosen operations at each
+// size on fresh stores, ours beside the raw baseline, and reports how the cost of one record grows
+// from the smallest size to the largest. `--plot PATH` draws the figures (ScalingPlot.swift).
+//
+// Memory: the people are made one at a time while they are inserted (`PeopleSequence`), so the
+// only time a size's data set exists as Swift values is the result of one `fetchAll` (ours or
+// the baseline's, never both at once).
+
+/// A baseline the scaling mode can fill from a stream of people.
+protocol ScalableBaseline: RawBaseline {
+    /// Stores the people in one transaction, reading them from the sequence as it goes.
+    func insertAll(streaming people: PeopleSequence) throws
+}
+
+extension RawSQLite: ScalableBaseline {
+    func insertAll(streaming people: PeopleSequence) throws { try insert(people) }
+}
+
+extension RawLMDB: ScalableBaseline {
+    func insertAll(streaming people: PeopleSequence) throws { try insert(people) }
+}
+
+/// One figure of the scaling mode: an operation at one size.
+struct ScalePoint: Encodable {
+    var backend: String
+    var operation: String
+    var records: Int
+    var rowsPerSecond: Double
+    var baselineRowsPerSecond: Double
+    var ratio: Double
+}
+
+/// The operations the scaling mode runs (of those `--operations` selects).
+let scalableOperations: [Operation] = [.insert, .fetchAll, .lookup, .filter]
+
+/// Runs the scaling mode for every backend and size; prints the tables; writes JSON and the chart.
+func runScaling(
+    sizes: [Int],
+    backends: [String],
+    operations: Set<Operation>,
+    repetitions: Int,
+    directory: URL,
+    jsonPath: String?,
+    plotPath: String?
+) throws {
+    let chosen = scalableOperations.filter(operations.contains)
+    guard !chosen.isEmpty else { fail("--scale runs \(scalableOperations.map(\.rawValue)); none was chosen") }
+    let harness = Harness(count: sizes.last ?? 0, repetitions: repetitions)
+    var points: [ScalePoint] = []
+    let started = ContinuousClock.now
+    for backend in backends {
+        for size in sizes {
+            switch backend {
+            case "sqlite":
+                points += try ScaleBenchmarks<RawSQLite>(directory: directory, size: size, operations: chosen)
+                    .run(harness)
+            case "lmdb":
+                points += try ScaleBenchmarks<RawLMDB>(directory: directory, size: size, operations: chosen)
+                    .run(harness)
+            default:
+                progress("--scale: skipping \(backend) (only sqlite and lmdb have streaming baselines)")
+            }
+        }
+    }
+    let elapsed = Harness.seconds(ContinuousClock.now - started)
+    var load = [Double](repeating: 0, count: 3)
+    _ = getloadavg(&load, 3)
+    print(
+        "scaling: \(sizes.map { Harness.format(Double($0)) }.joined(separator: ", ")) records, median of up to \(repetitions)"
+            + " runs, ratio = ours / baseline; "
+            + String(
+                format: "%.0f s in all; load average at the end %.1f %.1f %.1f",
+                elapsed,
+                load[0],
+                load[1],
+                load[2]
+            )
+    )
+    printScaleTables(points, sizes: sizes)
+    if let jsonPath {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(points).write(to: URL(fileURLWithPath: jsonPath))
+        progress("wrote \(jsonPath)")
+    }
+    if let plotPath {
+        try scalingChart(points, sizes: sizes).write(toFile: plotPath, atomically: true, encoding: .utf8)
+        progress("wrote \(plotPath)")
+    }
+}
+
+/// The growth of the cost of one record from the smallest size to the largest: the rate at the
+/// smallest size over the rate at the largest (1 = flat; 2 = a record costs twice as much).
+func costGrowth(_ points: [ScalePoint], _ rate: (ScalePoint) -> Double) -> Double? {
+    guard let first = points.min(by: { $0.records < $1.records }),
+        let last = points.max(by: { $0.records < $1.records }), first.records < last.records
+    else { return nil }
+    return rate(first) / max(rate(last), 1e-9)
+}
+
+/// One table per backend: rows/s and ratio per size, and the growth of the per-record cost.
+func printScaleTables(_ points: [ScalePoint], sizes: [Int]) {
+    var backends: [String] = []
+    for point in points where !backends.contains(point.backend) { backends.append(point.backend) }
+    for backend in backends {
+        print("\n\(backend)")
+        let header =
+            ["operation"] + sizes.map { "\(Harness.format(Double($0))): rows/s (raw) ratio" }
+            + ["cost growth ours / raw (goal ≤ 1.5× raw's)"]
+        var rows = [header]
+        for operation in scalableOperations {
+            let series = points.filter { $0.backend == backend && $0.operation == operation.rawValue }
+            guard !series.isEmpty else { continue }
+            var row = [operation.rawValue]
+            for size in sizes {
+                guard let point = series.first(where: { $0.records == size }) else {
+                    row.append("")
+                    continue
+                }
+                row.append(
+                    "\(Harness.format(point.rowsPerSecond)) (\(Harness.format(point.baselineRowsPerSecond)))"
+                        + String(format: " %.2f", point.ratio)
+                )
+            }
+            if let ours = costGrowth(series, \.rowsPerSecond), let raw = costGrowth(series, \.baselineRowsPerSecond) {
+                let met = ours <= raw * 1.5 ? "met" : "NOT MET"
+                row.append(String(format: "%.2f× / %.2f× (%.2f) ", ours, raw, ours / raw) + met)
+            } else {
+                row.append("")
+            }
+            rows.append(row)
+        }
+        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for (index, row) in rows.enumerated() {
+            let line = row.indices.map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+            print("| " + line.joined(separator: " | ") + " |")
+            if index == 0 {
+                print("|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|")
+            }
+        }
+    }
+}
+
+/// The operations of one backend at one size, on fresh stores.
+struct ScaleBenchmarks<Raw: ScalableBaseline> {
+    let directory: URL
+    let size: Int
+    let operations: [Operation]
+
+    private func path(_ role: String) -> String {
+        directory.appendingPathComponent(Raw.fileName("scale-\(size)-" + role)).path
+    }
+
+    private func remove(_ path: String) {
+        for suffix in Raw.suffixes { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    private func point(_ operation: Operation, rows: Int, _ times: (ours: Duration, baseline: Duration)) -> ScalePoint {
+        let ours = Harness.rate(rows, times.ours)
+        let raw = Harness.rate(rows, times.baseline)
+        progress(
+            "  \(Raw.backend) \(operation.rawValue) at \(Harness.format(Double(size))): \(Harness.format(ours)) rows/s vs"
+                + " \(Harness.format(raw)), ratio \(String(format: "%.2f", ours / max(raw, 1e-9)))"
+        )
+        return ScalePoint(
+            backend: Raw.backend,
+            operation: operation.rawValue,
+            records: size,
+            rowsPerSecond: ours,
+            baselineRowsPerSecond: raw,
+            ratio: ours / max(raw, 1e-9)
+        )
+    }
+
+    func run(_ harness: Harness) throws -> [ScalePoint] {
+        progress("\(Raw.backend): \(Harness.format(Double(size))) records")
+        let oursPath = path("ours")
+        let rawPath = path("raw")
+        var store: ObjectStore?
+        var raw: Raw?
+        defer {
+            store = nil
+            raw = nil
+            remove(oursPath)
+            remove(rawPath)
+        }
+        var points: [ScalePoint] = []
+        let people = PeopleSequence(count: size)
+        if operations.contains(.insert) {
+            let times = try harness.measurePair(
+                setUpOurs: {
+                    store = nil
+                    remove(oursPath)
+                    store = try Raw.openStore(path: oursPath)
+                },
+                ours: { try store!.save(contentsOf: people) },
+                setUpBaseline: {
+                    raw = nil
+                    remove(rawPath)
+                    raw = try Raw.open(path: rawPath, forJSON: false)
+                },
+                baseline: { try raw!.insertAll(streaming: people) }
+            )
+            points.append(point(.insert, rows: size, times))
+        } else {
+            store = try Raw.openStore(path: oursPath)
+            try store!.save(contentsOf: people)
+            raw = try Raw.open(path: rawPath, forJSON: false)
+            try raw!.insertAll(streaming: people)
+        }
+        guard let store, let raw else { return points }
+        // A warm-up run reads everything once more: worth it while that is quick.
+        let warmUp = size <= 1_000_000
+        if operations.contains(.fetchAll) {
+            let times = try measureCounts(harness, warmUp: warmUp, "fetchAll", expected: size) {
+                try store.fetchAll(Person.self).count
+            } baseline: {
+                try raw.readAll().count
+            }
+            points.append(point(.fetchAll, rows: size, times))
+        }
+        if operations.contains(.lookup) {
+            let ids = Person.randomIDs(10_000, upTo: size)
+            let times = try measureCounts(harness, warmUp: true, "lookup", expected: ids.count) {
+                var found = 0
+                for id in ids where try store.fetch(Person.self, id: id)?.id == id { found += 1 }
+                return found
+            } baseline: {
+                try raw.lookUp(ids)
+            }
+            points.append(point(.lookup, rows: ids.count, times))
+        }
+        if operations.contains(.filter) {
+            let times = try measureCounts(harness, warmUp: warmUp, "filter", expected: nil) {
+                try store.fetchAll(Person.self, where: Person.filter).count
+            } baseline: {
+                try raw.readFiltered().count
+            }
+            points.append(point(.filter, rows: size, times))
+        }
+        return points
+    }
+
+    /// Times a read beside its baseline; stops the run unless both found the same number of
+    /// records (and `expected`, when given).
+    private func measureCounts(
+        _ harness: Harness,
+        warmUp: Bool,
+        _ name: String,
+        expected: Int?,
+        ours: () throws -> Int,
+        baseline: () throws -> Int
+    ) throws -> (ours: Duration, baseline: Duration) {
+        var found = 0
+        var foundRaw = 0
+        let times = try harness.measurePair(
+            warmUp: warmUp,
+            ours: { found = try ours() },
+            baseline: { foundRaw = try baseline() }
+        )
+        check(found == foundRaw, "\(name) found \(found) records, the baseline \(foundRaw)")
+        if let expected { check(found == expected, "\(name) found \(found) records, not \(expected)") }
+        return times
+    }
+}

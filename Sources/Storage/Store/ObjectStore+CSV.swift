@@ -1,0 +1,60 @@
+public import Foundation
+
+extension ObjectStore {
+    /// Stores the records of a CSV file in `collection`, in one transaction.
+    ///
+    /// ```swift
+    /// try store.insert(csv: URL(fileURLWithPath: "airports.csv"), into: "airports", primaryKey: "iata")
+    /// ```
+    /// The file is RFC 4180 with a header row naming the columns: fields separated by commas,
+    /// records by CRLF or LF; quoted fields may hold commas, doubled quotes and line breaks; a
+    /// UTF-8 byte order mark is skipped, and so are blank lines.
+    ///
+    /// Each column's type comes from every value in it: integer when every value is one, real
+    /// when every value is a number, text otherwise (so `007`, `1e`, `nan` or an integer beyond
+    /// Int64 make a text column, stored as written). An empty field, quoted or not, is null.
+    ///
+    /// The file is read twice, a chunk at a time, so its size does not matter: a first pass,
+    /// outside any transaction, checks every record and finds the column types; the second stores
+    /// the records inside one write transaction. Nothing is stored when anything fails.
+    /// - Parameters:
+    ///   - url: the CSV file.
+    ///   - collection: the collection, created when missing; new columns are added to an existing
+    ///     one and integer columns widened to real when fractions arrive, as with JSON.
+    ///   - primaryKey: the column that identifies a record, so that importing the same file again
+    ///     replaces its records instead of adding them again. Without it the key is `id` when every
+    ///     record has one, otherwise an auto-assigned key in the column `_key`. An existing
+    ///     collection keeps its key.
+    /// - Returns: the number of records stored.
+    /// - Throws: ``StorageError`` with `.invalidCSV` naming the line for malformed CSV (an unclosed
+    ///   quote, a record with more or fewer fields than the header, text after a closing quote,
+    ///   bytes that are not UTF-8, a header naming a column twice); `.invalidKey` for a record
+    ///   without its primary key; `.invalidIdentifier` for a header name that is not a valid
+    ///   column name; `.io` when the file cannot be read. Nothing is stored then.
+    @discardableResult
+    public func insert(csv url: URL, into collection: String, primaryKey: String? = nil) throws -> Int {
+        try insert(csv: .file(url), into: collection, primaryKey: primaryKey)
+    }
+
+    /// Stores the records of CSV text in `collection`, in one transaction; see
+    /// `insert(csv:into:primaryKey:)` for a file, which is the way for large inputs.
+    /// - Parameters:
+    ///   - data: the CSV text, UTF-8.
+    ///   - collection: the collection, created when missing.
+    ///   - primaryKey: the column that identifies a record (default: `id` or an auto key).
+    /// - Returns: the number of records stored.
+    /// - Throws: as `insert(csv:into:primaryKey:)` for a file.
+    @discardableResult
+    public func insert(csv data: Data, into collection: String, primaryKey: String? = nil) throws -> Int {
+        try insert(csv: .data(data), into: collection, primaryKey: primaryKey)
+    }
+
+    private func insert(csv input: CSVReader.Input, into collection: String, primaryKey: String?) throws -> Int {
+        // The first pass runs before the write transaction, so other writers wait only for the second.
+        let plan = try CSVImport(input, collection: collection)
+        return try withWriteSession { session in
+            // A fresh reader in the closure: a backend may run the closure again.
+            try session.insert(csv: CSVReader(input), plan: plan, primaryKey: primaryKey)
+        }
+    }
+}

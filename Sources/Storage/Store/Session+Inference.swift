@@ -1,0 +1,40 @@
+/// How the untyped path infers column types: over the whole batch, so that the order of the rows
+/// never changes the schema or the stored values.
+extension Session {
+    /// The type of a column holding values of types `current` and `new` in one batch: integer,
+    /// then real, then text, as the values require (text holds every other kind). The rule is
+    /// commutative and associative, so any order of the same rows gives the same type.
+    static func batchType(_ current: ColumnType, _ new: ColumnType) -> ColumnType {
+        if current == new || new == .untyped { return current }
+        switch (current, new) {
+        case (.untyped, _): return new
+        case (.integer, .real), (.real, .integer): return .real
+        default: return .text
+        }
+    }
+
+    /// A value of the batch as its column stores it. A real in a text column keeps every digit
+    /// (Swift's shortest exact form), where SQLite's own conversion would keep 15.
+    @inline(__always)
+    static func converted(_ value: StorageValue, to type: ColumnType) -> StorageValue {
+        if type == .text, case .real(let number) = value { return .text("\(number)") }
+        return value.applyingAffinity(type)
+    }
+
+    /// Puts the batch's columns in name order, whichever rows brought them first, so the same
+    /// rows in any order create the same layout. Rows of one shape already are in order.
+    static func sortColumns(
+        _ columns: inout [ColumnDefinition],
+        _ records: inout [[StorageValue]],
+        _ slotByName: inout [String: Int]
+    ) {
+        let order = columns.indices.sorted { columns[$0].name < columns[$1].name }
+        if order == Array(columns.indices) { return }
+        columns = order.map { columns[$0] }
+        for index in records.indices {
+            let record = records[index]
+            records[index] = order.map { record[$0] }
+        }
+        for (slot, column) in columns.enumerated() { slotByName[column.name] = slot }
+    }
+}

@@ -1,0 +1,173 @@
+// The README's snippets, as close to verbatim as a test allows (paths in a temporary folder, the
+// endless `for await` loop in a function that is compiled but not run): a change that breaks
+// the README breaks this file.
+import FileArchiveBackend
+import Foundation
+import LMDBBackend
+import SQLiteBackend
+import Storage
+import StorageTestSupport
+import Testing
+
+struct Address: Codable, Equatable { var city: String }
+
+struct Person: Codable, Equatable {
+    var id: Int64  // a property named `id` is the primary key by default
+    var name: String
+    var age: Int
+    var email: String?  // optionals become nullable columns
+    var tags: [String]  // nested Codable values are stored as JSON text
+    var address: Address?
+}
+
+// Per-type options, all optional
+extension Person: StorableModel {
+    static let collectionName = "people"  // default: the type's name
+    static let indexes: [IndexDefinition] = [.init(["age"]), .init(["email"], unique: true)]
+}
+
+struct Color: Codable { var hex: String }
+
+extension Color: ColumnCodable {
+    static var columnType: ColumnType { .text }
+    var storageValue: StorageValue { .text(hex) }
+    init(storageValue: StorageValue) throws {
+        guard case .text(let hex) = storageValue else { throw StorageError(.typeMismatch, "not a color") }
+        self.init(hex: hex)
+    }
+}
+
+enum Theme: String, Codable { case light, dark }
+
+final class AppSettings: Settings {
+    @Setting var userName = "guest"  // key "userName", default "guest"
+    @Setting var launchCount = 0
+    @Setting var lastLogin: Date? = nil
+    @Setting("theme_name") var theme = Theme.light  // an explicit key; any Codable value
+}
+
+struct Profile: Codable { var name: String }
+
+/// Compiled, never run: the loop waits for changes forever.
+func readmeSettingsChanges(_ settings: AppSettings) async {
+    for await name in settings.$userName.changes { print(name) }
+}
+
+@Suite struct ReadmeTests {
+    @Test func quickStart() async throws {
+        let directory = try TemporaryDirectory("readme")
+        defer { directory.remove() }
+        let store = try ObjectStore(backend: .sqlite(path: directory.url.appendingPathComponent("app.sqlite").path))
+
+        let person = Person(id: 42, name: "Ada", age: 36, email: nil, tags: ["math"], address: Address(city: "London"))
+        let people = [
+            Person(id: 7, name: "Alan", age: 41, email: "alan@example.org", tags: [], address: nil),
+            Person(id: 8, name: "Grace", age: 85, email: nil, tags: ["navy"], address: nil),
+        ]
+
+        // In async code (a server's handlers), every call is awaited: the blocking work runs on the
+        // store's own threads, never on Swift's cooperative pool.
+        try await store.save(person)  // insert or replace by primary key
+        try await store.save(contentsOf: people)  // one transaction
+        let one = try await store.fetch(Person.self, id: 42)
+        let page = try await store.fetchAll(
+            Person.self,
+            where: Column("age") >= 30 && Column("name").like("A%"),
+            orderBy: [.ascending("name")],
+            limit: 20,
+            offset: 1
+        )
+        let n = try await store.count(Person.self, where: Column("email") == nil)
+        var streamed: [String] = []
+        // in batches
+        for try await p in store.stream(Person.self, where: Column("age") > 60) { streamed.append(p.name) }
+        try await store.delete(Person.self, id: 42)
+        try await store.deleteAll(Person.self, where: Column("age") < 18)
+        try await store.transaction { tx in  // all or nothing; the closure is synchronous
+            try tx.save(person)
+            try tx.delete(Person.self, id: 7)
+        }
+        let (total, newest) = try await store.read { tx in  // one snapshot, never waits for the writer
+            (try tx.count(Person.self), try tx.fetchAll(Person.self, orderBy: [.descending("id")], limit: 5))
+        }
+
+        // JSON from a server, straight into the same collection, and back as dictionaries
+        let data = Data(#"[{"id": 9, "name": "Edsger", "age": 72, "email": null, "tags": [], "address": null}]"#.utf8)
+        try await store.insert(jsonArray: data, into: Person.collectionName)
+        let rows: [[String: StorageValue]] = try await store.fetchDictionaries(
+            from: "people",
+            where: Column("age") > 40
+        )
+
+        // Errors match by code
+        do { try await store.save(person) } catch StorageError.Code.constraintViolation {
+            // nothing was written
+        }
+
+        // Synchronous code calls the same names without `await`; they block the calling thread.
+        func saveNow(_ person: Person) throws { try store.save(person) }
+        try saveNow(person)
+
+        #expect(one == person)
+        #expect(page.map(\.name) == ["Alan"])
+        #expect(n == 2)
+        #expect(streamed == ["Grace"])
+        #expect(total == 2)
+        #expect(newest.map(\.id) == [42, 8])
+        #expect(rows.count == 2)  // Grace and Edsger, in the one collection `people`
+        #expect(try await store.fetchAll(Person.self, orderBy: [.ascending("id")]).map(\.id) == [8, 9, 42])
+
+        // Collections, and closing
+        let names = try await store.collectionNames()  // ["people"]; the internal `_settings` is left out
+        let schema: CollectionSchema? = try await store.schema(of: "people")
+        try await store.drop(collection: "people")  // records, indexes and schema, in one transaction
+        try await store.close()  // waits for calls in flight, frees files; later calls throw .closed
+
+        #expect(names == ["people"])
+        #expect(schema?.primaryKey == "id")
+        #expect(Color(hex: "#fff").storageValue == .text("#fff"))
+    }
+
+    @Test func csvEndToEnd() throws {
+        try TemporaryDirectory.with { directory in
+            let store = try ObjectStore(
+                backend: .sqlite(path: directory.appendingPathComponent("airports.sqlite").path)
+            )
+            let file = FixtureDataTests.airportsFile
+            let stored = try store.insert(csv: file, into: "airports", primaryKey: "iata")  // 3376
+            try store.insert(csv: file, into: "airports", primaryKey: "iata")  // replaces, still 3376
+            let texas = try store.fetchDictionaries(from: "airports", where: Column("state") == "TX")  // 209 rows
+            let north = try store.fetchDictionaries(
+                from: "airports",
+                where: Column("latitude") > 60.0,
+                orderBy: [.descending("latitude")],
+                limit: 3
+            )
+            #expect(stored == 3376)
+            #expect(try store.fetchDictionaries(from: "airports").count == 3376)
+            #expect(texas.count == 209)
+            #expect(north.count == 3)
+        }
+    }
+
+    @Test func settingsArchiveAndLMDB() throws {
+        try TemporaryDirectory.with { directory in
+            let store = try ObjectStore(backend: .lmdb(path: directory.appendingPathComponent("app.lmdb").path))
+            let settings = try AppSettings(store: store)
+            settings.launchCount += 1  // persisted at once
+            try settings.$launchCount.update { $0 += 1 }  // read-modify-write in one transaction
+            try settings.$userName.reset()  // reads "guest" again
+            #expect(settings.launchCount == 2)
+            #expect(settings.theme == .light)
+            try settings.resetAll()
+
+            let profile = Profile(name: "Ada")
+            let folder = directory
+            let archive = try ObjectStore(backend: .fileArchive(directory: folder.appendingPathComponent("Store").path))
+            try FileArchive.write(profile, to: folder.appendingPathComponent("profile.archive"))
+            let again = try FileArchive.read(Profile.self, from: folder.appendingPathComponent("profile.archive"))
+            #expect(again.name == "Ada")
+            _ = archive
+        }
+    }
+}
