@@ -47,6 +47,7 @@ package enum StoreLocation: Equatable, CustomStringConvertible {
     ///   - text: a URL or a bare path.
     ///   - mustExist: whether the store must exist (a read); otherwise a missing bare path's
     ///     engine is taken from its extension (`.sqlite`, `.db`, `.lmdb`, `.archive`).
+    /// - Returns: the location.
     /// - Throws: `StorageError` with `.cannotOpen` for a missing store or one of no engine
     ///   known, `UsageError` for a path whose engine cannot be told.
     package static func parse(_ text: String, mustExist: Bool) throws -> StoreLocation {
