@@ -233,8 +233,10 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                     began: began,
                     limit: configuration.retryLimit
                 ) {
-                    // Backs off a little, more at each attempt, so that conflicting processes spread out.
-                    usleep(UInt32.random(in: 0...UInt32(min(attempt, 20) * 500)))
+                    // Backs off by a random time whose bound doubles at each attempt (1 ms, 2 ms, 4 ms,
+                    // ... up to 128 ms), so that processes conflicting on one row spread out even when
+                    // a transaction takes longer than the first bounds (a loaded server).
+                    usleep(UInt32.random(in: 0...(UInt32(500) << UInt32(min(attempt, 8)))))
                     continue
                 }
                 throw error
