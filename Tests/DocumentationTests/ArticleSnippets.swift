@@ -85,7 +85,7 @@ struct Entry: Codable, Sendable {
     var ratio: Float
 }
 
-// Sources/Storage/Storage.docc/SchemaEvolution.md:23
+// Sources/Storage/Storage.docc/SchemaEvolution.md:31
 // Version 2 of a type stored as "Profile": `nickname` is new, so it is optional.
 struct Profile: Codable, Sendable {
     var id: Int64
@@ -223,8 +223,8 @@ enum StorageTransactionsAndConcurrencySnippets {
         print(total, newest.map(\.name))
     }
 
-    /// Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:65
-    static func block65() async throws {
+    /// Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:67
+    static func block67() async throws {
         let store = try ObjectStore(backend: .sqliteInMemory())
         for try await person in store.stream(Person.self, where: Column("age") > 60) {
             print(person.name)
@@ -259,8 +259,8 @@ let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
         StorageTransactionsAndConcurrencySnippets.block10
     ),
     (
-        "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:65",
-        StorageTransactionsAndConcurrencySnippets.block65
+        "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:67",
+        StorageTransactionsAndConcurrencySnippets.block67
     ),
     ("Sources/Storage/Storage.docc/TypedSettings.md:24", StorageTypedSettingsSnippets.block24),
 ]
