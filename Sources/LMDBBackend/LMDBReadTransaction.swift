@@ -259,6 +259,19 @@ class LMDBReadTransaction: StorageReadTransaction {
         return try info(of: collection)?.schema
     }
 
+    func nextAutoKey(in collection: String) throws -> Int64? {
+        try checkActive()
+        let last = try read(environment.metadata, key: LMDBCollection.counterKey(collection), collection: collection) {
+            bytes -> Int64 in
+            guard let bytes else { return 0 }
+            guard bytes.count == 8 else {
+                throw StorageError(.corrupt, "the key counter of '\(collection)' is damaged", collection: collection)
+            }
+            return bytes.reduce(0) { $0 << 8 | Int64($1) }
+        }
+        return last + 1
+    }
+
     func scan(_ request: ScanRequest, _ body: (any StorageRow) throws -> Bool) throws {
         try checkActive()
         guard let info = try info(of: request.collection) else { return }

@@ -242,6 +242,16 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         return current + 1
     }
 
+    override func nextAutoKey(in collection: String) throws -> Int64? {
+        try checkActive()
+        return try counter(collection) + 1
+    }
+
+    func raiseNextAutoKey(in collection: String, to key: Int64) throws {
+        try checkActive()
+        try noteKey(key - 1, in: collection)
+    }
+
     /// Notes an explicitly given key, so auto-assigned keys stay above it.
     func noteKey(_ key: Int64, in collection: String) throws {
         if key > (try counter(collection)) { counters[Identifier.folded(collection)] = key }

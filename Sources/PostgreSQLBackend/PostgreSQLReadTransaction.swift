@@ -57,6 +57,23 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
         return schema
     }
 
+    func nextAutoKey(in collection: String) throws -> Int64? {
+        guard let stored = try schema(of: collection), stored.hasAutoKey else { return nil }
+        let result = try connection.query(
+            "SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END FROM "
+                + catalog.keySequence(of: stored.name),
+            PostgreSQLParameters(),
+            "cannot read the key sequence",
+            collection: stored.name
+        )
+        var next: Int64?
+        result.forEachRow { row in
+            if case .integer(let value) = row.value(at: 0) { next = value }
+            return false
+        }
+        return next
+    }
+
     func schema(of collection: String) throws -> CollectionSchema? {
         try checkActive()
         try willRunStatement()

@@ -4,6 +4,19 @@ import Storage
 /// READ`). Records are buffered by their writers and sent in batches, before any other
 /// statement of the transaction and before it commits.
 final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteTransaction {
+    func raiseNextAutoKey(in collection: String, to key: Int64) throws {
+        guard let stored = try schema(of: collection), stored.hasAutoKey,
+            let next = try nextAutoKey(in: stored.name), next < key
+        else { return }
+        let sequence = catalog.keySequence(of: stored.name)
+        _ = try connection.query(
+            "SELECT setval($1::text::regclass, $2::int8, true)",
+            PostgreSQLParameters([.text(sequence), .integer(key - 1)]),
+            "cannot raise the key sequence",
+            collection: stored.name
+        )
+    }
+
     /// The schemas this transaction changed, published to the cache only when it commits.
     private(set) var changedSchemas: [String: CollectionSchema] = [:]
     /// The folded names of the collections this transaction dropped (and did not create again),

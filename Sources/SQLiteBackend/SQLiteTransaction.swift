@@ -203,6 +203,16 @@ class SQLiteReadTransaction: StorageReadTransaction {
         let sql = "SELECT count(*) FROM " + quote(collection) + whereClause
         return Int(try connection.integer(sql, compiler.arguments, collection: collection) ?? 0)
     }
+
+    func nextAutoKey(in collection: String) throws -> Int64? {
+        guard let stored = try schema(of: collection), stored.hasAutoKey else { return nil }
+        let last = try connection.integer(
+            "SELECT seq FROM sqlite_sequence WHERE name = ? COLLATE NOCASE",
+            [.text(stored.name)],
+            collection: stored.name
+        )
+        return (last ?? 0) + 1
+    }
 }
 
 /// A write transaction on the writer connection: `BEGIN IMMEDIATE` ... `COMMIT`.
@@ -325,6 +335,25 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
                 keys.append(row.value(at: 0))
             }
             return keys
+        }
+    }
+
+    func raiseNextAutoKey(in collection: String, to key: Int64) throws {
+        guard let stored = try schema(of: collection), stored.hasAutoKey,
+            let next = try nextAutoKey(in: stored.name), next < key
+        else { return }
+        try connection.withStatement(
+            "DELETE FROM sqlite_sequence WHERE name = ? COLLATE NOCASE",
+            collection: stored.name
+        ) {
+            statement in
+            try statement.bind(.text(stored.name), at: 1)
+            _ = try statement.step("cannot raise the key sequence", collection: stored.name)
+        }
+        try connection.withStatement("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", collection: stored.name) {
+            statement in
+            try statement.bind([.text(stored.name), .integer(key - 1)])
+            _ = try statement.step("cannot raise the key sequence", collection: stored.name)
         }
     }
 }

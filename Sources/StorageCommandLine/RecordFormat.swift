@@ -119,7 +119,8 @@ struct RecordWriter {
     }
 }
 
-/// Reads records from NDJSON and CSV input, as dictionaries for `insert(dictionaries:into:)`.
+/// Reads records from NDJSON input, as dictionaries for `insert(dictionaries:into:)` (CSV goes
+/// through the store's own `insert(csv:into:primaryKey:)`).
 enum RecordReader {
     /// The objects of an NDJSON input, one per non-empty line.
     /// - Throws: `StorageError` with `.invalidJSON` naming the line.
@@ -141,114 +142,6 @@ enum RecordReader {
             rows.append(row)
         }
         return rows
-    }
-
-    /// The records of a CSV input: the first line names the columns; an empty field is null, a
-    /// field that reads as an integer or a real (unquoted) is that number, anything else text.
-    /// - Throws: `InputError` naming the line of a malformed quote or of too many fields.
-    static func csv(_ data: Data) throws -> [[String: Any]] {
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw InputError("the CSV input is not UTF-8")
-        }
-        let lines = try csvLines(text)
-        guard let header = lines.first else { return [] }
-        let names = header.map(\.text)
-        var rows: [[String: Any]] = []
-        for (index, fields) in lines.dropFirst().enumerated() {
-            if fields.count == 1 && fields[0].text.isEmpty && !fields[0].quoted { continue }
-            guard fields.count <= names.count else {
-                throw InputError(
-                    "CSV line \(index + 2) has \(fields.count) fields, the header \(names.count)"
-                )
-            }
-            var row: [String: Any] = [:]
-            for (name, field) in zip(names, fields) {
-                row[name] = value(field)
-            }
-            rows.append(row)
-        }
-        return rows
-    }
-
-    private static func value(_ field: (text: String, quoted: Bool)) -> Any {
-        if field.quoted { return field.text }
-        if field.text.isEmpty { return NSNull() }
-        if let integer = Int64(field.text) { return NSNumber(value: integer) }
-        if let real = Double(field.text), field.text.contains(where: { "0123456789".contains($0) }) {
-            return NSNumber(value: real)
-        }
-        return field.text
-    }
-
-    /// The fields of each line, with whether each was quoted.
-    private static func csvLines(_ text: String) throws -> [[(text: String, quoted: Bool)]] {
-        var lines: [[(text: String, quoted: Bool)]] = []
-        var fields: [(text: String, quoted: Bool)] = []
-        var field = ""
-        var quoted = false
-        var inQuotes = false
-        var lineNumber = 1
-        var iterator = text.unicodeScalars.makeIterator()
-        var pending: Unicode.Scalar? = nil
-        func next() -> Unicode.Scalar? {
-            if let scalar = pending {
-                pending = nil
-                return scalar
-            }
-            return iterator.next()
-        }
-        while let scalar = next() {
-            if inQuotes {
-                if scalar == "\"" {
-                    if let following = next() {
-                        if following == "\"" {
-                            field.unicodeScalars.append("\"")
-                        } else {
-                            inQuotes = false
-                            pending = following
-                        }
-                    } else {
-                        inQuotes = false
-                    }
-                } else {
-                    if scalar == "\n" { lineNumber += 1 }
-                    field.unicodeScalars.append(scalar)
-                }
-                continue
-            }
-            switch scalar {
-            case "\"":
-                guard field.isEmpty && !quoted else {
-                    throw InputError("CSV line \(lineNumber): a quote inside an unquoted field")
-                }
-                inQuotes = true
-                quoted = true
-            case ",":
-                fields.append((field, quoted))
-                field = ""
-                quoted = false
-            case "\r":
-                continue
-            case "\n":
-                fields.append((field, quoted))
-                lines.append(fields)
-                fields = []
-                field = ""
-                quoted = false
-                lineNumber += 1
-            default:
-                if quoted {
-                    throw InputError("CSV line \(lineNumber): text after a closing quote")
-                }
-                field.unicodeScalars.append(scalar)
-            }
-        }
-        if inQuotes { throw InputError("CSV line \(lineNumber): a quote is never closed") }
-        if !field.isEmpty || quoted || !fields.isEmpty {
-            fields.append((field, quoted))
-            lines.append(fields)
-        }
-        return lines
     }
 }
 

@@ -261,17 +261,23 @@ package enum StorageTool {
         let collection = positionals[1]
         let path = positionals[2]
         var format = try recordFormat(parsed.options["format"])
-        let data: Data
-        do {
-            data =
-                path == "-"
-                ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw InputError("cannot read '\(path)': \((error as NSError).localizedDescription)")
+        let fileURL = path == "-" ? nil : URL(fileURLWithPath: path)
+        // A CSV file is streamed by the store's CSV import; anything else is read whole.
+        let streamsCSV = fileURL != nil && (format ?? (path.lowercased().hasSuffix(".csv") ? .csv : nil)) == .csv
+        var data = Data()
+        if !streamsCSV {
+            do {
+                data =
+                    path == "-"
+                    ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
+            } catch {
+                throw InputError("cannot read '\(path)': \((error as NSError).localizedDescription)")
+            }
         }
         format = format ?? RecordFormat.detect(path: path, data: data)
+        let key = parsed.options["primary-key"]
         // Everything is read and checked before the store is opened: bad input writes nothing.
-        let rows: [[String: Any]]
+        var rows: [[String: Any]] = []
         switch format ?? .json {
         case .json:
             let object: Any
@@ -290,9 +296,8 @@ package enum StorageTool {
                 return row
             }
         case .ndjson: rows = try RecordReader.ndjson(data)
-        case .csv: rows = try RecordReader.csv(data)
+        case .csv: try ObjectStore.checkCSV(file: fileURL, data: data, into: collection, primaryKey: key)
         }
-        let key = parsed.options["primary-key"]
         if let key {
             for (index, row) in rows.enumerated() where row[key] == nil || row[key] is NSNull {
                 throw InputError("record \(index + 1) of '\(path)' has no '\(key)', the primary key asked for")
@@ -309,6 +314,15 @@ package enum StorageTool {
             )
         }
         let progress = ProgressLine()
+        if format == .csv {
+            // One transaction: the store reads the input again, checks it and stores every record.
+            let count =
+                try fileURL.map { try store.insert(csv: $0, into: collection, primaryKey: key) }
+                ?? store.insert(csv: data, into: collection, primaryKey: key)
+            progress.finish("imported \(ProgressLine.grouped(count)) records into \(collection)")
+            if parsed.flags.contains("json") { try writeJSON(["collection": collection, "records": count]) }
+            return
+        }
         // The first call decides the key of a new collection: it takes every record up to the
         // first without an `id`, so that one lacking it anywhere gives an auto-assigned key, as
         // one call with every record would.

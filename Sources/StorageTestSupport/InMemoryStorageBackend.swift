@@ -116,6 +116,18 @@ final class MemoryTransaction: StorageWriteTransaction {
         return database[table: collection]?.schema
     }
 
+    func nextAutoKey(in collection: String) throws -> Int64? {
+        try check()
+        return database[table: collection].map { $0.lastAssignedKey + 1 }
+    }
+
+    func raiseNextAutoKey(in collection: String, to key: Int64) throws {
+        try check()
+        guard var table = database[table: collection] else { return }
+        table.lastAssignedKey = max(table.lastAssignedKey, key - 1)
+        database[table: collection] = table
+    }
+
     func scan(_ request: ScanRequest, _ body: (any StorageRow) throws -> Bool) throws {
         try check()
         guard let table = database[table: request.collection] else { return }

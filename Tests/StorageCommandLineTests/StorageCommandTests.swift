@@ -198,6 +198,11 @@ struct StorageCommandTests {
                 atomically: true,
                 encoding: .utf8
             )
+            try "id,name\n1,a\n,b\n".write(
+                to: directory.appendingPathComponent("gap.csv"),
+                atomically: true,
+                encoding: .utf8
+            )
             let before = try listing()
 
             let cases: [([String], Int32, String)] = [
@@ -211,7 +216,12 @@ struct StorageCommandTests {
                 (["copy", "missing.sqlite", "out.lmdb"], 1, "no store at 'missing.sqlite'"),
                 (["import", "new.sqlite", "People", "missing.json"], 1, "cannot read 'missing.json'"),
                 (["import", "new.sqlite", "People", "broken.json"], 1, "is not valid JSON"),
-                (["import", "new.sqlite", "People", "broken.csv"], 1, "a quote is never closed"),
+                (["import", "new.sqlite", "People", "broken.csv"], 1, "a quoted field is not closed"),
+                (["import", "new.sqlite", "People", "missing.csv"], 1, "missing.csv"),
+                (
+                    ["import", "new.lmdb", "People", "gap.csv", "--primary-key", "id"], 1,
+                    "line 3: the record has no value"
+                ),
                 (["import", "newstore", "People", "broken.json"], 1, "is not valid JSON"),
                 (["import", "notes.txt", "People", "broken.json"], 1, "is not valid JSON"),
                 (["export", "missing.sqlite", "People"], 1, "no store"),
@@ -272,7 +282,7 @@ struct StorageCommandTests {
                 in: directory
             )
             #expect(missingKey.status == 1)
-            #expect(missingKey.stderr.contains("record 1 of 'rows.csv' has no 'id'"))
+            #expect(missingKey.stderr.contains("the primary key 'id' is not a column of the input"))
 
             let named = try StorageProcess.run(
                 ["import", "sqlite:named.sqlite", "Things", "rows.csv", "--primary-key", "name"],

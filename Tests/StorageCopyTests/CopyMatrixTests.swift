@@ -140,6 +140,34 @@ struct CopyMatrixTests {
 
 @Suite("Copy modes")
 struct CopyModeTests {
+    @Test(arguments: backendPairs)
+    func theNextAutoKeyIsPastTheKeysTheSourceDeleted(_ source: BackendFixture, _ destination: BackendFixture) throws {
+        try TemporaryDirectory.with("copy-next-key") { directory in
+            let from = try source.openStore(in: subfolder("source", of: directory))
+            let to = try destination.openStore(in: subfolder("destination", of: directory))
+            defer {
+                try? from.close()
+                try? to.close()
+            }
+            let keys = try from.save(contentsOf: (0..<6).map { Entry(text: "entry \($0)") })
+            let numbers = keys.compactMap { key -> Int64? in
+                guard case .integer(let number) = key else { return nil }
+                return number
+            }
+            #expect(numbers.count == keys.count)
+            // The highest keys go: only the source's sequence still knows them.
+            for key in keys.suffix(3) { try from.delete(Entry.self, id: key) }
+
+            _ = try from.copy(to: to)
+            let added = try to.save(Entry(text: "after the copy"))
+            guard case .integer(let addedNumber) = added else {
+                Issue.record("the new key is not an integer: \(added)")
+                return
+            }
+            #expect(addedNumber > numbers.max() ?? 0, "\(source) to \(destination): \(addedNumber), \(numbers)")
+        }
+    }
+
     @Test func aDestinationCollectionWithRecordsIsRefusedUnlessMergedOrReplaced() throws {
         try TemporaryDirectory.with("copy-modes") { directory in
             let from = try DiskBackend.sqlite.openStore(path: directory.appendingPathComponent("a.sqlite").path)

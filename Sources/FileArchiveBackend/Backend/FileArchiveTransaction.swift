@@ -39,6 +39,19 @@ final class FileArchiveTransaction: StorageWriteTransaction {
         return database.tables[Identifier.folded(collection)]?.schema
     }
 
+    func nextAutoKey(in collection: String) throws -> Int64? {
+        try check()
+        return database.tables[Identifier.folded(collection)].map { $0.lastAssignedKey + 1 }
+    }
+
+    func raiseNextAutoKey(in collection: String, to key: Int64) throws {
+        try checkWritable()
+        let name = Identifier.folded(collection)
+        guard let last = database.tables[name]?.lastAssignedKey, last < key - 1 else { return }
+        database.tables[name]!.lastAssignedKey = key - 1
+        changedSchemas.insert(name)
+    }
+
     func scan(_ request: ScanRequest, _ body: (any StorageRow) throws -> Bool) throws {
         try check()
         try database.checkNotRefused(request.collection)

@@ -133,6 +133,16 @@ public protocol StorageReadTransaction: AnyObject {
     /// The names of every collection in the snapshot, as they were created.
     func collectionNames() throws -> [String]
 
+    /// The key the backend would assign next in an auto-keyed collection: one more than any key
+    /// it ever assigned or was given there, the keys of deleted records included.
+    ///
+    /// `ObjectStore.copy(to:)` carries it over so that a copy never reuses a key the source
+    /// assigned and later deleted. The default implementation returns `nil` (not known).
+    /// - Parameter collection: the name of an auto-keyed collection.
+    /// - Returns: the next auto-assigned key, or `nil` when the backend does not tell it.
+    /// - Throws: ``StorageError`` with `.io` or `.engine` when it cannot be read.
+    func nextAutoKey(in collection: String) throws -> Int64?
+
     /// Calls `body` with the record of `collection` whose primary key is `key`, if there is one.
     /// The row carries `columns`, and is only valid during the call.
     ///
@@ -202,6 +212,34 @@ public protocol StorageWriteTransaction: StorageReadTransaction {
     /// ``ObjectStore`` deletes the records first (to report their keys), so the collection is
     /// usually empty by then.
     func dropCollection(_ collection: String) throws
+
+    /// Raises the next auto-assigned key of `collection` to at least `key`; a lower `key` changes
+    /// nothing.
+    ///
+    /// The default implementation does nothing, so a backend without it still keeps its own
+    /// sequence (past every key written to it).
+    /// - Parameters:
+    ///   - collection: the name of an existing auto-keyed collection.
+    ///   - key: the smallest key the backend may assign next.
+    /// - Throws: ``StorageError`` with `.io` or `.engine` when it cannot be written.
+    func raiseNextAutoKey(in collection: String, to key: Int64) throws
+}
+
+extension StorageReadTransaction {
+    /// Not known: `nil`. Backends that keep an auto-key sequence override it.
+    /// - Parameter collection: the name of an auto-keyed collection.
+    /// - Returns: `nil`.
+    /// - Throws: never.
+    public func nextAutoKey(in collection: String) throws -> Int64? { nil }
+}
+
+extension StorageWriteTransaction {
+    /// Does nothing. Backends that keep an auto-key sequence override it.
+    /// - Parameters:
+    ///   - collection: the name of an auto-keyed collection.
+    ///   - key: the smallest key the backend may assign next.
+    /// - Throws: never.
+    public func raiseNextAutoKey(in collection: String, to key: Int64) throws {}
 }
 
 /// Inserts or replaces records of one layout, inside one write transaction.

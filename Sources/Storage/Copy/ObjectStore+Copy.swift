@@ -12,7 +12,7 @@ extension ObjectStore {
     /// Copied exactly: each collection's schema (columns, types, primary key), its indexes and
     /// unique constraints, every record with its values as stored (storage classes,
     /// infinities, blobs, JSON text), auto-assigned keys (the destination's next auto key is past
-    /// every copied one), and the store's own collections such as `_settings`.
+    /// every key the source ever assigned, those of deleted records too), and the store's own collections such as `_settings`.
     ///
     /// Records are read in batches of at most `batchSize` (fewer when they are large), each batch
     /// in a read transaction of its own in primary-key order, and written in one destination
@@ -223,7 +223,19 @@ extension ObjectStore {
             copied += batch.count
             didCopy(batch.count)
         }
-        return (copied, try queue.result())
+        let result = try queue.result()
+        if schema.hasAutoKey {
+            // Past the keys the source assigned and deleted too, not only the ones copied.
+            if let next = try withReadSession({ try $0.reader.nextAutoKey(in: schema.name) }) {
+                try destination.withWriteSession { session in
+                    let writer = try session.requireWriter()
+                    if try writer.nextAutoKey(in: schema.name).map({ $0 < next }) ?? true {
+                        try writer.raiseNextAutoKey(in: schema.name, to: next)
+                    }
+                }
+            }
+        }
+        return (copied, result)
     }
 
     // MARK: Verifying

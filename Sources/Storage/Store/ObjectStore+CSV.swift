@@ -49,6 +49,45 @@ extension ObjectStore {
         try insert(csv: .data(data), into: collection, primaryKey: primaryKey)
     }
 
+    /// Checks CSV input without a store: the first pass of `insert(csv:into:primaryKey:)`, and,
+    /// when `primaryKey` is given, that the header names it and no record leaves it empty.
+    ///
+    /// For the command-line tool, which checks its input before it opens (and maybe creates) a
+    /// store, so that bad input writes nothing at all.
+    /// - Parameters:
+    ///   - url: the CSV file, or nil to check `data`.
+    ///   - data: the CSV text, used when `url` is nil.
+    ///   - collection: the collection the records are meant for (its name is checked).
+    ///   - primaryKey: the key the import will ask for, if any.
+    /// - Throws: ``StorageError`` with `.invalidCSV`, `.invalidIdentifier`, `.invalidKey` or `.io`,
+    ///   as `insert(csv:into:primaryKey:)` would before storing anything.
+    package static func checkCSV(
+        file url: URL?,
+        data: Data = Data(),
+        into collection: String,
+        primaryKey: String?
+    ) throws {
+        let plan = try CSVImport(url.map { .file($0) } ?? .data(data), collection: collection)
+        guard let primaryKey else { return }
+        guard let slot = plan.header.firstIndex(where: { Identifier.folded($0) == Identifier.folded(primaryKey) })
+        else {
+            throw StorageError(
+                .invalidKey,
+                "the primary key \(Identifier.quoted(primaryKey)) is not a column of the input for collection '\(collection)'",
+                collection: collection,
+                column: primaryKey
+            )
+        }
+        if plan.firstEmptyLine[slot] != 0 {
+            throw StorageError(
+                .invalidKey,
+                "line \(plan.firstEmptyLine[slot]): the record has no value for the primary key \(Identifier.quoted(primaryKey))",
+                collection: collection,
+                column: primaryKey
+            )
+        }
+    }
+
     private func insert(csv input: CSVReader.Input, into collection: String, primaryKey: String?) throws -> Int {
         // The first pass runs before the write transaction, so other writers wait only for the second.
         let plan = try CSVImport(input, collection: collection)
