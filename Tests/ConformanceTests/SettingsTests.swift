@@ -3,10 +3,10 @@ import Storage
 import StorageTestSupport
 import Testing
 
-/// Typed settings on every backend.
 // The time limit only stops a hang. Swift Testing counts it from when a test is started, and in a
 // parallel run a test can wait minutes for one of Swift's cooperative threads (all 277 tests are
 // started at once): with one minute, these failed in a clean CI run whose body took seconds.
+/// Typed settings on every backend.
 @Suite(.timeLimit(.minutes(10))) struct SettingsTests {
     struct Window: Codable, Equatable, Sendable {
         var width: Int

@@ -4,11 +4,11 @@ import StorageTestBackends
 import StorageTestSupport
 import Testing
 
-/// `Settings` reads see what another process committed (issue 13, item 11): the settings cache is
-/// checked against the engine's commit counter (`ExternalCommitCounter`) on every read.
 // The time limit only stops a hang. Swift Testing counts it from when a test is started, and in a
 // parallel run a test can wait minutes for one of Swift's cooperative threads (all 277 tests are
 // started at once): with one minute, these failed in a clean CI run whose body took seconds.
+/// `Settings` reads see what another process committed (issue 13, item 11): the settings cache is
+/// checked against the engine's commit counter (`ExternalCommitCounter`) on every read.
 @Suite(.timeLimit(.minutes(10))) struct CrossProcessSettingsTests {
     /// Runs the crash writer's `setting` workload, which sets `greeting` to `value` in a process
     /// of its own and exits.
