@@ -114,22 +114,31 @@ func findProgram(_ name: String) -> URL? {
 }
 
 /// The LD_PRELOAD fault shim (scripts/faultshim/faultshim.c), compiled once per test run with
-/// the system's C compiler into a temporary folder.
+/// the system's C compiler into the package's `.build/faultshim/` (not /tmp, where each run left
+/// one behind). Each run compiles to a name of its own and renames it over `faultshim.so`, so
+/// runs at the same time never see a half-written library (a library already loaded stays valid).
 enum FaultShim {
     private static let built: Result<String, FaultTestFailure> = {
         let source = packageRoot.appendingPathComponent("scripts/faultshim/faultshim.c").path
         guard let compiler = findProgram("cc") ?? findProgram("gcc") ?? findProgram("clang") else {
             return .failure(FaultTestFailure("no C compiler (cc) for the fault shim: run scripts/setup.sh"))
         }
-        let library = FileManager.default.temporaryDirectory
-            .appendingPathComponent("faultshim-\(getpid())-\(UUID().uuidString).so").path
+        let folder = packageRoot.appendingPathComponent(".build/faultshim", isDirectory: true)
+        let library = folder.appendingPathComponent("faultshim.so").path
+        let building = folder.appendingPathComponent("faultshim-\(getpid())-\(UUID().uuidString).so").path
         do {
-            let result = try runChild(compiler, ["-shared", "-fPIC", "-O2", "-o", library, source, "-ldl"])
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let result = try runChild(compiler, ["-shared", "-fPIC", "-O2", "-o", building, source, "-ldl"])
             guard result.status == 0 else {
+                try? FileManager.default.removeItem(atPath: building)
                 return .failure(FaultTestFailure("cannot build the fault shim: \(result.output)"))
             }
+            guard rename(building, library) == 0 else {
+                try? FileManager.default.removeItem(atPath: building)
+                return .failure(FaultTestFailure("cannot move the fault shim to \(library): errno \(errno)"))
+            }
         } catch {
-            return .failure(FaultTestFailure("cannot run \(compiler.path): \(error)"))
+            return .failure(FaultTestFailure("cannot build the fault shim with \(compiler.path): \(error)"))
         }
         return .success(library)
     }()
