@@ -115,7 +115,7 @@ let package = Package(
         // The Swift code of the DocC articles, compiled (scripts/docs-snippets.py extracts it).
         .testTarget(
             name: "DocumentationTests",
-            dependencies: ["Storage", "SQLiteBackend"],
+            dependencies: ["Storage", "SQLiteBackend", "StorageTestSupport"],
             swiftSettings: upcoming
         ),
         .testTarget(

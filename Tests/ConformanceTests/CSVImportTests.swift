@@ -6,7 +6,7 @@ import Testing
 
 /// `insert(csv:into:primaryKey:)` on every backend: RFC 4180's corner cases, whole-column
 /// typing, malformed input refused with the line and nothing stored, natural keys.
-@Suite struct CSVImportTests {
+@Suite(.dedicatedThreads) struct CSVImportTests {
     private func csvError(_ body: () throws -> Void) -> StorageError? {
         do {
             try body()

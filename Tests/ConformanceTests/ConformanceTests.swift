@@ -10,7 +10,7 @@ import Testing
 /// Every backend the package has.
 let fixtures: [BackendFixture] = [.inMemory] + BackendFixture.onDisk
 
-@Test(arguments: fixtures, ConformanceSuite.checks)
+@Test(.dedicatedThreads, arguments: fixtures, ConformanceSuite.checks)
 func conformance(_ fixture: BackendFixture, _ check: ConformanceCheck) throws {
     try check.run(fixture)
 }

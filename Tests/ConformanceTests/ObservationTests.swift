@@ -3,9 +3,10 @@ import Storage
 import StorageTestSupport
 import Testing
 
-// The time limit only stops a hang. Swift Testing counts it from when a test is started, and in a
-// parallel run a test can wait minutes for one of Swift's cooperative threads (all 277 tests are
-// started at once): with one minute, these failed in a clean CI run whose body took seconds.
+// The time limit only stops a hang. Swift Testing counts it from when the test case starts, and
+// a case can then wait for one of Swift's cooperative threads (one per core): with one minute,
+// these failed in a clean CI run whose bodies took seconds, while tests blocked in `waitpid` held
+// both threads. Those tests now run on threads of their own (`.dedicatedThreads`); the margin stays.
 /// Change observation, on every backend: it is implemented once, above the backend protocol.
 @Suite(.timeLimit(.minutes(10))) struct ObservationTests {
     struct Item: Codable, Equatable {

@@ -26,7 +26,7 @@ extension Person: StorableModel {
     static let indexes: [IndexDefinition] = [.init(["age"]), .init(["email"], unique: true)]
 }
 
-@Suite struct ReadmeTests {
+@Suite(.dedicatedThreads) struct ReadmeTests {
     @Test func quickStart() async throws {
         let directory = try TemporaryDirectory("readme")
         defer { directory.remove() }

@@ -7,7 +7,7 @@ import Testing
 
 /// Two crash-writer processes commit batches to one store at the same time: `flock` makes them
 /// take turns, each reloads what the other committed, and the store ends whole.
-@Test func twoProcessesWritingOneStoreTakeTurns() throws {
+@Test(.dedicatedThreads) func twoProcessesWritingOneStoreTakeTurns() throws {
     try TemporaryDirectory.with("archive-processes") { directory in
         let path = directory.appendingPathComponent("shared.archive").path
         let batchSize = 5

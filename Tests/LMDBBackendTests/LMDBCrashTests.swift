@@ -8,7 +8,7 @@ import Testing
 /// failure is reported as an error instead of an acknowledged commit, the process ends normally
 /// (the failed transaction is not aborted a second time), and the store still holds every
 /// acknowledged batch and nothing of the failed one.
-@Test func aFailedCommitIsReportedAndLosesNothingCommitted() throws {
+@Test(.dedicatedThreads) func aFailedCommitIsReportedAndLosesNothingCommitted() throws {
     try TemporaryDirectory.with("lmdb-commit-failure") { directory in
         let path = directory.appendingPathComponent("limited.lmdb").path
         let process = Process()

@@ -16,7 +16,7 @@ private func tinyMap() -> LMDBStorageBackend.Configuration {
     .init(initialMapSize: 1 << 20)
 }
 
-@Test func aOneMebibyteMapTakesTwoHundredThousandRecords() throws {
+@Test(.dedicatedThreads) func aOneMebibyteMapTakesTwoHundredThousandRecords() throws {
     try withStorePath { _, path in
         let backend = try LMDBStorageBackend(path: path, configuration: tinyMap())
         let store = ObjectStore(backend: backend)
@@ -39,7 +39,7 @@ private func tinyMap() -> LMDBStorageBackend.Configuration {
     }
 }
 
-@Test func aFullMapIsGrownAndTheWriteReplayedEvenWhenTheBodyCaughtTheError() throws {
+@Test(.dedicatedThreads) func aFullMapIsGrownAndTheWriteReplayedEvenWhenTheBodyCaughtTheError() throws {
     try withStorePath { _, path in
         let backend = try LMDBStorageBackend(path: path, configuration: tinyMap())
         let schema = CollectionSchema(
@@ -77,7 +77,7 @@ private func tinyMap() -> LMDBStorageBackend.Configuration {
     }
 }
 
-@Test func aMapGrownByAnotherProcessIsAdopted() throws {
+@Test(.dedicatedThreads) func aMapGrownByAnotherProcessIsAdopted() throws {
     try withStorePath { _, path in
         let backend = try LMDBStorageBackend(path: path, configuration: tinyMap())
         let store = ObjectStore(backend: backend)
@@ -127,7 +127,7 @@ private func startLMDBProcess(_ path: String, reading: Bool) throws -> Process {
 
 /// Needs python3 (for its ctypes binding to liblmdb; `scripts/setup.sh` installs it): the other
 /// processes must be real ones.
-@Test
+@Test(.dedicatedThreads)
 func readerSlotsOfDeadProcessesAreClearedAtOpen() throws {
     try withStorePath { _, path in
         try ObjectStore(backend: .lmdb(path: path)).save(Row(id: 1, name: "x", score: 0))
@@ -148,7 +148,7 @@ func readerSlotsOfDeadProcessesAreClearedAtOpen() throws {
     }
 }
 
-@Test func aWriteInsideAReadWorksAndFailsFastWhenItWouldNeedTheMapToGrow() throws {
+@Test(.dedicatedThreads) func aWriteInsideAReadWorksAndFailsFastWhenItWouldNeedTheMapToGrow() throws {
     try withStorePath { _, path in
         let store = try ObjectStore(backend: .lmdb(path: path, configuration: tinyMap()))
         try store.save(Row(id: 1, name: "a", score: 0))

@@ -15,7 +15,7 @@ private struct NarrowCrashRecord: Codable, StorableModel {
 
 /// Read transactions skip the catalog read when a read of the same snapshot already did it; a
 /// schema changed by another process is a new snapshot, so the next read must see it.
-@Test func aSchemaWidenedByAnotherProcessIsSeenByTheNextRead() throws {
+@Test(.dedicatedThreads) func aSchemaWidenedByAnotherProcessIsSeenByTheNextRead() throws {
     try withStorePath { _, path in
         let backend = try LMDBStorageBackend(path: path)
         let store = ObjectStore(backend: backend)
@@ -44,7 +44,7 @@ private struct NarrowCrashRecord: Codable, StorableModel {
 
 /// A look-up of a collection that does not exist yet is not remembered past the snapshot it was
 /// made in: once another write creates it, the next read finds it.
-@Test func aCollectionCreatedAfterALookUpIsFound() throws {
+@Test(.dedicatedThreads) func aCollectionCreatedAfterALookUpIsFound() throws {
     try withStorePath { _, path in
         let store = try ObjectStore(backend: .lmdb(path: path))
         try store.save(CrashTally(lastBatch: 0))

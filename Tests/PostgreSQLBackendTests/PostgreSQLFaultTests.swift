@@ -6,7 +6,7 @@ import StorageTestSupport
 import Testing
 
 /// A down server, a crash of the server in the middle of commits, a statement timeout.
-@Suite struct PostgreSQLFaultTests {
+@Suite(.dedicatedThreads) struct PostgreSQLFaultTests {
     struct Entry: Codable, Equatable {
         var id: Int64
         var text: String

@@ -6,7 +6,7 @@ import StorageTestSupport
 import Testing
 
 /// Several processes, each with its own `ObjectStore`, on one PostgreSQL database.
-@Suite struct PostgreSQLProcessTests {
+@Suite(.dedicatedThreads) struct PostgreSQLProcessTests {
     struct LoadCounter: Codable {
         var id: Int64
         var value: Int64

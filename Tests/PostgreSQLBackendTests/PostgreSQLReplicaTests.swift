@@ -6,7 +6,7 @@ import StorageTestSupport
 import Testing
 
 /// A primary and one streaming-replication standby (`pg_basebackup -R`) on this machine.
-@Suite struct PostgreSQLReplicaTests {
+@Suite(.dedicatedThreads) struct PostgreSQLReplicaTests {
     struct Entry: Codable, Equatable {
         var id: Int64
         var text: String

@@ -6,7 +6,7 @@ import StorageTestSupport
 import Testing
 
 /// Roles without rights, TLS verification, passwords kept out of messages.
-@Suite struct PostgreSQLSecurityTests {
+@Suite(.dedicatedThreads) struct PostgreSQLSecurityTests {
     struct Secret: Codable, Equatable {
         var id: Int64
         var text: String

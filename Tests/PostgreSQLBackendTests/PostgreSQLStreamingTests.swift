@@ -6,7 +6,7 @@ import StorageTestSupport
 import Testing
 
 /// Streams in single-row mode, statements issued while a stream is open, a killed client.
-@Suite struct PostgreSQLStreamingTests {
+@Suite(.dedicatedThreads) struct PostgreSQLStreamingTests {
     struct Row: Codable, Equatable {
         var id: Int64
         var n: Int64

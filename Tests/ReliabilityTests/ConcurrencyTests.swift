@@ -6,7 +6,7 @@ import Testing
 
 /// Item 5 of docs/RELIABILITY.md: one writer and four readers on real threads, and several writer
 /// processes on one store.
-@Suite struct ConcurrencyTests {
+@Suite(.dedicatedThreads) struct ConcurrencyTests {
     /// An account of the transfer workload; transfers keep the sum of balances constant.
     struct Account: Codable, Equatable {
         var id: Int64

@@ -14,7 +14,7 @@ import Testing
 /// error of another type. Where the format has checksums (archives) no read may give wrong data;
 /// SQLite and LMDB have none over record contents, so there a changed value can be read back
 /// as it now is — those reads are counted and reported, not refused.
-@Suite
+@Suite(.dedicatedThreads)
 struct CorruptionTests {
     /// The flip seeds: 12 in CI; `CORRUPTION_SEEDS=n` runs n (the long run).
     static let flipSeeds: [UInt64] = Array(
@@ -203,7 +203,7 @@ struct CorruptionTests {
 
 /// Regression: an LMDB file cut short used to open, and the first read of a page past its end
 /// killed the process with SIGBUS (LMDB maps the file and trusts the meta page).
-@Test func anLMDBFileCutShortIsRefusedAtOpenNamingTheFile() throws {
+@Test(.dedicatedThreads) func anLMDBFileCutShortIsRefusedAtOpenNamingTheFile() throws {
     try TemporaryDirectory.with("corruption-lmdb-cut") { directory in
         let path = DiskBackend.lmdb.storePath(in: directory)
         do {
@@ -223,7 +223,7 @@ struct CorruptionTests {
 
 /// Regression: SQLite's "database disk image is malformed" found by a query (not at open) used to
 /// come without the store's path.
-@Test func aDamagedSQLitePageIsReportedAsCorruptNamingTheFile() throws {
+@Test(.dedicatedThreads) func aDamagedSQLitePageIsReportedAsCorruptNamingTheFile() throws {
     try TemporaryDirectory.with("corruption-sqlite-page") { directory in
         let path = DiskBackend.sqlite.storePath(in: directory)
         do {
@@ -255,7 +255,7 @@ struct CorruptionTests {
 /// Regression: a damaged LMDB index entry (found by the long flip run) was reported as
 /// `.corrupt` without the store's path. The entries are written with liblmdb directly: one whose
 /// bytes are not a key component, and one naming a record that does not exist.
-@Test(arguments: [[0xEE, 0x01], LMDBKeyComponent.text("t3") + LMDBKeyComponent.integer(999_999)])
+@Test(.dedicatedThreads, arguments: [[0xEE, 0x01], LMDBKeyComponent.text("t3") + LMDBKeyComponent.integer(999_999)])
 func aDamagedLMDBIndexEntryIsReportedAsCorruptNamingTheFile(_ entry: [UInt8]) throws {
     try TemporaryDirectory.with("corruption-lmdb-index") { directory in
         let path = DiskBackend.lmdb.storePath(in: directory)

@@ -4,12 +4,13 @@ import StorageTestBackends
 import StorageTestSupport
 import Testing
 
-// The time limit only stops a hang. Swift Testing counts it from when a test is started, and in a
-// parallel run a test can wait minutes for one of Swift's cooperative threads (all 277 tests are
-// started at once): with one minute, these failed in a clean CI run whose body took seconds.
+// The time limit only stops a hang. Swift Testing counts it from when the test case starts, and
+// a case can then wait for one of Swift's cooperative threads (one per core): with one minute,
+// these failed in a clean CI run whose bodies took seconds, while tests blocked in `waitpid` held
+// both threads. Those tests now run on threads of their own (`.dedicatedThreads`); the margin stays.
 /// `Settings` reads see what another process committed (issue 13, item 11): the settings cache is
 /// checked against the engine's commit counter (`ExternalCommitCounter`) on every read.
-@Suite(.timeLimit(.minutes(10))) struct CrossProcessSettingsTests {
+@Suite(.timeLimit(.minutes(10)), .dedicatedThreads) struct CrossProcessSettingsTests {
     /// Runs the crash writer's `setting` workload, which sets `greeting` to `value` in a process
     /// of its own and exits.
     static func setInAnotherProcess(_ backend: DiskBackend, path: String, value: String) throws {

@@ -38,7 +38,7 @@ private func traceSave(
 /// SQLite in WAL mode with the default `synchronous = NORMAL`: a save appends its frames to the
 /// `-wal` file and does not touch the database file (that is the checkpoint's job), and it does
 /// not sync: a commit survives a crash of the process, and a power loss may lose the last ones.
-@Test func sqliteDefaultSaveAppendsToTheWALWithoutSyncing() throws {
+@Test(.dedicatedThreads) func sqliteDefaultSaveAppendsToTheWALWithoutSyncing() throws {
     try TemporaryDirectory.with("order-sqlite") { directory in
         let calls = try traceSave(.sqlite, in: directory).between("begin", and: "save")
         let walWrites = calls.filter {
@@ -56,7 +56,7 @@ private func traceSave(
 
 /// SQLite with `synchronous: .full`: the save's frames are written to the `-wal` file, then the
 /// `-wal` file is synced (fdatasync) before the save returns; nothing is written to it after.
-@Test func sqliteFullSaveSyncsTheWALAfterItsLastWrite() throws {
+@Test(.dedicatedThreads) func sqliteFullSaveSyncsTheWALAfterItsLastWrite() throws {
     try TemporaryDirectory.with("order-sqlite-full") { directory in
         let calls = try traceSave(.sqlite, synchronous: "full", in: directory).between("begin", and: "save")
         let isWAL = { (path: String?) in path?.hasSuffix(".sqlite-wal") == true }
@@ -76,7 +76,7 @@ private func traceSave(
 /// new pages to the data file, fdatasyncs it, and only then writes the meta page that points at
 /// them, through a descriptor opened O_DSYNC (so the meta write is on disk when it returns); the
 /// meta page is the last thing written.
-@Test func lmdbSaveSyncsPagesBeforeTheMetaPage() throws {
+@Test(.dedicatedThreads) func lmdbSaveSyncsPagesBeforeTheMetaPage() throws {
     try TemporaryDirectory.with("order-lmdb") { directory in
         for freshStore in [false, true] {
             let folder = directory.appendingPathComponent(freshStore ? "fresh" : "used")
@@ -111,7 +111,7 @@ private func traceSave(
 /// O_NOFOLLOW) → write → fsync → rename over the record → fsync of the record's folder; a save of
 /// several files first writes and fsyncs its journal and fsyncs the store folder, before any
 /// rename. Checked over a first save (which creates the collections) and a later one.
-@Test func archiveSaveWritesFsyncsRenamesThenFsyncsTheFolder() throws {
+@Test(.dedicatedThreads) func archiveSaveWritesFsyncsRenamesThenFsyncsTheFolder() throws {
     try TemporaryDirectory.with("order-archive") { directory in
         let trace = try traceSave(.archive, freshStore: true, in: directory)
         let calls = trace.between("begin", and: "next")

@@ -59,7 +59,7 @@ struct FaultTally: CustomStringConvertible {
 /// another process does not see); after reopening, every earlier batch is whole, the faulted
 /// batch is absent or whole, no temporary file or journal is left, the engine's integrity check
 /// passes, and the next save succeeds.
-@Test(arguments: FaultScenario.all)
+@Test(.dedicatedThreads, arguments: FaultScenario.all)
 func everyFaultAlongASaveFailsCleanly(_ scenario: FaultScenario) throws {
     let backend = scenario.backend
     let batchSize = scenario.batchSize

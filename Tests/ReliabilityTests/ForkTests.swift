@@ -13,7 +13,7 @@ import Testing
 /// runner, which runs many tests on many threads, can block on any lock another thread held at
 /// the fork, in code that is not the store's. (A first version forked the runner; its child hung
 /// once in a full run under ThreadSanitizer.)
-@Suite struct ForkTests {
+@Suite(.dedicatedThreads) struct ForkTests {
     /// The parent opens a store, writes and forks. The child's save, fetch, and read and write on
     /// the backend directly through the parent's store all throw `.misuse` about the fork (exit
     /// status 0; a bit is set for each that does anything else), and a store it opens again

@@ -61,6 +61,7 @@ private func fill(
 /// remount to 64 MiB) the same store object saves again; reopened, the store passes the engine's
 /// integrity check and holds no temporary file.
 @Test(
+    .dedicatedThreads,
     .enabled(if: TinyFileSystem.isAvailable, "mounting a tmpfs needs root; the shim's ENOSPC test runs instead"),
     arguments: DiskBackend.allCases
 )
@@ -103,7 +104,7 @@ func aFullFileSystemFailsCleanlyAndRecoversWhenSpaceReturns(_ backend: DiskBacke
 /// Without root: the fault shim makes every write of a save fail with ENOSPC (a disk that stays
 /// full), then is disarmed (space returns). The save fails with `.io`, and the next save, on the
 /// same store object (LMDB: after reopening, see `everyFaultAlongASaveFailsCleanly`), succeeds.
-@Test(arguments: DiskBackend.allCases)
+@Test(.dedicatedThreads, arguments: DiskBackend.allCases)
 func aDiskThatStaysFullFailsTheSaveAndTheNextSaveSucceeds(_ backend: DiskBackend) throws {
     try TemporaryDirectory.with("enospc-\(backend)") { directory in
         let path = backend.storePath(in: directory)
@@ -139,7 +140,7 @@ func aDiskThatStaysFullFailsTheSaveAndTheNextSaveSucceeds(_ backend: DiskBackend
 /// need more fails with `.io` ("the store is full") without losing a committed batch; reopened
 /// with a larger maximum, the map grows and the write succeeds. (A small map that may grow is
 /// tested by `aOneMebibyteMapTakesTwoHundredThousandRecords` in LMDBBackendTests.)
-@Test func anLMDBMapAtItsMaximumFailsCleanlyAndAReopenWithALargerOneSucceeds() throws {
+@Test(.dedicatedThreads) func anLMDBMapAtItsMaximumFailsCleanlyAndAReopenWithALargerOneSucceeds() throws {
     try TemporaryDirectory.with("full-map") { directory in
         let path = DiskBackend.lmdb.storePath(in: directory)
         let batchSize = 20

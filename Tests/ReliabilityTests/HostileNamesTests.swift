@@ -11,7 +11,7 @@ import Glibc
 /// Item 8 of docs/RELIABILITY.md, the part about store paths and symbolic links. (Hostile
 /// collection and column names, keys and JSON are in the conformance suite,
 /// `ConformanceSuite+HostileInput.swift`, which runs on every backend.)
-@Suite struct HostileNamesTests {
+@Suite(.dedicatedThreads) struct HostileNamesTests {
     struct Item: Codable, Equatable {
         var id: Int64
         var text: String

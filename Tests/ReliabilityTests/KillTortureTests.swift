@@ -24,7 +24,7 @@ let tortureMaximumDelay = ProcessInfo.processInfo.environment["TORTURE_MAX_DELAY
 /// unacknowledged batch; no temporary file or journal is left; and the engine's own check passes
 /// (SQLite's `PRAGMA integrity_check`, a cursor walk of every LMDB database against `mdb_stat`,
 /// a decode of every archive).
-@Test(arguments: DiskBackend.allCases)
+@Test(.dedicatedThreads, arguments: DiskBackend.allCases)
 func killedWriterLosesNoAcknowledgedBatch(_ backend: DiskBackend) throws {
     if let tortureBackends, !tortureBackends.contains(backend.rawValue) { return }
     var checked = 0

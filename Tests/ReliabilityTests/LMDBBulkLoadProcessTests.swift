@@ -6,7 +6,7 @@ import Testing
 
 /// Issue 17: a bulk load in another process that grows the LMDB map several times, read all the
 /// while by this process, which must adopt each grown map and see only committed snapshots.
-@Suite struct LMDBBulkLoadProcessTests {
+@Suite(.dedicatedThreads) struct LMDBBulkLoadProcessTests {
     /// The bulk-load workload's records (Sources/StorageCrashWriter/BulkLoadWorkload.swift).
     struct LoadBulkRow: Codable, Equatable {
         var id: Int64

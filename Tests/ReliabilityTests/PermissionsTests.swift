@@ -14,7 +14,7 @@ let testedUmasks = ["022", "000"]
 /// file the store created is 0600 and every folder it created is 0700: the database, `-wal`,
 /// `-shm`, the LMDB data and lock files, the archive's lock file, record and schema archives,
 /// journal and temporary files.
-@Test(arguments: DiskBackend.allCases, testedUmasks)
+@Test(.dedicatedThreads, arguments: DiskBackend.allCases, testedUmasks)
 func everyFileTheStoreCreatesIsPrivate(_ backend: DiskBackend, umask: String) throws {
     try TemporaryDirectory.with("permissions-\(backend)") { directory in
         let path = backend.storePath(in: directory)

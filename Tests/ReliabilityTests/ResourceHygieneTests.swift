@@ -13,7 +13,7 @@ import Glibc
 /// The cycles run in a process of their own (`StorageCrashWriter --workload cycles`): the test
 /// runner runs other tests in parallel, which open and close files and allocate memory, so the
 /// runner's own `/proc/self/fd` and `VmRSS` say nothing about one store.
-@Suite struct ResourceHygieneTests {
+@Suite(.dedicatedThreads) struct ResourceHygieneTests {
     /// 10,000 cycles take 3 to 9 seconds per backend in a debug build; under ThreadSanitizer,
     /// which runs them 5 to 10 times slower, 1,000. `STORAGE_HYGIENE_CYCLES` sets another count.
     static var cycles: Int {

@@ -5,7 +5,7 @@ import StorageTestSupport
 import Testing
 
 /// What we write is ordinary SQLite: the `sqlite3` shell reads it with the right types.
-@Suite struct SQLiteShellTests {
+@Suite(.dedicatedThreads) struct SQLiteShellTests {
     struct Place: Codable, Equatable {
         var city: String
         var zip: Int

@@ -78,7 +78,7 @@ func fileSize(_ path: String) -> Int {
     ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
 }
 
-@Suite("Long copies", .serialized)
+@Suite("Long copies", .dedicatedThreads, .serialized)
 struct LongCopyTests {
     /// The progress line appears on a terminal and is redrawn in place; with standard error in a
     /// file, only the summary is written.

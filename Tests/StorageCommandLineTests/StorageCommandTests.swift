@@ -25,7 +25,7 @@ let peopleJSON = """
     ]
     """
 
-@Suite("The storage command, run as a process")
+@Suite("The storage command, run as a process", .dedicatedThreads)
 struct StorageCommandTests {
     @Test(arguments: DiskBackend.everyCase)
     func everyCommandWorksOnTheBackend(_ backend: DiskBackend) throws {

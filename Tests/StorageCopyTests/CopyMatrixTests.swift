@@ -32,7 +32,7 @@ func fill(_ store: ObjectStore) throws -> (samples: [Sample], entries: [StorageV
     return (samples, keys)
 }
 
-@Suite("Copy between backends")
+@Suite("Copy between backends", .dedicatedThreads)
 struct CopyMatrixTests {
     @Test(arguments: backendPairs)
     func everythingIsCopiedExactlyAndVerifies(_ source: BackendFixture, _ destination: BackendFixture) throws {
@@ -138,7 +138,7 @@ struct CopyMatrixTests {
     }
 }
 
-@Suite("Copy modes")
+@Suite("Copy modes", .dedicatedThreads)
 struct CopyModeTests {
     @Test(arguments: backendPairs)
     func theNextAutoKeyIsPastTheKeysTheSourceDeleted(_ source: BackendFixture, _ destination: BackendFixture) throws {
