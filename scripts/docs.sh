@@ -22,6 +22,7 @@ serve() {
 }
 
 if [ "${1:-}" = "--serve-only" ]; then serve; fi
+. scripts/private-tmpdir.sh  # dump-symbol-graph's build leaves folders in TMPDIR
 
 # docc is not on PATH on Linux (no xcrun): it sits beside the swift driver.
 swift_bin="$(dirname "$(readlink -f "$(command -v swift)")")"
@@ -93,4 +94,7 @@ done
 }
 echo "docs: built $output (open /documentation/ on a server: scripts/docs.sh --serve)" >&2
 
-if [ "${1:-}" = "--serve" ]; then serve; fi
+if [ "${1:-}" = "--serve" ]; then
+    rm -rf "$TMPDIR"  # exec skips the EXIT trap
+    serve
+fi

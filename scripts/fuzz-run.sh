@@ -18,6 +18,7 @@ seconds="${2:-60}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="$root/.build/fuzz"
 cd "$root"
+. scripts/private-tmpdir.sh  # swiftc leaves a folder in TMPDIR per compile
 
 flags=(
     -swift-version 6 -package-name swift_storage

@@ -12,6 +12,7 @@
 # Prints one line per backend: kills survived, batches committed, time taken.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/private-tmpdir.sh  # the build leaves a folder in TMPDIR per compile
 
 kills="${1:-1000}"
 delay="${2:-50000}"
