@@ -11,10 +11,15 @@ package import Testing
 /// resume (their time limits then run out while they wait for a thread, not for their work). With
 /// this trait the test runs under a task executor preference for ``DedicatedThreadsExecutor``:
 /// the same task (so `#expect` and `Issue.record` still report to the test), on a thread that
-/// nothing else needs.
+/// nothing else needs. As many such test cases run at once as the machine has cores (the others
+/// wait suspended, holding no thread), as many as the pool ran before: the child processes they
+/// wait for need the cores too, and their tests' timeouts were measured at that load.
 package struct DedicatedThreadsTrait: TestTrait, SuiteTrait, TestScoping {
     /// Applies to every test of a suite, and to the suites nested in it.
     package var isRecursive: Bool { true }
+
+    /// One slot per core, shared by every test case with the trait.
+    private static let slots = Slots(ProcessInfo.processInfo.activeProcessorCount)
 
     /// Runs `function` on ``DedicatedThreadsExecutor/shared`` when it is a test case; a suite's
     /// own scope stays where it is.
@@ -29,11 +34,41 @@ package struct DedicatedThreadsTrait: TestTrait, SuiteTrait, TestScoping {
         performing function: @Sendable () async throws -> Void
     ) async throws {
         guard testCase != nil else { return try await function() }
+        await Self.slots.acquire()
+        defer { Self.slots.release() }
         if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {
             try await withTaskExecutorPreference(DedicatedThreadsExecutor.shared) { try await function() }
         } else {
             try await function()
         }
+    }
+}
+
+/// A counting semaphore for tasks: `acquire()` suspends (holding no thread) until a slot is free.
+private final class Slots: @unchecked Sendable {
+    // @unchecked Sendable: `free` and `waiting` are read and written only with `lock` held.
+    private let lock = NSLock()
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(_ count: Int) { free = max(1, count) }
+
+    func acquire() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            let now = free > 0
+            if now { free -= 1 } else { waiting.append(continuation) }
+            lock.unlock()
+            if now { continuation.resume() }
+        }
+    }
+
+    func release() {
+        lock.lock()
+        let next = waiting.isEmpty ? nil : waiting.removeFirst()
+        if next == nil { free += 1 }
+        lock.unlock()
+        next?.resume()
     }
 }
 
