@@ -14,6 +14,10 @@ package import Testing
 /// nothing else needs. As many such test cases run at once as the machine has cores (the others
 /// wait suspended, holding no thread), as many as the pool ran before: the child processes they
 /// wait for need the cores too, and their tests' timeouts were measured at that load.
+///
+/// Not for a test with a time limit: Swift Testing counts the wait for a slot against it (a clean
+/// CI run timed out such tests after 600 s behind the long ones). Those stay on the pool, which
+/// the long blocking tests no longer hold.
 package struct DedicatedThreadsTrait: TestTrait, SuiteTrait, TestScoping {
     /// Applies to every test of a suite, and to the suites nested in it.
     package var isRecursive: Bool { true }

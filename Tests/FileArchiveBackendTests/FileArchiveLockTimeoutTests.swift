@@ -61,7 +61,7 @@ private let shortWait = FileArchiveStorageBackend.Configuration(lockTimeout: .mi
 // a case can then wait for one of Swift's cooperative threads (one per core): with one minute,
 // these failed in a clean CI run whose bodies took seconds, while tests blocked in `waitpid` held
 // both threads. Those tests now run on threads of their own (`.dedicatedThreads`); the margin stays.
-@Test(.timeLimit(.minutes(10)), .dedicatedThreads)
+@Test(.timeLimit(.minutes(10)))
 func aSaveFailsWithBusyWhileAnotherProcessHoldsTheLockAndChangesNothing() throws {
     try TemporaryDirectory.with("archive-lock") { directory in
         let path = directory.appendingPathComponent("store").path
@@ -101,7 +101,7 @@ func aSaveFailsWithBusyWhileAnotherProcessHoldsTheLockAndChangesNothing() throws
     }
 }
 
-@Test(.timeLimit(.minutes(10)), .dedicatedThreads)
+@Test(.timeLimit(.minutes(10)))
 func aReloadAfterAnotherProcessCommitsFailsWithBusyWhileThatProcessHoldsTheLock() throws {
     try TemporaryDirectory.with("archive-lock") { directory in
         let path = directory.appendingPathComponent("store").path

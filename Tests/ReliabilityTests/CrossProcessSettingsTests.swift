@@ -10,7 +10,7 @@ import Testing
 // both threads. Those tests now run on threads of their own (`.dedicatedThreads`); the margin stays.
 /// `Settings` reads see what another process committed (issue 13, item 11): the settings cache is
 /// checked against the engine's commit counter (`ExternalCommitCounter`) on every read.
-@Suite(.timeLimit(.minutes(10)), .dedicatedThreads) struct CrossProcessSettingsTests {
+@Suite(.timeLimit(.minutes(10))) struct CrossProcessSettingsTests {
     /// Runs the crash writer's `setting` workload, which sets `greeting` to `value` in a process
     /// of its own and exits.
     static func setInAnotherProcess(_ backend: DiskBackend, path: String, value: String) throws {
