@@ -2,6 +2,8 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// The file archive baseline: Foundation's coders with one atomic write per record, a file per
@@ -31,7 +33,7 @@ struct RawFiles {
     func insertInPlace(_ people: some Sequence<Person>) throws {
         for person in people {
             let bytes = try encoder.encode(person)
-            let descriptor = Glibc.open(url(person.id).path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            let descriptor = createFile(url(person.id).path)
             guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
             defer { close(descriptor) }
             let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
@@ -77,4 +79,10 @@ struct RawFiles {
         for id in ids where try decoder.decode(Person.self, from: Data(contentsOf: url(id))).id == id { found += 1 }
         return found
     }
+}
+
+/// `open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600)`, outside `RawFiles`, whose own static `open`
+/// would hide the C function.
+private func createFile(_ path: String) -> Int32 {
+    open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
 }
