@@ -59,16 +59,6 @@ public final class SQLiteStorageBackend: StorageBackend {
         _ = readers
     }
 
-    /// The writer connection's page cache, in KiB (`PRAGMA cache_size = -65536`: 64 MiB; SQLite's
-    /// default, which the readers keep, is 2,000 KiB). An insert into an index whose keys arrive
-    /// in no particular order (a unique `email`) touches a random leaf of it; once the index
-    /// outgrows the cache, every such touch read the page back from the file and spilled dirty
-    /// ones into the WAL mid-transaction: a bulk load of 1,000,000 records with a unique index
-    /// cost 2.1× the CPU time per record of one of 100,000, and 1.4× with this cache
-    /// (docs/ARCHITECTURE.md, "SQLite at scale"). The cache holds only pages the writer used, so
-    /// a small database never fills it; it changes nothing of what a commit writes or syncs.
-    static let writerCacheKiB = 65_536
-
     /// Opens (creating if needed) the database file at `path`.
     ///
     /// The file is created with mode 0600 before SQLite opens it, and SQLite gives its `-wal`
@@ -103,7 +93,6 @@ public final class SQLiteStorageBackend: StorageBackend {
         case .normal: try connection.execute("PRAGMA synchronous = NORMAL")
         case .full: try connection.execute("PRAGMA synchronous = FULL")
         }
-        try connection.execute("PRAGMA cache_size = -\(Self.writerCacheKiB)")
         self.path = path
         self.configuration = configuration
         self.databasePath = databasePath

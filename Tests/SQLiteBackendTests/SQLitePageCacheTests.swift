@@ -5,9 +5,8 @@ import Testing
 
 @testable import SQLiteBackend
 
-/// The writer connection's larger page cache (`SQLiteStorageBackend.writerCacheKiB`), and bulk
-/// loads into indexed collections that outgrow SQLite's default cache and cross the WAL's
-/// automatic checkpoint (1,000 pages).
+/// Bulk loads into indexed collections that outgrow SQLite's default page cache (2 MB) and cross
+/// the WAL's automatic checkpoint (1,000 pages).
 @Suite struct SQLitePageCacheTests {
     /// An integer key, a unique text column, an indexed integer and a filler.
     static let schema = CollectionSchema(
@@ -31,20 +30,6 @@ import Testing
             .integer(id), .text(String(hash, radix: 36) + "-\(id)@example.com"), .integer(18 + id % 63),
             .text(String(repeating: "n", count: 100) + String(id)),
         ]
-    }
-
-    @Test func theWriterHasTheLargerCacheAndReadersSQLitesDefault() throws {
-        try withBackend { backend, _ in
-            let writer = try backend.write { transaction in
-                try #require(transaction as? SQLiteWriteTransaction).connection.integer("PRAGMA cache_size")
-            }
-            #expect(writer == -Int64(SQLiteStorageBackend.writerCacheKiB))
-            #expect(SQLiteStorageBackend.writerCacheKiB == 65_536)
-            let reader = try backend.read { transaction in
-                try #require(transaction as? SQLiteReadTransaction).connection.integer("PRAGMA cache_size")
-            }
-            #expect(reader == -2_000)
-        }
     }
 
     /// 40,000 records (about 10 MB with their indexes: past the readers' 2 MB cache and the
