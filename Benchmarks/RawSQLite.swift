@@ -2,7 +2,7 @@ import CSQLite
 import Foundation
 
 /// The SQLite baseline: what a careful programmer writes by hand against SQLite's C API, with
-/// the settings the backend uses (WAL, synchronous=NORMAL): one prepared statement per kind of
+/// the settings the backend uses (WAL, synchronous=NORMAL; `--raw-sqlite-pragmas` adds more): one prepared statement per kind of
 /// call, parameters bound and columns read by index.
 final class RawSQLite {
     private var db: OpaquePointer?
@@ -20,13 +20,19 @@ final class RawSQLite {
             throw Failure(description: "cannot open \(path)")
         }
         try execute("PRAGMA journal_mode=WAL")
-        try execute("PRAGMA synchronous=NORMAL")
+        try execute(sqliteSynchronousFull ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
+        for pragma in rawSQLitePragmas { try execute("PRAGMA " + pragma) }
         try execute(
             """
             CREATE TABLE IF NOT EXISTS Person (id INTEGER PRIMARY KEY, firstName TEXT, lastName TEXT, email TEXT,
             age INTEGER, height REAL, score REAL, isActive INTEGER, createdAt REAL, avatar \(avatarType))
             """
         )
+        // `--indexed`: the indexes `Person` then declares.
+        if benchmarkIndexes {
+            try execute("CREATE INDEX IF NOT EXISTS person_age ON Person (age)")
+            try execute("CREATE UNIQUE INDEX IF NOT EXISTS person_email ON Person (email)")
+        }
     }
 
     deinit { sqlite3_close_v2(db) }

@@ -27,7 +27,10 @@ extension RawSQLite: RawBaseline {
 
     static func fileName(_ role: String) -> String { role + ".sqlite" }
 
-    static func openStore(path: String) throws -> ObjectStore { try ObjectStore(backend: .sqlite(path: path)) }
+    static func openStore(path: String) throws -> ObjectStore {
+        let configuration = SQLiteStorageBackend.Configuration(synchronous: sqliteSynchronousFull ? .full : .normal)
+        return try ObjectStore(backend: .sqlite(path: path, configuration: configuration))
+    }
 
     /// The store `ingest(json:)` fills keeps the avatar as the JSON's base64 text.
     static func open(path: String, forJSON: Bool) throws -> RawSQLite {

@@ -13,6 +13,9 @@ import Storage
 protocol ScalableBaseline: RawBaseline {
     /// Stores the people in one transaction, reading them from the sequence as it goes.
     func insertAll(streaming people: PeopleSequence) throws
+    /// Whether opening the store is a scan worth measuring (`openAndFetchAll`): the file archive
+    /// reads every file when it opens.
+    static var scalesReopening: Bool { get }
 }
 
 extension RawSQLite: ScalableBaseline {
@@ -21,6 +24,32 @@ extension RawSQLite: ScalableBaseline {
 
 extension RawLMDB: ScalableBaseline {
     func insertAll(streaming people: PeopleSequence) throws { try insert(people) }
+}
+
+extension RawFiles: ScalableBaseline {
+    /// Files written in place, not atomically: see `insertInPlace`.
+    func insertAll(streaming people: PeopleSequence) throws { try insertInPlace(people) }
+    /// The store reads every file when it opens: opening it and `fetchAll` is the scan.
+    static var scalesReopening: Bool { true }
+}
+
+extension ScalableBaseline {
+    static var scalesReopening: Bool { false }
+    /// The backend's name in the scaling tables: `sqlite+indexes` with `--indexed`.
+    static var scaleLabel: String { backend + (benchmarkIndexes ? "+indexes" : "") }
+}
+
+/// The size of a file or, for a folder, of the files in it (`du`'s allocated blocks), in bytes;
+/// 0 when missing.
+func bytesOnDisk(_ path: String) -> Int {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return 0 }
+    guard info.st_mode & S_IFMT == S_IFDIR else { return Int(info.st_blocks) * 512 }
+    var total = Int(info.st_blocks) * 512
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+        total += bytesOnDisk(path + "/" + name)
+    }
+    return total
 }
 
 /// One figure of the scaling mode: an operation at one size.
@@ -33,8 +62,13 @@ struct ScalePoint: Encodable {
     var ratio: Double
 }
 
+/// The largest size the scaling mode runs the file archive at: each record is a file in ours and
+/// in the baseline, so ten million would take twenty million inodes (more than this machine's
+/// 16 million) and hours of file creation.
+let maximumArchiveScale = 2_000_000
+
 /// The operations the scaling mode runs (of those `--operations` selects).
-let scalableOperations: [Operation] = [.insert, .fetchAll, .lookup, .filter]
+let scalableOperations: [Operation] = [.insert, .fetchAll, .openAndFetchAll, .lookup, .filter]
 
 /// Runs the scaling mode for every backend and size; prints the tables; writes JSON and the chart.
 func runScaling(
@@ -60,8 +94,16 @@ func runScaling(
             case "lmdb":
                 points += try ScaleBenchmarks<RawLMDB>(directory: directory, size: size, operations: chosen)
                     .run(harness)
+            case "archive" where size > maximumArchiveScale:
+                progress(
+                    "--scale: skipping archive at \(Harness.format(Double(size))): every record is a file, ours and"
+                        + " the baseline's (inodes and time; docs/BENCHMARKS.md, \"The file archive at scale\")"
+                )
+            case "archive":
+                points += try ScaleBenchmarks<RawFiles>(directory: directory, size: size, operations: chosen)
+                    .run(harness)
             default:
-                progress("--scale: skipping \(backend) (only sqlite and lmdb have streaming baselines)")
+                progress("--scale: skipping \(backend) (only sqlite, lmdb and archive have streaming baselines)")
             }
         }
     }
@@ -162,11 +204,11 @@ struct ScaleBenchmarks<Raw: ScalableBaseline> {
         let ours = Harness.rate(rows, times.ours)
         let raw = Harness.rate(rows, times.baseline)
         progress(
-            "  \(Raw.backend) \(operation.rawValue) at \(Harness.format(Double(size))): \(Harness.format(ours)) rows/s vs"
+            "  \(Raw.scaleLabel) \(operation.rawValue) at \(Harness.format(Double(size))): \(Harness.format(ours)) rows/s vs"
                 + " \(Harness.format(raw)), ratio \(String(format: "%.2f", ours / max(raw, 1e-9)))"
         )
         return ScalePoint(
-            backend: Raw.backend,
+            backend: Raw.scaleLabel,
             operation: operation.rawValue,
             records: size,
             rowsPerSecond: ours,
@@ -176,7 +218,7 @@ struct ScaleBenchmarks<Raw: ScalableBaseline> {
     }
 
     func run(_ harness: Harness) throws -> [ScalePoint] {
-        progress("\(Raw.backend): \(Harness.format(Double(size))) records")
+        progress("\(Raw.scaleLabel): \(Harness.format(Double(size))) records")
         let oursPath = path("ours")
         let rawPath = path("raw")
         var store: ObjectStore?
@@ -205,6 +247,7 @@ struct ScaleBenchmarks<Raw: ScalableBaseline> {
                 baseline: { try raw!.insertAll(streaming: people) }
             )
             points.append(point(.insert, rows: size, times))
+            reportDisk(oursPath, rawPath)
         } else {
             store = try Raw.openStore(path: oursPath)
             try store!.save(contentsOf: people)
@@ -212,8 +255,9 @@ struct ScaleBenchmarks<Raw: ScalableBaseline> {
             try raw!.insertAll(streaming: people)
         }
         guard let store, let raw else { return points }
-        // A warm-up run reads everything once more: worth it while that is quick.
-        let warmUp = size <= 1_000_000
+        // A warm-up run reads everything once more: worth it while that is quick (the archive's
+        // baseline reads and decodes a JSON file per record).
+        let warmUp = size <= (Raw.scalesReopening ? 100_000 : 1_000_000)
         if operations.contains(.fetchAll) {
             let times = try measureCounts(harness, warmUp: warmUp, "fetchAll", expected: size) {
                 try store.fetchAll(Person.self).count
@@ -221,6 +265,25 @@ struct ScaleBenchmarks<Raw: ScalableBaseline> {
                 try raw.readAll().count
             }
             points.append(point(.fetchAll, rows: size, times))
+        }
+        if Raw.scalesReopening, operations.contains(.fetchAll) {
+            // Opening reads and checks every file; the memory an open store holds is measured on
+            // a first open (kept until the figure is done).
+            // The growth of the resident set: a lower bound, as memory the allocator kept from
+            // the fetchAll before is used again first.
+            let before = MemorySampler.residentBytes()
+            let reopened = try Raw.openStore(path: oursPath)
+            let held = MemorySampler.residentBytes() - before
+            progress(
+                "  \(Raw.scaleLabel) at \(Harness.format(Double(size))): an open store holds +\(Harness.megabytes(held))"
+            )
+            _ = reopened
+            let times = try measureCounts(harness, warmUp: false, "openAndFetchAll", expected: size) {
+                try Raw.openStore(path: oursPath).fetchAll(Person.self).count
+            } baseline: {
+                try raw.readAll().count
+            }
+            points.append(point(.openAndFetchAll, rows: size, times))
         }
         if operations.contains(.lookup) {
             let ids = Person.randomIDs(10_000, upTo: size)
@@ -242,6 +305,19 @@ struct ScaleBenchmarks<Raw: ScalableBaseline> {
             points.append(point(.filter, rows: size, times))
         }
         return points
+    }
+
+    /// Prints what the two stores take on disk after the insert (SQLite: the database, its
+    /// `-wal` file and their sum).
+    private func reportDisk(_ oursPath: String, _ rawPath: String) {
+        func describe(_ path: String) -> String {
+            let parts = Raw.suffixes.map { (suffix: $0, bytes: bytesOnDisk(path + $0)) }
+            let listed = parts.filter { $0.bytes > 0 }.map {
+                "\($0.suffix.isEmpty ? "store" : $0.suffix) \(Harness.megabytes($0.bytes))"
+            }
+            return listed.joined(separator: ", ")
+        }
+        progress("  on disk after the insert: ours \(describe(oursPath)); raw \(describe(rawPath))")
     }
 
     /// Times a read beside its baseline; stops the run unless both found the same number of

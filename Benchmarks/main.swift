@@ -16,9 +16,15 @@ let usage = """
                         record is a file, and the baseline fsyncs each one)
       --copy            also copy SQLite → LMDB and LMDB → SQLite, verified (CopyBenchmarks.swift)
       --scale LIST      instead: insert, fetchAll, lookup and filter (those chosen) at each number
-                        of records, on fresh stores, sqlite and lmdb; prints rows/s and ratio per
-                        size and the growth of the per-record cost (Benchmarks/Scaling.swift)
+                        of records, on fresh stores, sqlite, lmdb and archive (archive: up to 2M,
+                        with open + fetchAll); prints rows/s and ratio per size and the growth of
+                        the per-record cost (Benchmarks/Scaling.swift)
       --plot PATH       with --scale: also write an SVG chart of the figures
+      --indexed         Person gets an index on age and a unique index on email (sqlite only;
+                        the raw baseline creates the same indexes)
+      --raw-sqlite-pragmas LIST  pragmas the raw SQLite baseline also runs at open, e.g.
+                        "cache_size=-65536,wal_autocheckpoint=10000" (to measure a setting)
+      --sqlite-synchronous full  ours opened with synchronous: .full, the baseline with FULL
     Example, forEach over a million SQLite rows: --count 1000000 --backends sqlite --operations forEach
     """
 
@@ -77,6 +83,17 @@ while let argument = arguments.popFirst() {
     case "--plot":
         guard let path = arguments.popFirst() else { fail("--plot needs a path") }
         plotPath = path
+    case "--indexed":
+        benchmarkIndexes = true
+    case "--raw-sqlite-pragmas":
+        rawSQLitePragmas = list(arguments.popFirst())
+        guard !rawSQLitePragmas.isEmpty else { fail("--raw-sqlite-pragmas needs name=value,...") }
+    case "--sqlite-synchronous":
+        switch arguments.popFirst() {
+        case "full": sqliteSynchronousFull = true
+        case "normal": sqliteSynchronousFull = false
+        default: fail("--sqlite-synchronous is normal or full")
+        }
     case "--json":
         guard let path = arguments.popFirst() else { fail("--json needs a path") }
         jsonPath = path
@@ -88,6 +105,10 @@ while let argument = arguments.popFirst() {
     default:
         fail("unknown option '\(argument)'")
     }
+}
+
+if benchmarkIndexes, backends != ["sqlite"] {
+    fail("--indexed measures sqlite only (the other raw baselines keep no indexes): add --backends sqlite")
 }
 
 #if DEBUG
