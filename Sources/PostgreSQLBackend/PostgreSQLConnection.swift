@@ -110,6 +110,16 @@ final class PostgreSQLConnection: @unchecked Sendable {
         pendingBegin = sql
     }
 
+    /// Prepares the connection for statements outside a transaction (each its own snapshot):
+    /// reads the answer to a commit sent without waiting, and forgets the previous
+    /// transaction's `hasBegun`.
+    /// - Throws: `.connectionLost` when the answer to the previous commit shows the connection
+    ///   broken.
+    func beginAutocommit() throws {
+        hasBegun = false
+        try settle()
+    }
+
     /// Commits the transaction; with `waiting: false` (a read-only transaction, whose commit
     /// cannot fail but for a lost connection) it does not wait for the answer, which the next
     /// statement reads. A transaction that ran no statement is simply forgotten.
@@ -403,26 +413,81 @@ final class PostgreSQLConnection: @unchecked Sendable {
         stream.buffer()
     }
 
-    /// Waits up to `timeout` milliseconds for notifications (`LISTEN`) and consumes them.
-    /// - Returns: whether at least one arrived.
-    /// - Throws: `StorageError` with code `.connectionLost` when the connection broke.
-    func waitForNotifications(timeout: Int32) throws -> Bool {
-        // Notifications that came in with an earlier statement's result are already queued.
-        var queued = false
-        while let notification = PQnotifies(handle) {
-            PQfreemem(notification)
-            queued = true
+    /// Runs `sql` (a `COPY … FROM STDIN (FORMAT binary)`) with `tuples` as its data: the binary
+    /// header, the tuples, the trailer.
+    /// - Throws: the server's error for the copy (`.constraintViolation` for a unique
+    ///   violation), `.connectionLost` when the connection broke.
+    func copyIn(_ sql: String, _ tuples: [UInt8], _ context: String, collection: String?) throws {
+        detachStream()
+        try settle()
+        try sendPendingBegin(collection: collection)
+        let start = PQexec(handle, sql)
+        let status = start.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status == PGRES_COPY_IN else {
+            defer { PQclear(start) }
+            throw failure(start, context, collection: collection)
         }
-        if queued { return true }
+        PQclear(start)
+        // "PGCOPY\n\377\r\n\0", no flags, no header extension; the tuples; a field count of -1.
+        let header: [UInt8] =
+            [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00] + [UInt8](repeating: 0, count: 8)
+        var sent = send(header)
+        var offset = 0
+        while sent, offset < tuples.count {
+            let end = min(tuples.count, offset + (1 << 20))
+            sent = tuples[offset..<end].withUnsafeBytes { send($0) }
+            offset = end
+        }
+        if sent { sent = send([0xFF, 0xFF]) }
+        let ended = PQputCopyEnd(handle, sent ? nil : "the client could not send the data") == 1
+        guard ended else {
+            isBroken = true
+            throw failure(nil, context, collection: collection)
+        }
+        var failed: StorageError?
+        while let result = PQgetResult(handle) {
+            if failed == nil && PQresultStatus(result) != PGRES_COMMAND_OK {
+                failed = failure(result, context, collection: collection)
+            }
+            PQclear(result)
+        }
+        if let failed { throw failed }
+        if !sent { throw failure(nil, context, collection: collection) }
+    }
+
+    /// Sends COPY data; `false` when libpq could not.
+    private func send(_ bytes: some ContiguousBytes) -> Bool {
+        bytes.withUnsafeBytes { buffer in
+            PQputCopyData(handle, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(buffer.count)) == 1
+        }
+    }
+
+    /// Waits up to `timeout` milliseconds for notifications (`LISTEN`) and consumes them.
+    /// - Parameter origin: the payload of the notifications that do not count (a backend's own).
+    /// - Returns: whether at least one arrived (`any`), and whether one of them had another
+    ///   payload than `origin` (`others`).
+    /// - Throws: `StorageError` with code `.connectionLost` when the connection broke.
+    func waitForNotifications(timeout: Int32, ignoring origin: String) throws -> (any: Bool, others: Bool) {
+        var arrived = (any: false, others: false)
+        func consume() {
+            while let notification = PQnotifies(handle) {
+                arrived.any = true
+                if let payload = notification.pointee.extra, String(cString: payload) == origin {
+                    // One of the backend's own commits.
+                } else {
+                    arrived.others = true
+                }
+                PQfreemem(notification)
+            }
+        }
+        // Notifications that came in with an earlier statement's result are already queued.
+        consume()
+        if arrived.any { return arrived }
         var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
         guard descriptor.fd >= 0 else { throw failure(nil, "cannot wait for changes", collection: nil) }
         _ = poll(&descriptor, 1, timeout)
         guard PQconsumeInput(handle) == 1 else { throw failure(nil, "cannot wait for changes", collection: nil) }
-        var arrived = false
-        while let notification = PQnotifies(handle) {
-            PQfreemem(notification)
-            arrived = true
-        }
+        consume()
         return arrived
     }
 

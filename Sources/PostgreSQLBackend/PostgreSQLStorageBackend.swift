@@ -153,6 +153,25 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// - Throws: what `body` throws, or a `StorageError` for an engine failure (`.connectionLost`
     ///   when the connection broke).
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+        try read(singleQuery: false, body)
+    }
+
+    /// Runs `body`, which makes at most one query after its schema look-ups, as one statement
+    /// outside a transaction (one statement is its own snapshot): no `BEGIN` and no `COMMIT`.
+    /// When the schema is not cached, the catalog read opens a `REPEATABLE READ READ ONLY`
+    /// transaction first, so the schema and the query still share one snapshot.
+    /// - Parameter body: the reads; the transaction is valid only inside it.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, or a `StorageError` as `read(_:)` does; `.misuse` when
+    ///   `body` makes a second query.
+    public func readSingleQuery<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+        try read(singleQuery: true, body)
+    }
+
+    private func read<Result>(
+        singleQuery: Bool,
+        _ body: (any StorageReadTransaction) throws -> Result
+    ) throws -> Result {
         try owner.check(path: nil)
         var attempt = 0
         var pool = readPool()
@@ -172,10 +191,16 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             )
             do {
                 // Sent with the first statement; the commit's answer is read by the next one.
-                try connection.begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                let begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+                if singleQuery {
+                    try connection.beginAutocommit()
+                    transaction.runSingleQuery(begin: begin)
+                } else {
+                    try connection.begin(begin)
+                }
                 let value = try body(transaction)
                 transaction.invalidate()
-                try connection.commit(waiting: false)
+                if transaction.needsCommit { try connection.commit(waiting: false) }
                 pool.checkIn(connection)
                 return value
             } catch {

@@ -28,6 +28,8 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
     let batchSize: Int
     /// The keys this transaction wrote and deleted, for other processes' change streams.
     var changes = PostgreSQLChangeSet()
+    /// How many savepoints the transaction's writers used (see `PostgreSQLRecordWriter`).
+    var savepoints = 0
 
     init(
         connection: PostgreSQLConnection,
