@@ -148,28 +148,62 @@ final class PostgreSQLConnection: @unchecked Sendable {
         try execute("ROLLBACK")
     }
 
-    /// Runs the prepared statement `sql` and then `COMMIT`, in one round trip (pipeline mode):
-    /// the last statement of a write transaction and its commit.
-    /// - Throws: the statement's error (the commit then does not run), or the commit's.
-    func queryAndCommit(_ sql: String, _ parameters: PostgreSQLParameters, _ context: String) throws {
+    /// A statement sent in a pipeline: its SQL (prepared on first use), parameters, and what
+    /// its error message says.
+    struct PipelinedStatement {
+        let sql: String
+        let parameters: PostgreSQLParameters
+        let context: String
+        let collection: String?
+    }
+
+    /// Runs the prepared `statements` and then `COMMIT`, in one round trip (pipeline mode), after
+    /// the pending `BEGIN` if there is one: the last statements of a write transaction and its
+    /// commit.
+    /// - Throws: the first failing statement's error (the later ones and the commit then do not
+    ///   run, and the transaction is left to roll back), or the commit's; `.connectionLost` when
+    ///   the connection broke (the commit's outcome is then unknown).
+    func runAndCommit(_ statements: [PipelinedStatement]) throws {
         detachStream()
         try settle()
-        try sendPendingBegin(collection: nil)
-        let name = try preparedStatement(sql, collection: nil)
-        let sent =
-            PQenterPipelineMode(handle) == 1
-            && parameters.withArrays { count, values, lengths, formats in
-                PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
-            } == 1 && PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 1) == 1 && PQpipelineSync(handle) == 1
+        let names = try statements.map { try preparedStatement($0.sql, collection: $0.collection) }
+        let begin = pendingBegin
+        var sent = PQenterPipelineMode(handle) == 1
+        if let begin {
+            sent = sent && PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 1) == 1
+        }
+        for (statement, name) in zip(statements, names) where sent {
+            sent =
+                statement.parameters.withArrays { count, values, lengths, formats in
+                    PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+                } == 1
+        }
+        sent = sent && PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 1) == 1 && PQpipelineSync(handle) == 1
         guard sent else {
             isBroken = true
-            throw failure(nil, context, collection: nil)
+            throw failure(nil, statements.first?.context ?? "cannot commit", collection: statements.first?.collection)
         }
+        // The commit is on its way: from now on a lost connection leaves its outcome unknown, so
+        // the transaction must not be run again.
+        pendingBegin = nil
+        hasBegun = true
+        let first = begin == nil ? 0 : 1
         var failed: StorageError?
-        try readPipeline(count: 2) { index, result, status in
+        try readPipeline(count: first + statements.count + 1) { index, result, status in
             guard failed == nil else { return false }
-            if status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK {
-                failed = failure(result, index == 0 ? context : "cannot commit", collection: nil)
+            guard status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK else { return false }
+            let position = index - first
+            if position < 0, let result, PQresultErrorField(result, Int32(UInt8(ascii: "C"))) != nil {
+                // The server refused the BEGIN, or ended the connection before it (an idle
+                // connection terminated meanwhile says so first): nothing of the pipeline ran.
+                hasBegun = false
+            }
+            if position < 0 {
+                failed = failure(result, "cannot begin a transaction", collection: statements.first?.collection)
+            } else if position < statements.count {
+                failed = failure(result, statements[position].context, collection: statements[position].collection)
+            } else {
+                failed = failure(result, "cannot commit", collection: nil)
             }
             return false
         }
@@ -463,7 +497,9 @@ final class PostgreSQLConnection: @unchecked Sendable {
     }
 
     /// Waits up to `timeout` milliseconds for notifications (`LISTEN`) and consumes them.
-    /// - Parameter origin: the payload of the notifications that do not count (a backend's own).
+    /// - Parameters:
+    ///   - timeout: the longest wait, in milliseconds.
+    ///   - origin: the payload of the notifications that do not count (a backend's own).
     /// - Returns: whether at least one arrived (`any`), and whether one of them had another
     ///   payload than `origin` (`others`).
     /// - Throws: `StorageError` with code `.connectionLost` when the connection broke.
@@ -545,6 +581,8 @@ final class PostgreSQLStream {
     private var bufferedIndex = 0
     private var deferredError: StorageError?
     private var isDone = false
+    /// The column types, the same in every row's result: read from the first.
+    private var types: [Oid]?
 
     init(connection: PostgreSQLConnection, context: String, collection: String?) {
         self.connection = connection
@@ -574,7 +612,9 @@ final class PostgreSQLStream {
         switch PQresultStatus(result) {
         case PGRES_SINGLE_TUPLE:
             current = result
-            return PostgreSQLRow(result: result, types: PostgreSQLRow.types(of: result))
+            let types = self.types ?? PostgreSQLRow.types(of: result)
+            self.types = types
+            return PostgreSQLRow(result: result, types: types)
         case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
             PQclear(result)
             finish()

@@ -240,20 +240,37 @@ final class PostgreSQLRecordWriter: RecordWriter {
         withUnsafeBytes(of: value.bigEndian) { tuples.append(contentsOf: $0) }
     }
 
+    /// Whether records wait to be sent.
+    var hasBufferedRecords: Bool { tupleCount > 0 }
+
+    /// The upsert of the one buffered record, not sent, or `nil` when the writer holds no record
+    /// or more than one.
+    func pendingSingleUpsert() -> PostgreSQLConnection.PipelinedStatement? {
+        guard tupleCount == 1 else { return nil }
+        return .init(
+            sql: upsertOneSQL,
+            parameters: PostgreSQLParameters(copyTuple: tuples),
+            context: "cannot write records",
+            collection: collection
+        )
+    }
+
+    /// Drops the buffered records (sent by other means).
+    func forgetBufferedRecords() {
+        tuples.removeAll(keepingCapacity: true)
+        tupleCount = 0
+        bufferedKeys.removeAll(keepingCapacity: true)
+    }
+
     /// Sends the buffered records: straight into the table when that may work, otherwise (or
     /// when it hit a unique violation) through the staging table.
     func flush() throws {
         guard tupleCount > 0 else { return }
-        defer {
-            tuples.removeAll(keepingCapacity: true)
-            tupleCount = 0
-            bufferedKeys.removeAll(keepingCapacity: true)
-        }
+        defer { forgetBufferedRecords() }
         let connection = transaction.connection
-        if tupleCount == 1 {
-            // One record (a single save): one upsert statement, sent with the transaction's BEGIN.
-            let parameters = PostgreSQLParameters(copyTuple: tuples)
-            _ = try connection.query(upsertOneSQL, parameters, "cannot write records", collection: collection)
+        if let upsert = pendingSingleUpsert() {
+            // One record: one upsert statement, sent with the transaction's BEGIN if it is the first.
+            _ = try connection.query(upsert.sql, upsert.parameters, upsert.context, collection: collection)
             return
         }
         if copiesDirectly, transaction.savepoints < Self.maximumSavepoints {

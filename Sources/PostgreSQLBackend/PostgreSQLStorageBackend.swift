@@ -238,9 +238,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 // Sent with the first statement.
                 try connection.begin("BEGIN ISOLATION LEVEL " + configuration.isolation.rawValue)
                 let value = try body(transaction)
-                try transaction.willRunStatement()
+                let last = try transaction.flushForCommit()
                 transaction.invalidate()
-                try publishChangesAndCommit(transaction)
+                try publishChangesAndCommit(transaction, after: last)
                 for folded in transaction.droppedCollections { schemaCache.remove(folded) }
                 for schema in transaction.changedSchemas.values { schemaCache.store(schema) }
                 if !transaction.changes.isEmpty { pruneChangesNow(on: connection) }
@@ -270,10 +270,19 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     }
 
     /// Records the transaction's changes for other processes' change streams (see
-    /// `PostgreSQLChangeFeed`), in the transaction itself, and commits: both in one round trip.
-    private func publishChangesAndCommit(_ transaction: PostgreSQLWriteTransaction) throws {
+    /// `PostgreSQLChangeFeed`), in the transaction itself, and commits: `last` (the writers'
+    /// last records), the change record and the `COMMIT` in one round trip, with the `BEGIN` when
+    /// nothing was sent before (a single save is one round trip).
+    private func publishChangesAndCommit(
+        _ transaction: PostgreSQLWriteTransaction,
+        after last: [PostgreSQLConnection.PipelinedStatement]
+    ) throws {
         guard !transaction.changes.isEmpty else {
-            try transaction.connection.commit()
+            if last.isEmpty {
+                try transaction.connection.commit()
+            } else {
+                try transaction.connection.runAndCommit(last)
+            }
             return
         }
         let rows = transaction.changes.rows
@@ -284,10 +293,15 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         parameters.appendArray(rows.collections, elementType: PostgreSQLType.text)
         parameters.appendArray(rows.upserted, elementType: PostgreSQLType.text)
         parameters.appendArray(rows.deleted, elementType: PostgreSQLType.text)
-        try transaction.connection.queryAndCommit(
-            PostgreSQLChangeFeed.publishSQL(catalog),
-            parameters,
-            "cannot record the transaction's changes"
+        try transaction.connection.runAndCommit(
+            last + [
+                .init(
+                    sql: PostgreSQLChangeFeed.publishSQL(catalog),
+                    parameters: parameters,
+                    context: "cannot record the transaction's changes",
+                    collection: nil
+                )
+            ]
         )
     }
 

@@ -45,6 +45,18 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
         for writer in writers { try writer.flush() }
     }
 
+    /// Sends what the writers still hold before the commit, except when each holds at most one
+    /// record: those upserts are returned, to go with the commit in one round trip.
+    func flushForCommit() throws -> [PostgreSQLConnection.PipelinedStatement] {
+        let last = writers.compactMap { $0.pendingSingleUpsert() }
+        if last.count == writers.filter(\.hasBufferedRecords).count {
+            for writer in writers { writer.forgetBufferedRecords() }
+            return last
+        }
+        try willRunStatement()
+        return []
+    }
+
     override func storedSchema(of name: String, needing columns: [String] = []) throws -> CollectionSchema? {
         let folded = Identifier.folded(name)
         if let changed = changedSchemas[folded] { return changed }

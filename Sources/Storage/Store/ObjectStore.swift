@@ -109,6 +109,9 @@ public final class ObjectStore: Sendable {
     ///     schema look-ups): the backend may then run it without a transaction of its own
     ///     (`StorageBackend.readSingleQuery`).
     ///   - body: the reads.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, ``StorageError`` with `.closed` after `close()`, or the
+    ///   backend's failure.
     func withReadSession<R>(singleQuery: Bool = false, _ body: (Session) throws -> R) throws -> R {
         try owner.check(path: nil)
         try lifecycle.enter()
