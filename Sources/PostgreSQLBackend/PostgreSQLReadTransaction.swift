@@ -103,6 +103,7 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
     /// have added or retyped a column since the cache learned it).
     func storedSchema(of name: String, needing columns: [String] = []) throws -> CollectionSchema? {
         if let cached = schemaCache.lookup(name) {
+            if columns.isEmpty { return cached }
             let compiler = PostgreSQLQueryCompiler(schema: cached)
             let complete = columns.allSatisfy { column in
                 guard let definition = compiler.definition(of: column) else { return false }
@@ -246,6 +247,10 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
         return Int(count)
     }
 
+    /// Whether the schema cache's look-up statements apply in this transaction (a write
+    /// transaction that changed or dropped a collection has schemas of its own).
+    var usesCachedLookups: Bool { true }
+
     func get(
         _ collection: String,
         key: StorageValue,
@@ -254,18 +259,33 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
     ) throws -> Bool {
         try checkActive()
         try willRunStatement()
-        guard let schema = try storedSchema(of: collection, needing: columns) else { return false }
-        var compiler = PostgreSQLQueryCompiler(schema: schema)
-        guard let condition = compiler.compile(.compare(schema.primaryKey, .equal, key)) else { return false }
-        let selected = columns.isEmpty ? "NULL" : columns.map(compiler.selected).joined(separator: ", ")
-        let sql = "SELECT " + selected + " FROM " + catalog.table(of: collection) + " WHERE " + condition
+        let lookup = PostgreSQLSchemaCache.Lookup(collection: collection, columns: columns, keyClass: key.classIndex)
+        let sql: String
+        if usesCachedLookups, let cached = schemaCache.lookupSQL(lookup) {
+            // Made from the cached schema, whose columns these are: no catalog read, no compiling.
+            sql = cached
+        } else {
+            guard let schema = try storedSchema(of: collection, needing: columns) else { return false }
+            var compiler = PostgreSQLQueryCompiler(schema: schema)
+            guard let condition = compiler.compile(.compare(schema.primaryKey, .equal, key)) else { return false }
+            let selected = columns.isEmpty ? "NULL" : columns.map(compiler.selected).joined(separator: ", ")
+            sql = "SELECT " + selected + " FROM " + catalog.table(of: collection) + " WHERE " + condition
+            guard compiler.arguments == [key] else {
+                return try runLookup(sql, PostgreSQLParameters(compiler.arguments), collection, body)
+            }
+            if usesCachedLookups { schemaCache.storeLookupSQL(sql, for: lookup, madeFrom: schema) }
+        }
+        return try runLookup(sql, PostgreSQLParameters([key]), collection, body)
+    }
+
+    private func runLookup(
+        _ sql: String,
+        _ parameters: PostgreSQLParameters,
+        _ collection: String,
+        _ body: (any StorageRow) throws -> Void
+    ) throws -> Bool {
         try willRunQuery()
-        let result = try connection.query(
-            sql,
-            PostgreSQLParameters(compiler.arguments),
-            "cannot read a record",
-            collection: collection
-        )
+        let result = try connection.query(sql, parameters, "cannot read a record", collection: collection)
         var found = false
         try result.forEachRow { row in
             try body(row)
@@ -273,5 +293,18 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
             return false
         }
         return found
+    }
+}
+
+extension StorageValue {
+    /// The value's class, for keying statements whose SQL depends on it.
+    fileprivate var classIndex: Int {
+        switch self {
+        case .null: 0
+        case .integer: 1
+        case .real: 2
+        case .text: 3
+        case .blob: 4
+        }
     }
 }

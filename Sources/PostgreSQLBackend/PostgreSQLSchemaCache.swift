@@ -6,6 +6,27 @@ import Storage
 /// server reports a changed table.
 final class PostgreSQLSchemaCache: Sendable {
     private let schemas = Locked<[String: CollectionSchema]>([:])
+    /// The SQL of look-ups by key, made from the cached schemas: dropped whenever a schema is
+    /// stored or removed.
+    private let lookups = Locked<[Lookup: String]>([:])
+
+    /// A look-up by key: the collection as named, the columns read, and the key's class (the
+    /// comparison's SQL depends on it).
+    struct Lookup: Hashable {
+        let collection: String
+        let columns: [String]
+        let keyClass: Int
+    }
+
+    func lookupSQL(_ lookup: Lookup) -> String? {
+        lookups.withLock { $0[lookup] }
+    }
+
+    /// Keeps `sql` for `lookup`, made from `schema` if that is still the cached one.
+    func storeLookupSQL(_ sql: String, for lookup: Lookup, madeFrom schema: CollectionSchema) {
+        guard self.lookup(lookup.collection) == schema else { return }
+        lookups.withLock { $0[lookup] = sql }
+    }
 
     func lookup(_ name: String) -> CollectionSchema? {
         schemas.withLock { $0[Identifier.folded(name)] }
@@ -13,13 +34,16 @@ final class PostgreSQLSchemaCache: Sendable {
 
     func store(_ schema: CollectionSchema) {
         schemas.withLock { $0[Identifier.folded(schema.name)] = schema }
+        lookups.withLock { $0.removeAll() }
     }
 
     func remove(_ folded: String) {
         schemas.withLock { $0[folded] = nil }
+        lookups.withLock { $0.removeAll() }
     }
 
     func removeAll() {
         schemas.withLock { $0.removeAll() }
+        lookups.withLock { $0.removeAll() }
     }
 }

@@ -57,6 +57,8 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
         return []
     }
 
+    override var usesCachedLookups: Bool { changedSchemas.isEmpty && droppedCollections.isEmpty }
+
     override func storedSchema(of name: String, needing columns: [String] = []) throws -> CollectionSchema? {
         let folded = Identifier.folded(name)
         if let changed = changedSchemas[folded] { return changed }
