@@ -18,19 +18,10 @@ import Storage
 final class PostgreSQLRecordWriter: RecordWriter {
     private unowned let transaction: PostgreSQLWriteTransaction
     private let collection: String
-    private let columns: [ColumnDefinition]
-    private let keyIndex: Int
-    private let hasAutoKey: Bool
-    /// `COPY <table> (<columns>) FROM STDIN (FORMAT binary)`.
-    private let directCopySQL: String
-    /// The statements that create the staging table when missing and empty it.
-    private let stagingSQL: String
-    /// `COPY <staging table> FROM STDIN (FORMAT binary)`.
-    private let stagingCopySQL: String
-    /// The merge of the staging table into the collection's table.
-    private let mergeSQL: String
-    /// The upsert of one record, its values as parameters: a batch of one needs no `COPY`.
-    private let upsertOneSQL: String
+    private let plan: PostgreSQLWriterPlan
+    private var columns: [ColumnDefinition] { plan.columns }
+    private var keyIndex: Int { plan.keyIndex }
+    private var hasAutoKey: Bool { plan.hasAutoKey }
     /// The buffered records, as COPY binary tuples.
     private var tuples: [UInt8] = []
     private var tupleCount = 0
@@ -48,66 +39,10 @@ final class PostgreSQLRecordWriter: RecordWriter {
     /// The most bytes of records a writer buffers before it sends them.
     static let maximumBatchBytes = 32 << 20
 
-    init(
-        transaction: PostgreSQLWriteTransaction,
-        schema: CollectionSchema,
-        collection: String,
-        columns: [String]
-    ) throws {
+    init(transaction: PostgreSQLWriteTransaction, plan: PostgreSQLWriterPlan) {
         self.transaction = transaction
-        self.collection = collection
-        let compiler = PostgreSQLQueryCompiler(schema: schema)
-        self.columns = try columns.map { name in
-            guard let definition = compiler.definition(of: name) else {
-                throw StorageError(
-                    .unknownColumn,
-                    "the collection has no column \(Identifier.quoted(name))",
-                    collection: collection,
-                    column: name
-                )
-            }
-            return definition
-        }
-        guard
-            let keyIndex = columns.firstIndex(where: { Identifier.folded($0) == Identifier.folded(schema.primaryKey) })
-        else {
-            throw StorageError(
-                .invalidKey,
-                "a writer's columns must include the primary key \(Identifier.quoted(schema.primaryKey))",
-                collection: collection,
-                column: schema.primaryKey
-            )
-        }
-        self.keyIndex = keyIndex
-        hasAutoKey = schema.hasAutoKey
-        let table = transaction.catalog.table(of: collection)
-        let quoted = self.columns.map { PostgreSQLIdentifier.quoted($0.name) }
-        directCopySQL = "COPY " + table + " (" + quoted.joined(separator: ", ") + ") FROM STDIN (FORMAT binary)"
-        // The staging table's name and columns come from the column types only: no name of the
-        // collection's reaches it.
-        let types = self.columns.map { PostgreSQLType.sqlName(of: $0.type) }
-        let staging =
-            "pg_temp."
-            + PostgreSQLIdentifier.quote("storage$stage_" + PostgreSQLIdentifier.hash(types.joined(separator: ",")))
-        let stagingColumns = types.indices.map { "c\($0 + 1)" }
-        stagingSQL =
-            "CREATE TEMPORARY TABLE IF NOT EXISTS " + staging + " ("
-            + zip(stagingColumns, types).map { $0 + " " + $1 }.joined(separator: ", ") + "); TRUNCATE " + staging
-        stagingCopySQL = "COPY " + staging + " FROM STDIN (FORMAT binary)"
-        // Columns the writer does not name keep their values, as in every backend.
-        let updates = quoted.enumerated().compactMap { offset, column in
-            offset == keyIndex ? nil : column + " = excluded." + column
-        }
-        let conflict =
-            " ON CONFLICT (" + quoted[keyIndex] + ") "
-            + (updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.joined(separator: ", "))
-        mergeSQL =
-            "INSERT INTO " + table + " (" + quoted.joined(separator: ", ") + ") SELECT "
-            + stagingColumns.joined(separator: ", ") + " FROM " + staging + conflict
-        let placeholders = types.enumerated().map { "$\($0.offset + 1)::" + $0.element }
-        upsertOneSQL =
-            "INSERT INTO " + table + " (" + quoted.joined(separator: ", ") + ") VALUES ("
-            + placeholders.joined(separator: ", ") + ")" + conflict
+        self.collection = plan.collection
+        self.plan = plan
     }
 
     @discardableResult
@@ -248,7 +183,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
     func pendingSingleUpsert() -> PostgreSQLConnection.PipelinedStatement? {
         guard tupleCount == 1 else { return nil }
         return .init(
-            sql: upsertOneSQL,
+            sql: plan.upsertOneSQL,
             parameters: PostgreSQLParameters(copyTuple: tuples),
             context: "cannot write records",
             collection: collection
@@ -277,7 +212,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
             transaction.savepoints += 1
             try connection.execute("SAVEPOINT " + Self.savepoint, collection: collection)
             do {
-                try connection.copyIn(directCopySQL, tuples, "cannot write records", collection: collection)
+                try connection.copyIn(plan.directCopySQL, tuples, "cannot write records", collection: collection)
                 try connection.execute("RELEASE SAVEPOINT " + Self.savepoint, collection: collection)
                 return
             } catch let error as StorageError where error.postgreSQL?.sqlState == "23505" && !connection.isBroken {
@@ -289,11 +224,95 @@ final class PostgreSQLRecordWriter: RecordWriter {
                 copiesDirectly = false
             }
         }
-        try connection.execute(stagingSQL, collection: collection)
-        try connection.copyIn(stagingCopySQL, tuples, "cannot write records", collection: collection)
-        _ = try connection.query(mergeSQL, PostgreSQLParameters(), "cannot write records", collection: collection)
+        try connection.execute(plan.stagingSQL, collection: collection)
+        try connection.copyIn(plan.stagingCopySQL, tuples, "cannot write records", collection: collection)
+        _ = try connection.query(plan.mergeSQL, PostgreSQLParameters(), "cannot write records", collection: collection)
     }
 
     /// The savepoint a direct copy runs in.
     private static let savepoint = PostgreSQLIdentifier.quote("storage$copy")
+}
+
+/// What a writer of one layout needs: the column definitions, the key's position and its
+/// statements. Made once per cached schema and layout (see `PostgreSQLSchemaCache`), not per
+/// transaction.
+final class PostgreSQLWriterPlan: Sendable {
+    let collection: String
+    let columns: [ColumnDefinition]
+    let keyIndex: Int
+    let hasAutoKey: Bool
+    /// `COPY <table> (<columns>) FROM STDIN (FORMAT binary)`.
+    let directCopySQL: String
+    /// The statements that create the staging table when missing and empty it.
+    let stagingSQL: String
+    /// `COPY <staging table> FROM STDIN (FORMAT binary)`.
+    let stagingCopySQL: String
+    /// The merge of the staging table into the collection's table.
+    let mergeSQL: String
+    /// The upsert of one record, its values as parameters: a batch of one needs no `COPY`.
+    let upsertOneSQL: String
+
+    /// - Throws: `.unknownColumn` for a column the schema lacks, `.invalidKey` when `columns`
+    ///   lacks the primary key.
+    init(
+        catalog: PostgreSQLCatalog,
+        schema: CollectionSchema,
+        collection: String,
+        columns: [String]
+    ) throws {
+        self.collection = collection
+        let compiler = PostgreSQLQueryCompiler(schema: schema)
+        self.columns = try columns.map { name in
+            guard let definition = compiler.definition(of: name) else {
+                throw StorageError(
+                    .unknownColumn,
+                    "the collection has no column \(Identifier.quoted(name))",
+                    collection: collection,
+                    column: name
+                )
+            }
+            return definition
+        }
+        guard
+            let keyIndex = columns.firstIndex(where: { Identifier.folded($0) == Identifier.folded(schema.primaryKey) })
+        else {
+            throw StorageError(
+                .invalidKey,
+                "a writer's columns must include the primary key \(Identifier.quoted(schema.primaryKey))",
+                collection: collection,
+                column: schema.primaryKey
+            )
+        }
+        self.keyIndex = keyIndex
+        hasAutoKey = schema.hasAutoKey
+        let table = catalog.table(of: collection)
+        let quoted = self.columns.map { PostgreSQLIdentifier.quoted($0.name) }
+        directCopySQL = "COPY " + table + " (" + quoted.joined(separator: ", ") + ") FROM STDIN (FORMAT binary)"
+        // The staging table's name and columns come from the column types only: no name of the
+        // collection's reaches it.
+        let types = self.columns.map { PostgreSQLType.sqlName(of: $0.type) }
+        let staging =
+            "pg_temp."
+            + PostgreSQLIdentifier.quote("storage$stage_" + PostgreSQLIdentifier.hash(types.joined(separator: ",")))
+        let stagingColumns = types.indices.map { "c\($0 + 1)" }
+        stagingSQL =
+            "CREATE TEMPORARY TABLE IF NOT EXISTS " + staging + " ("
+            + zip(stagingColumns, types).map { $0 + " " + $1 }.joined(separator: ", ") + "); TRUNCATE " + staging
+        stagingCopySQL = "COPY " + staging + " FROM STDIN (FORMAT binary)"
+        // Columns the writer does not name keep their values, as in every backend.
+        let updates = quoted.enumerated().compactMap { offset, column in
+            offset == keyIndex ? nil : column + " = excluded." + column
+        }
+        let conflict =
+            " ON CONFLICT (" + quoted[keyIndex] + ") "
+            + (updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.joined(separator: ", "))
+        mergeSQL =
+            "INSERT INTO " + table + " (" + quoted.joined(separator: ", ") + ") SELECT "
+            + stagingColumns.joined(separator: ", ") + " FROM " + staging + conflict
+        let placeholders = types.enumerated().map { "$\($0.offset + 1)::" + $0.element }
+        upsertOneSQL =
+            "INSERT INTO " + table + " (" + quoted.joined(separator: ", ") + ") VALUES ("
+            + placeholders.joined(separator: ", ") + ")" + conflict
+    }
+
 }

@@ -18,6 +18,26 @@ final class PostgreSQLSchemaCache: Sendable {
         let keyClass: Int
     }
 
+    /// The writer plans made from the cached schemas, by collection as named and columns:
+    /// dropped whenever a schema is stored or removed.
+    private let writerPlans = Locked<[WriterLayout: PostgreSQLWriterPlan]>([:])
+
+    /// A writer's layout: the collection as named and its columns.
+    struct WriterLayout: Hashable {
+        let collection: String
+        let columns: [String]
+    }
+
+    func writerPlan(_ layout: WriterLayout) -> PostgreSQLWriterPlan? {
+        writerPlans.withLock { $0[layout] }
+    }
+
+    /// Keeps `plan` for `layout`, made from `schema` if that is still the cached one.
+    func storeWriterPlan(_ plan: PostgreSQLWriterPlan, for layout: WriterLayout, madeFrom schema: CollectionSchema) {
+        guard self.lookup(layout.collection) == schema else { return }
+        writerPlans.withLock { $0[layout] = plan }
+    }
+
     func lookupSQL(_ lookup: Lookup) -> String? {
         lookups.withLock { $0[lookup] }
     }
@@ -35,15 +55,18 @@ final class PostgreSQLSchemaCache: Sendable {
     func store(_ schema: CollectionSchema) {
         schemas.withLock { $0[Identifier.folded(schema.name)] = schema }
         lookups.withLock { $0.removeAll() }
+        writerPlans.withLock { $0.removeAll() }
     }
 
     func remove(_ folded: String) {
         schemas.withLock { $0[folded] = nil }
         lookups.withLock { $0.removeAll() }
+        writerPlans.withLock { $0.removeAll() }
     }
 
     func removeAll() {
         schemas.withLock { $0.removeAll() }
         lookups.withLock { $0.removeAll() }
+        writerPlans.withLock { $0.removeAll() }
     }
 }

@@ -145,15 +145,18 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
     func makeWriter(for collection: String, columns: [String]) throws -> any RecordWriter {
         try checkActive()
         try willRunStatement()
-        guard let schema = try storedSchema(of: collection, needing: columns) else {
-            throw StorageError(.schemaMismatch, "the collection has not been prepared", collection: collection)
+        let layout = PostgreSQLSchemaCache.WriterLayout(collection: collection, columns: columns)
+        let plan: PostgreSQLWriterPlan
+        if usesCachedLookups, let cached = schemaCache.writerPlan(layout) {
+            plan = cached
+        } else {
+            guard let schema = try storedSchema(of: collection, needing: columns) else {
+                throw StorageError(.schemaMismatch, "the collection has not been prepared", collection: collection)
+            }
+            plan = try PostgreSQLWriterPlan(catalog: catalog, schema: schema, collection: collection, columns: columns)
+            if usesCachedLookups { schemaCache.storeWriterPlan(plan, for: layout, madeFrom: schema) }
         }
-        let writer = try PostgreSQLRecordWriter(
-            transaction: self,
-            schema: schema,
-            collection: collection,
-            columns: columns
-        )
+        let writer = PostgreSQLRecordWriter(transaction: self, plan: plan)
         writers.append(writer)
         return writer
     }
