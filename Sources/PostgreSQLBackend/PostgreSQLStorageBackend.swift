@@ -21,7 +21,9 @@ import Darwin
 /// bound parameter in binary format. Write transactions run `SERIALIZABLE` (or `REPEATABLE
 /// READ`) and their closure is run again after a serialization failure or a deadlock, up to
 /// `Configuration.retryLimit` times: keep side effects out of it. Reads run `REPEATABLE READ
-/// READ ONLY`, one snapshot per closure. See `docs/POSTGRESQL.md`.
+/// READ ONLY`, one snapshot per closure; a read of one query (`readSingleQuery`) is that one
+/// statement. Records are written with `COPY … FROM STDIN (FORMAT binary)`. See
+/// `docs/POSTGRESQL.md`.
 public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSource {
     /// The configuration the backend was opened with.
     public let configuration: Configuration
