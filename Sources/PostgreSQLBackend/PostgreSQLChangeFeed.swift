@@ -142,27 +142,54 @@ enum PostgreSQLChangeFeed {
     }
 
     /// The statement that records a transaction's changes and notifies the listeners: takes the
-    /// lock, inserts the rows, notifies, in one round trip.
+    /// lock, inserts the rows, notifies, in one round trip. The notification's payload is the
+    /// origin, so that a backend's own listener need not read the rows of its own commits.
     static func publishSQL(_ catalog: PostgreSQLCatalog) -> String {
         "INSERT INTO " + catalog.changesTable + " (origin, collection, upserted, deleted)"
-            + " SELECT $1::text, c, u, d FROM (SELECT pg_advisory_xact_lock($2::int8), pg_notify($3::text, '')) AS l,"
+            + " SELECT $1::text, c, u, d FROM (SELECT pg_advisory_xact_lock($2::int8), pg_notify($3::text, $1::text)) AS l,"
             + " unnest($4::text[], $5::text[], $6::text[]) AS t(c, u, d)"
     }
 
     /// Keys as JSON text: each a tagged string (`i:`, `r:`, `t:`, `b:`), so every key type
-    /// comes back exactly.
+    /// comes back exactly. Written byte by byte (a transaction may record a million keys).
     static func encode(_ keys: [StorageValue]) -> String {
-        let tagged: [String] = keys.map { key in
+        var json: [UInt8] = [UInt8(ascii: "[")]
+        json.reserveCapacity(keys.count * 12 + 2)
+        for (index, key) in keys.enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            json.append(UInt8(ascii: "\""))
             switch key {
-            case .null: "n:"
-            case .integer(let value): "i:" + String(value)
-            case .real(let value): "r:" + String(value.bitPattern)
-            case .text(let value): "t:" + value
-            case .blob(let value): "b:" + value.base64EncodedString()
+            case .null: json.append(contentsOf: "n:".utf8)
+            case .integer(let value): json.append(contentsOf: ("i:" + String(value)).utf8)
+            case .real(let value): json.append(contentsOf: ("r:" + String(value.bitPattern)).utf8)
+            case .text(let value):
+                json.append(contentsOf: "t:".utf8)
+                appendEscaped(value, to: &json)
+            case .blob(let value): json.append(contentsOf: ("b:" + value.base64EncodedString()).utf8)
+            }
+            json.append(UInt8(ascii: "\""))
+        }
+        json.append(UInt8(ascii: "]"))
+        return String(decoding: json, as: UTF8.self)
+    }
+
+    /// Appends `text` as the inside of a JSON string: quotes, backslashes and control
+    /// characters escaped, everything else as its UTF-8 bytes.
+    private static func appendEscaped(_ text: String, to json: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                json.append(UInt8(ascii: "\\"))
+                json.append(byte)
+            case 0..<0x20:
+                json.append(contentsOf: "\\u00".utf8)
+                json.append(hex[Int(byte >> 4)])
+                json.append(hex[Int(byte & 15)])
+            default:
+                json.append(byte)
             }
         }
-        let data = (try? JSONSerialization.data(withJSONObject: tagged)) ?? Data("[]".utf8)
-        return String(decoding: data, as: UTF8.self)
     }
 
     static func decode(_ text: String) -> [StorageValue] {
@@ -188,6 +215,25 @@ struct PostgreSQLChangeSet {
     private var lastIsDelete: [String: [StorageValue: Bool]] = [:]
 
     var isEmpty: Bool { names.isEmpty }
+
+    /// The collection of the last `record(_:_:)`, with its folded name: a writer records its
+    /// keys one at a time, all in one collection.
+    private var lastCollection: (name: String, folded: String)?
+
+    /// Records one upserted key.
+    mutating func record(_ collection: String, _ key: StorageValue) {
+        let folded: String
+        if let last = lastCollection, last.name == collection {
+            folded = last.folded
+        } else {
+            folded = Identifier.folded(collection)
+            lastCollection = (collection, folded)
+            if names[folded] == nil { names[folded] = collection }
+        }
+        if lastIsDelete[folded, default: [:]].updateValue(false, forKey: key) == nil {
+            order[folded, default: []].append(key)
+        }
+    }
 
     mutating func record(_ collection: String, _ keys: [StorageValue], deleted: Bool) {
         let folded = Identifier.folded(collection)

@@ -87,10 +87,19 @@ final class PostgreSQLChangeListener: Sendable {
                     ready.signal()
                 }
                 var pending = true  // after a reconnection, read what was committed meanwhile
+                // Notifications of this backend's own commits only: their rows are read (and
+                // skipped) with the next other commit, or before the next report, so that the
+                // position this listener reports keeps up and the pruning goes on.
+                var ownUnread = false
                 var reported = clock.now
                 while !isStopped {
-                    if pending { lastSeen = try deliver(after: lastSeen ?? 0, on: connection) }
+                    if pending {
+                        lastSeen = try deliver(after: lastSeen ?? 0, on: connection)
+                        ownUnread = false
+                    }
                     if clock.now - reported >= interval {
+                        if ownUnread { lastSeen = try deliver(after: lastSeen ?? 0, on: connection) }
+                        ownUnread = false
                         // Says how far it has read, and deletes the rows every listener has read.
                         try PostgreSQLChangeFeed.report(
                             origin: origin,
@@ -106,7 +115,9 @@ final class PostgreSQLChangeListener: Sendable {
                         )
                         reported = clock.now
                     }
-                    pending = try connection.waitForNotifications(timeout: wait)
+                    let arrived = try connection.waitForNotifications(timeout: wait, ignoring: origin)
+                    pending = arrived.others
+                    if arrived.any && !arrived.others { ownUnread = true }
                 }
                 // Stopped: no longer holds back the pruning.
                 _ = try? connection.query(

@@ -110,6 +110,16 @@ final class PostgreSQLConnection: @unchecked Sendable {
         pendingBegin = sql
     }
 
+    /// Prepares the connection for statements outside a transaction (each its own snapshot):
+    /// reads the answer to a commit sent without waiting, and forgets the previous
+    /// transaction's `hasBegun`.
+    /// - Throws: `.connectionLost` when the answer to the previous commit shows the connection
+    ///   broken.
+    func beginAutocommit() throws {
+        hasBegun = false
+        try settle()
+    }
+
     /// Commits the transaction; with `waiting: false` (a read-only transaction, whose commit
     /// cannot fail but for a lost connection) it does not wait for the answer, which the next
     /// statement reads. A transaction that ran no statement is simply forgotten.
@@ -138,28 +148,62 @@ final class PostgreSQLConnection: @unchecked Sendable {
         try execute("ROLLBACK")
     }
 
-    /// Runs the prepared statement `sql` and then `COMMIT`, in one round trip (pipeline mode):
-    /// the last statement of a write transaction and its commit.
-    /// - Throws: the statement's error (the commit then does not run), or the commit's.
-    func queryAndCommit(_ sql: String, _ parameters: PostgreSQLParameters, _ context: String) throws {
+    /// A statement sent in a pipeline: its SQL (prepared on first use), parameters, and what
+    /// its error message says.
+    struct PipelinedStatement {
+        let sql: String
+        let parameters: PostgreSQLParameters
+        let context: String
+        let collection: String?
+    }
+
+    /// Runs the prepared `statements` and then `COMMIT`, in one round trip (pipeline mode), after
+    /// the pending `BEGIN` if there is one: the last statements of a write transaction and its
+    /// commit.
+    /// - Throws: the first failing statement's error (the later ones and the commit then do not
+    ///   run, and the transaction is left to roll back), or the commit's; `.connectionLost` when
+    ///   the connection broke (the commit's outcome is then unknown).
+    func runAndCommit(_ statements: [PipelinedStatement]) throws {
         detachStream()
         try settle()
-        try sendPendingBegin(collection: nil)
-        let name = try preparedStatement(sql, collection: nil)
-        let sent =
-            PQenterPipelineMode(handle) == 1
-            && parameters.withArrays { count, values, lengths, formats in
-                PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
-            } == 1 && PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 1) == 1 && PQpipelineSync(handle) == 1
+        let names = try statements.map { try preparedStatement($0.sql, collection: $0.collection) }
+        let begin = pendingBegin
+        var sent = PQenterPipelineMode(handle) == 1
+        if let begin {
+            sent = sent && PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 1) == 1
+        }
+        for (statement, name) in zip(statements, names) where sent {
+            sent =
+                statement.parameters.withArrays { count, values, lengths, formats in
+                    PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+                } == 1
+        }
+        sent = sent && PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 1) == 1 && PQpipelineSync(handle) == 1
         guard sent else {
             isBroken = true
-            throw failure(nil, context, collection: nil)
+            throw failure(nil, statements.first?.context ?? "cannot commit", collection: statements.first?.collection)
         }
+        // The commit is on its way: from now on a lost connection leaves its outcome unknown, so
+        // the transaction must not be run again.
+        pendingBegin = nil
+        hasBegun = true
+        let first = begin == nil ? 0 : 1
         var failed: StorageError?
-        try readPipeline(count: 2) { index, result, status in
+        try readPipeline(count: first + statements.count + 1) { index, result, status in
             guard failed == nil else { return false }
-            if status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK {
-                failed = failure(result, index == 0 ? context : "cannot commit", collection: nil)
+            guard status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK else { return false }
+            let position = index - first
+            if position < 0, let result, PQresultErrorField(result, Int32(UInt8(ascii: "C"))) != nil {
+                // The server refused the BEGIN, or ended the connection before it (an idle
+                // connection terminated meanwhile says so first): nothing of the pipeline ran.
+                hasBegun = false
+            }
+            if position < 0 {
+                failed = failure(result, "cannot begin a transaction", collection: statements.first?.collection)
+            } else if position < statements.count {
+                failed = failure(result, statements[position].context, collection: statements[position].collection)
+            } else {
+                failed = failure(result, "cannot commit", collection: nil)
             }
             return false
         }
@@ -403,26 +447,83 @@ final class PostgreSQLConnection: @unchecked Sendable {
         stream.buffer()
     }
 
-    /// Waits up to `timeout` milliseconds for notifications (`LISTEN`) and consumes them.
-    /// - Returns: whether at least one arrived.
-    /// - Throws: `StorageError` with code `.connectionLost` when the connection broke.
-    func waitForNotifications(timeout: Int32) throws -> Bool {
-        // Notifications that came in with an earlier statement's result are already queued.
-        var queued = false
-        while let notification = PQnotifies(handle) {
-            PQfreemem(notification)
-            queued = true
+    /// Runs `sql` (a `COPY … FROM STDIN (FORMAT binary)`) with `tuples` as its data: the binary
+    /// header, the tuples, the trailer.
+    /// - Throws: the server's error for the copy (`.constraintViolation` for a unique
+    ///   violation), `.connectionLost` when the connection broke.
+    func copyIn(_ sql: String, _ tuples: [UInt8], _ context: String, collection: String?) throws {
+        detachStream()
+        try settle()
+        try sendPendingBegin(collection: collection)
+        let start = PQexec(handle, sql)
+        let status = start.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status == PGRES_COPY_IN else {
+            defer { PQclear(start) }
+            throw failure(start, context, collection: collection)
         }
-        if queued { return true }
+        PQclear(start)
+        // "PGCOPY\n\377\r\n\0", no flags, no header extension; the tuples; a field count of -1.
+        let header: [UInt8] =
+            [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00] + [UInt8](repeating: 0, count: 8)
+        var sent = send(header)
+        var offset = 0
+        while sent, offset < tuples.count {
+            let end = min(tuples.count, offset + (1 << 20))
+            sent = tuples[offset..<end].withUnsafeBytes { send($0) }
+            offset = end
+        }
+        if sent { sent = send([0xFF, 0xFF]) }
+        let ended = PQputCopyEnd(handle, sent ? nil : "the client could not send the data") == 1
+        guard ended else {
+            isBroken = true
+            throw failure(nil, context, collection: collection)
+        }
+        var failed: StorageError?
+        while let result = PQgetResult(handle) {
+            if failed == nil && PQresultStatus(result) != PGRES_COMMAND_OK {
+                failed = failure(result, context, collection: collection)
+            }
+            PQclear(result)
+        }
+        if let failed { throw failed }
+        if !sent { throw failure(nil, context, collection: collection) }
+    }
+
+    /// Sends COPY data; `false` when libpq could not.
+    private func send(_ bytes: some ContiguousBytes) -> Bool {
+        bytes.withUnsafeBytes { buffer in
+            PQputCopyData(handle, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(buffer.count)) == 1
+        }
+    }
+
+    /// Waits up to `timeout` milliseconds for notifications (`LISTEN`) and consumes them.
+    /// - Parameters:
+    ///   - timeout: the longest wait, in milliseconds.
+    ///   - origin: the payload of the notifications that do not count (a backend's own).
+    /// - Returns: whether at least one arrived (`any`), and whether one of them had another
+    ///   payload than `origin` (`others`).
+    /// - Throws: `StorageError` with code `.connectionLost` when the connection broke.
+    func waitForNotifications(timeout: Int32, ignoring origin: String) throws -> (any: Bool, others: Bool) {
+        var arrived = (any: false, others: false)
+        func consume() {
+            while let notification = PQnotifies(handle) {
+                arrived.any = true
+                if let payload = notification.pointee.extra, String(cString: payload) == origin {
+                    // One of the backend's own commits.
+                } else {
+                    arrived.others = true
+                }
+                PQfreemem(notification)
+            }
+        }
+        // Notifications that came in with an earlier statement's result are already queued.
+        consume()
+        if arrived.any { return arrived }
         var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
         guard descriptor.fd >= 0 else { throw failure(nil, "cannot wait for changes", collection: nil) }
         _ = poll(&descriptor, 1, timeout)
         guard PQconsumeInput(handle) == 1 else { throw failure(nil, "cannot wait for changes", collection: nil) }
-        var arrived = false
-        while let notification = PQnotifies(handle) {
-            PQfreemem(notification)
-            arrived = true
-        }
+        consume()
         return arrived
     }
 
@@ -480,6 +581,8 @@ final class PostgreSQLStream {
     private var bufferedIndex = 0
     private var deferredError: StorageError?
     private var isDone = false
+    /// The column types, the same in every row's result: read from the first.
+    private var types: [Oid]?
 
     init(connection: PostgreSQLConnection, context: String, collection: String?) {
         self.connection = connection
@@ -509,7 +612,9 @@ final class PostgreSQLStream {
         switch PQresultStatus(result) {
         case PGRES_SINGLE_TUPLE:
             current = result
-            return PostgreSQLRow(result: result, types: PostgreSQLRow.types(of: result))
+            let types = self.types ?? PostgreSQLRow.types(of: result)
+            self.types = types
+            return PostgreSQLRow(result: result, types: types)
         case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
             PQclear(result)
             finish()

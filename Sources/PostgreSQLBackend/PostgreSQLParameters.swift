@@ -46,6 +46,29 @@ struct PostgreSQLParameters {
         for value in values { append(value) }
     }
 
+    /// The fields of one COPY binary tuple (a 16-bit field count, then each field's 32-bit
+    /// length, -1 for null, and its bytes), each a parameter: COPY and parameters share the
+    /// binary formats.
+    init(copyTuple tuple: [UInt8]) {
+        func length(at offset: Int) -> Int32 {
+            Int32(bitPattern: tuple[offset..<offset + 4].reduce(0) { $0 << 8 | UInt32($1) })
+        }
+        var offset = 2
+        while offset + 4 <= tuple.count {
+            let fieldLength = length(at: offset)
+            offset += 4
+            if fieldLength < 0 {
+                offsets.append(-1)
+                lengths.append(0)
+                continue
+            }
+            offsets.append(bytes.count)
+            lengths.append(fieldLength)
+            bytes.append(contentsOf: tuple[offset..<offset + Int(fieldLength)])
+            offset += Int(fieldLength)
+        }
+    }
+
     /// Appends one value: int8, float8, text or bytea, or SQL null.
     mutating func append(_ value: StorageValue) {
         if value.isNull {

@@ -7,6 +7,63 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
     let catalog: PostgreSQLCatalog
     let schemaCache: PostgreSQLSchemaCache
     private(set) var isActive = true
+    /// How a single-query read (`readSingleQuery`) runs: its one query outside a transaction,
+    /// unless a catalog read comes first, which opens the transaction then.
+    private(set) var singleQuery = SingleQuery.off
+
+    /// The state of a single-query read.
+    enum SingleQuery {
+        /// Not a single-query read: the transaction began with the first statement.
+        case off
+        /// No statement yet; a catalog read first sends this `BEGIN`.
+        case pending(begin: String)
+        /// A catalog read opened the transaction: the query runs in it.
+        case inTransaction
+        /// The query ran outside a transaction: no other statement may follow.
+        case spent
+    }
+
+    /// Makes this transaction a single-query read whose transaction, when one is needed, begins
+    /// with `begin`.
+    func runSingleQuery(begin: String) {
+        singleQuery = .pending(begin: begin)
+    }
+
+    /// Whether the statements of this transaction ran inside a transaction that must commit.
+    var needsCommit: Bool {
+        switch singleQuery {
+        case .off, .inTransaction: true
+        case .pending, .spent: false
+        }
+    }
+
+    /// Called before the catalog is read: a single-query read opens its transaction here, so the
+    /// schema and the query share one snapshot.
+    /// - Throws: `.misuse` after the single query ran.
+    private func willReadCatalog() throws {
+        switch singleQuery {
+        case .off, .inTransaction: return
+        case .pending(let begin):
+            try connection.begin(begin)
+            singleQuery = .inTransaction
+        case .spent: throw secondQuery()
+        }
+    }
+
+    /// Called before a query that reads records or names: in a single-query read that has not
+    /// opened a transaction, the query runs on its own.
+    /// - Throws: `.misuse` for a second query in a single-query read.
+    func willRunQuery() throws {
+        switch singleQuery {
+        case .off, .inTransaction: return
+        case .pending: singleQuery = .spent
+        case .spent: throw secondQuery()
+        }
+    }
+
+    private func secondQuery() -> StorageError {
+        StorageError(.misuse, "a single-query read (readSingleQuery) ran a second query")
+    }
 
     init(connection: PostgreSQLConnection, catalog: PostgreSQLCatalog, schemaCache: PostgreSQLSchemaCache) {
         self.connection = connection
@@ -30,6 +87,7 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
 
     /// The stored schema of `name`, read from the catalog in this transaction.
     func readCatalog(_ name: String) throws -> CollectionSchema? {
+        try willReadCatalog()
         let result = try connection.query(
             catalog.selectSQL,
             PostgreSQLParameters([.text(Identifier.folded(name))]),
@@ -45,6 +103,7 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
     /// have added or retyped a column since the cache learned it).
     func storedSchema(of name: String, needing columns: [String] = []) throws -> CollectionSchema? {
         if let cached = schemaCache.lookup(name) {
+            if columns.isEmpty { return cached }
             let compiler = PostgreSQLQueryCompiler(schema: cached)
             let complete = columns.allSatisfy { column in
                 guard let definition = compiler.definition(of: column) else { return false }
@@ -59,6 +118,7 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
 
     func nextAutoKey(in collection: String) throws -> Int64? {
         guard let stored = try schema(of: collection), stored.hasAutoKey else { return nil }
+        try willRunQuery()
         let result = try connection.query(
             "SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END FROM "
                 + catalog.keySequence(of: stored.name),
@@ -86,6 +146,7 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
         let predicateColumns = request.predicate?.columnNames ?? []
         guard let schema = try storedSchema(of: request.collection, needing: request.columns + predicateColumns)
         else { return }
+        try willRunQuery()
         var compiler = PostgreSQLQueryCompiler(schema: schema)
         let table = catalog.table(of: request.collection)
         var selected = request.columns.map(compiler.selected)
@@ -141,6 +202,7 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
     func collectionNames() throws -> [String] {
         try checkActive()
         try willRunStatement()
+        try willRunQuery()
         let result = try connection.query(
             "SELECT folded, definition FROM " + catalog.table + " ORDER BY folded",
             PostgreSQLParameters(),
@@ -174,6 +236,7 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
             }
             sql += " WHERE " + condition
         }
+        try willRunQuery()
         let result = try connection.query(
             sql,
             PostgreSQLParameters(compiler.arguments),
@@ -184,6 +247,10 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
         return Int(count)
     }
 
+    /// Whether the schema cache's look-up statements apply in this transaction (a write
+    /// transaction that changed or dropped a collection has schemas of its own).
+    var usesCachedLookups: Bool { true }
+
     func get(
         _ collection: String,
         key: StorageValue,
@@ -192,17 +259,33 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
     ) throws -> Bool {
         try checkActive()
         try willRunStatement()
-        guard let schema = try storedSchema(of: collection, needing: columns) else { return false }
-        var compiler = PostgreSQLQueryCompiler(schema: schema)
-        guard let condition = compiler.compile(.compare(schema.primaryKey, .equal, key)) else { return false }
-        let selected = columns.isEmpty ? "NULL" : columns.map(compiler.selected).joined(separator: ", ")
-        let sql = "SELECT " + selected + " FROM " + catalog.table(of: collection) + " WHERE " + condition
-        let result = try connection.query(
-            sql,
-            PostgreSQLParameters(compiler.arguments),
-            "cannot read a record",
-            collection: collection
-        )
+        let lookup = PostgreSQLSchemaCache.Lookup(collection: collection, columns: columns, keyClass: key.classIndex)
+        let sql: String
+        if usesCachedLookups, let cached = schemaCache.lookupSQL(lookup) {
+            // Made from the cached schema, whose columns these are: no catalog read, no compiling.
+            sql = cached
+        } else {
+            guard let schema = try storedSchema(of: collection, needing: columns) else { return false }
+            var compiler = PostgreSQLQueryCompiler(schema: schema)
+            guard let condition = compiler.compile(.compare(schema.primaryKey, .equal, key)) else { return false }
+            let selected = columns.isEmpty ? "NULL" : columns.map(compiler.selected).joined(separator: ", ")
+            sql = "SELECT " + selected + " FROM " + catalog.table(of: collection) + " WHERE " + condition
+            guard compiler.arguments == [key] else {
+                return try runLookup(sql, PostgreSQLParameters(compiler.arguments), collection, body)
+            }
+            if usesCachedLookups { schemaCache.storeLookupSQL(sql, for: lookup, madeFrom: schema) }
+        }
+        return try runLookup(sql, PostgreSQLParameters([key]), collection, body)
+    }
+
+    private func runLookup(
+        _ sql: String,
+        _ parameters: PostgreSQLParameters,
+        _ collection: String,
+        _ body: (any StorageRow) throws -> Void
+    ) throws -> Bool {
+        try willRunQuery()
+        let result = try connection.query(sql, parameters, "cannot read a record", collection: collection)
         var found = false
         try result.forEachRow { row in
             try body(row)
@@ -210,5 +293,18 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
             return false
         }
         return found
+    }
+}
+
+extension StorageValue {
+    /// The value's class, for keying statements whose SQL depends on it.
+    fileprivate var classIndex: Int {
+        switch self {
+        case .null: 0
+        case .integer: 1
+        case .real: 2
+        case .text: 3
+        case .blob: 4
+        }
     }
 }

@@ -1,70 +1,48 @@
 internal import CPostgreSQL
 import Storage
 
-/// Inserts or replaces records of one layout. Records are buffered and sent in batches as one
-/// `INSERT ... SELECT FROM unnest($1::int8[], ...) ON CONFLICT (key) DO UPDATE` each: one round
-/// trip per batch, not per record, with the values in PostgreSQL's binary array format.
+/// Inserts or replaces records of one layout, in batches sent with `COPY … FROM STDIN (FORMAT
+/// binary)`: the records are encoded in COPY's binary tuple format as they come, and each batch
+/// (at most `Configuration.batchSize` records or 32 MB) is sent in one `COPY`.
+///
+/// A batch is first copied straight into the table, inside a savepoint: when none of its keys is
+/// stored yet (a bulk load) that is all. When the copy hits a unique violation (a key already
+/// stored, so the batch is an upsert, or a real violation of a unique index), the transaction
+/// goes back to the savepoint and the same bytes are copied into a temporary staging table of
+/// the session (`pg_temp."storage$stage_<hash>"`, columns `c1`…`cn` typed as the writer's
+/// columns, kept for the session and emptied before each use), merged with one `INSERT … SELECT
+/// … ON CONFLICT (key) DO UPDATE`: an upsert, whose unique violations are real ones
+/// (`.constraintViolation`). After a failed direct copy, and after `maximumSavepoints` of them
+/// in a transaction (PostgreSQL tracks only 64 subtransactions per transaction cheaply), the
+/// writer goes to the staging table directly.
 final class PostgreSQLRecordWriter: RecordWriter {
     private unowned let transaction: PostgreSQLWriteTransaction
     private let collection: String
-    private let columns: [ColumnDefinition]
-    private let keyIndex: Int
-    private let hasAutoKey: Bool
-    private let sql: String
-    /// The buffered records, column by column.
-    private var buffer: [[StorageValue]]
-    /// Where each buffered key is, so that a key saved twice in a batch is sent once (its last
-    /// values), as an upsert of one statement may not touch a row twice.
-    private var bufferedKeys: [StorageValue: Int] = [:]
+    private let plan: PostgreSQLWriterPlan
+    private var columns: [ColumnDefinition] { plan.columns }
+    private var keyIndex: Int { plan.keyIndex }
+    private var hasAutoKey: Bool { plan.hasAutoKey }
+    /// The buffered records, as COPY binary tuples.
+    private var tuples: [UInt8] = []
+    private var tupleCount = 0
+    /// The keys of the buffered records: a key saved again is sent in the next batch, as a
+    /// `COPY` (or an upsert of one statement) may not touch a row twice.
+    private var bufferedKeys: Set<StorageValue> = []
+    /// Whether the next batch is tried straight into the table first.
+    private var copiesDirectly = true
     /// Auto-assigned keys taken from the sequence and not used yet.
     private var spareKeys: [Int64] = []
     private var nextAllocation = 1
 
-    init(
-        transaction: PostgreSQLWriteTransaction,
-        schema: CollectionSchema,
-        collection: String,
-        columns: [String]
-    ) throws {
+    /// The most direct copies (each a savepoint) a transaction makes.
+    static let maximumSavepoints = 32
+    /// The most bytes of records a writer buffers before it sends them.
+    static let maximumBatchBytes = 32 << 20
+
+    init(transaction: PostgreSQLWriteTransaction, plan: PostgreSQLWriterPlan) {
         self.transaction = transaction
-        self.collection = collection
-        let compiler = PostgreSQLQueryCompiler(schema: schema)
-        self.columns = try columns.map { name in
-            guard let definition = compiler.definition(of: name) else {
-                throw StorageError(
-                    .unknownColumn,
-                    "the collection has no column \(Identifier.quoted(name))",
-                    collection: collection,
-                    column: name
-                )
-            }
-            return definition
-        }
-        guard
-            let keyIndex = columns.firstIndex(where: { Identifier.folded($0) == Identifier.folded(schema.primaryKey) })
-        else {
-            throw StorageError(
-                .invalidKey,
-                "a writer's columns must include the primary key \(Identifier.quoted(schema.primaryKey))",
-                collection: collection,
-                column: schema.primaryKey
-            )
-        }
-        self.keyIndex = keyIndex
-        hasAutoKey = schema.hasAutoKey
-        buffer = Array(repeating: [], count: columns.count)
-        let quoted = self.columns.map { PostgreSQLIdentifier.quoted($0.name) }
-        let arrays = self.columns.enumerated().map { index, column in
-            "$\(index + 1)::" + PostgreSQLType.sqlName(of: column.type) + "[]"
-        }
-        var sql = "INSERT INTO " + transaction.catalog.table(of: collection) + " (" + quoted.joined(separator: ", ")
-        sql += ") SELECT * FROM unnest(" + arrays.joined(separator: ", ") + ") ON CONFLICT (" + quoted[keyIndex] + ") "
-        // Columns the writer does not name keep their values, as in every backend.
-        let updates = quoted.enumerated().compactMap { offset, column in
-            offset == keyIndex ? nil : column + " = excluded." + column
-        }
-        sql += updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.joined(separator: ", ")
-        self.sql = sql
+        self.collection = plan.collection
+        self.plan = plan
     }
 
     @discardableResult
@@ -91,14 +69,12 @@ final class PostgreSQLRecordWriter: RecordWriter {
         for (index, column) in columns.enumerated() {
             record[index] = try fit(record[index], column, key: key)
         }
-        if let position = bufferedKeys[key] {
-            for index in record.indices { buffer[index][position] = record[index] }
-        } else {
-            bufferedKeys[key] = buffer[0].count
-            for index in record.indices { buffer[index].append(record[index]) }
-        }
-        transaction.changes.record(collection, [key], deleted: false)
-        if buffer[0].count >= transaction.batchSize { try flush() }
+        if bufferedKeys.contains(key) { try flush() }
+        bufferedKeys.insert(key)
+        appendTuple(record)
+        tupleCount += 1
+        transaction.changes.record(collection, key)
+        if tupleCount >= transaction.batchSize || tuples.count >= Self.maximumBatchBytes { try flush() }
         return key
     }
 
@@ -168,22 +144,175 @@ final class PostgreSQLRecordWriter: RecordWriter {
         )
     }
 
-    /// Sends the buffered records.
-    func flush() throws {
-        guard !buffer[0].isEmpty else { return }
-        var parameters = PostgreSQLParameters()
-        for (index, column) in columns.enumerated() {
-            let type: Oid
-            switch column.type {
-            case .integer: type = PostgreSQLType.int8
-            case .real: type = PostgreSQLType.float8
-            case .text, .untyped: type = PostgreSQLType.text
-            case .blob: type = PostgreSQLType.bytea
+    /// Appends `record` as a COPY binary tuple: the field count, then each field's length
+    /// (-1 for null) and bytes, in network byte order.
+    private func appendTuple(_ record: [StorageValue]) {
+        appendBigEndian(UInt16(record.count))
+        for value in record {
+            switch value {
+            case .null:
+                appendBigEndian(UInt32(bitPattern: -1))
+            case .integer(let number):
+                appendBigEndian(UInt32(8))
+                appendBigEndian(UInt64(bitPattern: number))
+            case .real(let number):
+                appendBigEndian(UInt32(8))
+                appendBigEndian(number.bitPattern)
+            case .text(let text):
+                var text = text
+                text.withUTF8 { bytes in
+                    appendBigEndian(UInt32(bytes.count))
+                    tuples.append(contentsOf: bytes)
+                }
+            case .blob(let data):
+                appendBigEndian(UInt32(data.count))
+                tuples.append(contentsOf: data)
             }
-            parameters.appendArray(buffer[index], elementType: type)
         }
-        for index in buffer.indices { buffer[index].removeAll(keepingCapacity: true) }
-        bufferedKeys.removeAll(keepingCapacity: true)
-        _ = try transaction.connection.query(sql, parameters, "cannot write records", collection: collection)
     }
+
+    private func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value.bigEndian) { tuples.append(contentsOf: $0) }
+    }
+
+    /// Whether records wait to be sent.
+    var hasBufferedRecords: Bool { tupleCount > 0 }
+
+    /// The upsert of the one buffered record, not sent, or `nil` when the writer holds no record
+    /// or more than one.
+    func pendingSingleUpsert() -> PostgreSQLConnection.PipelinedStatement? {
+        guard tupleCount == 1 else { return nil }
+        return .init(
+            sql: plan.upsertOneSQL,
+            parameters: PostgreSQLParameters(copyTuple: tuples),
+            context: "cannot write records",
+            collection: collection
+        )
+    }
+
+    /// Drops the buffered records (sent by other means).
+    func forgetBufferedRecords() {
+        tuples.removeAll(keepingCapacity: true)
+        tupleCount = 0
+        bufferedKeys.removeAll(keepingCapacity: true)
+    }
+
+    /// Sends the buffered records: straight into the table when that may work, otherwise (or
+    /// when it hit a unique violation) through the staging table.
+    func flush() throws {
+        guard tupleCount > 0 else { return }
+        defer { forgetBufferedRecords() }
+        let connection = transaction.connection
+        if let upsert = pendingSingleUpsert() {
+            // One record: one upsert statement, sent with the transaction's BEGIN if it is the first.
+            _ = try connection.query(upsert.sql, upsert.parameters, upsert.context, collection: collection)
+            return
+        }
+        if copiesDirectly, transaction.savepoints < Self.maximumSavepoints {
+            transaction.savepoints += 1
+            try connection.execute("SAVEPOINT " + Self.savepoint, collection: collection)
+            do {
+                try connection.copyIn(plan.directCopySQL, tuples, "cannot write records", collection: collection)
+                try connection.execute("RELEASE SAVEPOINT " + Self.savepoint, collection: collection)
+                return
+            } catch let error as StorageError where error.postgreSQL?.sqlState == "23505" && !connection.isBroken {
+                // A key already stored (or a real violation, which the merge reports).
+                try connection.execute(
+                    "ROLLBACK TO SAVEPOINT " + Self.savepoint + "; RELEASE SAVEPOINT " + Self.savepoint,
+                    collection: collection
+                )
+                copiesDirectly = false
+            }
+        }
+        try connection.execute(plan.stagingSQL, collection: collection)
+        try connection.copyIn(plan.stagingCopySQL, tuples, "cannot write records", collection: collection)
+        _ = try connection.query(plan.mergeSQL, PostgreSQLParameters(), "cannot write records", collection: collection)
+    }
+
+    /// The savepoint a direct copy runs in.
+    private static let savepoint = PostgreSQLIdentifier.quote("storage$copy")
+}
+
+/// What a writer of one layout needs: the column definitions, the key's position and its
+/// statements. Made once per cached schema and layout (see `PostgreSQLSchemaCache`), not per
+/// transaction.
+final class PostgreSQLWriterPlan: Sendable {
+    let collection: String
+    let columns: [ColumnDefinition]
+    let keyIndex: Int
+    let hasAutoKey: Bool
+    /// `COPY <table> (<columns>) FROM STDIN (FORMAT binary)`.
+    let directCopySQL: String
+    /// The statements that create the staging table when missing and empty it.
+    let stagingSQL: String
+    /// `COPY <staging table> FROM STDIN (FORMAT binary)`.
+    let stagingCopySQL: String
+    /// The merge of the staging table into the collection's table.
+    let mergeSQL: String
+    /// The upsert of one record, its values as parameters: a batch of one needs no `COPY`.
+    let upsertOneSQL: String
+
+    /// - Throws: `.unknownColumn` for a column the schema lacks, `.invalidKey` when `columns`
+    ///   lacks the primary key.
+    init(
+        catalog: PostgreSQLCatalog,
+        schema: CollectionSchema,
+        collection: String,
+        columns: [String]
+    ) throws {
+        self.collection = collection
+        let compiler = PostgreSQLQueryCompiler(schema: schema)
+        self.columns = try columns.map { name in
+            guard let definition = compiler.definition(of: name) else {
+                throw StorageError(
+                    .unknownColumn,
+                    "the collection has no column \(Identifier.quoted(name))",
+                    collection: collection,
+                    column: name
+                )
+            }
+            return definition
+        }
+        guard
+            let keyIndex = columns.firstIndex(where: { Identifier.folded($0) == Identifier.folded(schema.primaryKey) })
+        else {
+            throw StorageError(
+                .invalidKey,
+                "a writer's columns must include the primary key \(Identifier.quoted(schema.primaryKey))",
+                collection: collection,
+                column: schema.primaryKey
+            )
+        }
+        self.keyIndex = keyIndex
+        hasAutoKey = schema.hasAutoKey
+        let table = catalog.table(of: collection)
+        let quoted = self.columns.map { PostgreSQLIdentifier.quoted($0.name) }
+        directCopySQL = "COPY " + table + " (" + quoted.joined(separator: ", ") + ") FROM STDIN (FORMAT binary)"
+        // The staging table's name and columns come from the column types only: no name of the
+        // collection's reaches it.
+        let types = self.columns.map { PostgreSQLType.sqlName(of: $0.type) }
+        let staging =
+            "pg_temp."
+            + PostgreSQLIdentifier.quote("storage$stage_" + PostgreSQLIdentifier.hash(types.joined(separator: ",")))
+        let stagingColumns = types.indices.map { "c\($0 + 1)" }
+        stagingSQL =
+            "CREATE TEMPORARY TABLE IF NOT EXISTS " + staging + " ("
+            + zip(stagingColumns, types).map { $0 + " " + $1 }.joined(separator: ", ") + "); TRUNCATE " + staging
+        stagingCopySQL = "COPY " + staging + " FROM STDIN (FORMAT binary)"
+        // Columns the writer does not name keep their values, as in every backend.
+        let updates = quoted.enumerated().compactMap { offset, column in
+            offset == keyIndex ? nil : column + " = excluded." + column
+        }
+        let conflict =
+            " ON CONFLICT (" + quoted[keyIndex] + ") "
+            + (updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.joined(separator: ", "))
+        mergeSQL =
+            "INSERT INTO " + table + " (" + quoted.joined(separator: ", ") + ") SELECT "
+            + stagingColumns.joined(separator: ", ") + " FROM " + staging + conflict
+        let placeholders = types.enumerated().map { "$\($0.offset + 1)::" + $0.element }
+        upsertOneSQL =
+            "INSERT INTO " + table + " (" + quoted.joined(separator: ", ") + ") VALUES ("
+            + placeholders.joined(separator: ", ") + ")" + conflict
+    }
+
 }

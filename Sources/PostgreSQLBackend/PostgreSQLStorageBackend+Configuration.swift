@@ -36,7 +36,8 @@ extension PostgreSQLStorageBackend {
         public var isolation: Isolation
         /// Connection strings of streaming-replication standbys that reads may use. Default: none.
         public var replicaURLs: [String]
-        /// How many records a writer buffers before it sends them in one statement. Default: 2,000.
+        /// How many records a writer buffers before it sends them in one `COPY` (at most 32 MB of
+        /// them). Default: 10,000.
         public var batchSize: Int
         /// Whether the store listens for the commits of other processes and machines (one more
         /// connection, `LISTEN`), so that change streams and settings caches see them. Commits are
@@ -58,7 +59,7 @@ extension PostgreSQLStorageBackend {
         ///   - retryLimit: how many times a conflicting write transaction runs again.
         ///   - isolation: the isolation level of write transactions.
         ///   - replicaURLs: standbys that reads may use.
-        ///   - batchSize: records per statement when writing.
+        ///   - batchSize: records per `COPY` when writing.
         ///   - observesOtherProcesses: whether the store listens for other processes' commits.
         ///   - changeRetention: how long a silent change listener is waited for.
         public init(
@@ -69,7 +70,7 @@ extension PostgreSQLStorageBackend {
             retryLimit: Int = 50,
             isolation: Isolation = .serializable,
             replicaURLs: [String] = [],
-            batchSize: Int = 2_000,
+            batchSize: Int = 10_000,
             observesOtherProcesses: Bool = true,
             changeRetention: Duration = .seconds(300)
         ) {

@@ -21,7 +21,9 @@ import Darwin
 /// bound parameter in binary format. Write transactions run `SERIALIZABLE` (or `REPEATABLE
 /// READ`) and their closure is run again after a serialization failure or a deadlock, up to
 /// `Configuration.retryLimit` times: keep side effects out of it. Reads run `REPEATABLE READ
-/// READ ONLY`, one snapshot per closure. See `docs/POSTGRESQL.md`.
+/// READ ONLY`, one snapshot per closure; a read of one query (`readSingleQuery`) is that one
+/// statement. Records are written with `COPY … FROM STDIN (FORMAT binary)`. See
+/// `docs/POSTGRESQL.md`.
 public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSource {
     /// The configuration the backend was opened with.
     public let configuration: Configuration
@@ -153,6 +155,25 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// - Throws: what `body` throws, or a `StorageError` for an engine failure (`.connectionLost`
     ///   when the connection broke).
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+        try read(singleQuery: false, body)
+    }
+
+    /// Runs `body`, which makes at most one query after its schema look-ups, as one statement
+    /// outside a transaction (one statement is its own snapshot): no `BEGIN` and no `COMMIT`.
+    /// When the schema is not cached, the catalog read opens a `REPEATABLE READ READ ONLY`
+    /// transaction first, so the schema and the query still share one snapshot.
+    /// - Parameter body: the reads; the transaction is valid only inside it.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, or a `StorageError` as `read(_:)` does; `.misuse` when
+    ///   `body` makes a second query.
+    public func readSingleQuery<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+        try read(singleQuery: true, body)
+    }
+
+    private func read<Result>(
+        singleQuery: Bool,
+        _ body: (any StorageReadTransaction) throws -> Result
+    ) throws -> Result {
         try owner.check(path: nil)
         var attempt = 0
         var pool = readPool()
@@ -172,10 +193,16 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             )
             do {
                 // Sent with the first statement; the commit's answer is read by the next one.
-                try connection.begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                let begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+                if singleQuery {
+                    try connection.beginAutocommit()
+                    transaction.runSingleQuery(begin: begin)
+                } else {
+                    try connection.begin(begin)
+                }
                 let value = try body(transaction)
                 transaction.invalidate()
-                try connection.commit(waiting: false)
+                if transaction.needsCommit { try connection.commit(waiting: false) }
                 pool.checkIn(connection)
                 return value
             } catch {
@@ -213,9 +240,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 // Sent with the first statement.
                 try connection.begin("BEGIN ISOLATION LEVEL " + configuration.isolation.rawValue)
                 let value = try body(transaction)
-                try transaction.willRunStatement()
+                let last = try transaction.flushForCommit()
                 transaction.invalidate()
-                try publishChangesAndCommit(transaction)
+                try publishChangesAndCommit(transaction, after: last)
                 for folded in transaction.droppedCollections { schemaCache.remove(folded) }
                 for schema in transaction.changedSchemas.values { schemaCache.store(schema) }
                 if !transaction.changes.isEmpty { pruneChangesNow(on: connection) }
@@ -245,10 +272,19 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     }
 
     /// Records the transaction's changes for other processes' change streams (see
-    /// `PostgreSQLChangeFeed`), in the transaction itself, and commits: both in one round trip.
-    private func publishChangesAndCommit(_ transaction: PostgreSQLWriteTransaction) throws {
+    /// `PostgreSQLChangeFeed`), in the transaction itself, and commits: `last` (the writers'
+    /// last records), the change record and the `COMMIT` in one round trip, with the `BEGIN` when
+    /// nothing was sent before (a single save is one round trip).
+    private func publishChangesAndCommit(
+        _ transaction: PostgreSQLWriteTransaction,
+        after last: [PostgreSQLConnection.PipelinedStatement]
+    ) throws {
         guard !transaction.changes.isEmpty else {
-            try transaction.connection.commit()
+            if last.isEmpty {
+                try transaction.connection.commit()
+            } else {
+                try transaction.connection.runAndCommit(last)
+            }
             return
         }
         let rows = transaction.changes.rows
@@ -259,10 +295,15 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         parameters.appendArray(rows.collections, elementType: PostgreSQLType.text)
         parameters.appendArray(rows.upserted, elementType: PostgreSQLType.text)
         parameters.appendArray(rows.deleted, elementType: PostgreSQLType.text)
-        try transaction.connection.queryAndCommit(
-            PostgreSQLChangeFeed.publishSQL(catalog),
-            parameters,
-            "cannot record the transaction's changes"
+        try transaction.connection.runAndCommit(
+            last + [
+                .init(
+                    sql: PostgreSQLChangeFeed.publishSQL(catalog),
+                    parameters: parameters,
+                    context: "cannot record the transaction's changes",
+                    collection: nil
+                )
+            ]
         )
     }
 

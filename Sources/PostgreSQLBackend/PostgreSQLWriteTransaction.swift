@@ -28,6 +28,8 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
     let batchSize: Int
     /// The keys this transaction wrote and deleted, for other processes' change streams.
     var changes = PostgreSQLChangeSet()
+    /// How many savepoints the transaction's writers used (see `PostgreSQLRecordWriter`).
+    var savepoints = 0
 
     init(
         connection: PostgreSQLConnection,
@@ -42,6 +44,20 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
     override func willRunStatement() throws {
         for writer in writers { try writer.flush() }
     }
+
+    /// Sends what the writers still hold before the commit, except when each holds at most one
+    /// record: those upserts are returned, to go with the commit in one round trip.
+    func flushForCommit() throws -> [PostgreSQLConnection.PipelinedStatement] {
+        let last = writers.compactMap { $0.pendingSingleUpsert() }
+        if last.count == writers.filter(\.hasBufferedRecords).count {
+            for writer in writers { writer.forgetBufferedRecords() }
+            return last
+        }
+        try willRunStatement()
+        return []
+    }
+
+    override var usesCachedLookups: Bool { changedSchemas.isEmpty && droppedCollections.isEmpty }
 
     override func storedSchema(of name: String, needing columns: [String] = []) throws -> CollectionSchema? {
         let folded = Identifier.folded(name)
@@ -129,15 +145,18 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
     func makeWriter(for collection: String, columns: [String]) throws -> any RecordWriter {
         try checkActive()
         try willRunStatement()
-        guard let schema = try storedSchema(of: collection, needing: columns) else {
-            throw StorageError(.schemaMismatch, "the collection has not been prepared", collection: collection)
+        let layout = PostgreSQLSchemaCache.WriterLayout(collection: collection, columns: columns)
+        let plan: PostgreSQLWriterPlan
+        if usesCachedLookups, let cached = schemaCache.writerPlan(layout) {
+            plan = cached
+        } else {
+            guard let schema = try storedSchema(of: collection, needing: columns) else {
+                throw StorageError(.schemaMismatch, "the collection has not been prepared", collection: collection)
+            }
+            plan = try PostgreSQLWriterPlan(catalog: catalog, schema: schema, collection: collection, columns: columns)
+            if usesCachedLookups { schemaCache.storeWriterPlan(plan, for: layout, madeFrom: schema) }
         }
-        let writer = try PostgreSQLRecordWriter(
-            transaction: self,
-            schema: schema,
-            collection: collection,
-            columns: columns
-        )
+        let writer = PostgreSQLRecordWriter(transaction: self, plan: plan)
         writers.append(writer)
         return writer
     }

@@ -20,7 +20,8 @@
 ///   (engine failures as ``StorageError``). Only one write transaction runs at a time in a process;
 ///   others wait.
 /// - `read` runs `body` against one consistent snapshot of committed data. Readers should not wait
-///   for the writer where the engine allows it.
+///   for the writer where the engine allows it. `readSingleQuery` is a `read` whose closure makes
+///   at most one query after its `schema(of:)` calls; its default implementation is `read`.
 /// - Transactions are only valid inside their closure; the closure is synchronous and never
 ///   suspends, so an engine transaction never spans an `await`.
 /// - Values are stored and returned exactly as given (``ObjectStore`` has already applied the
@@ -66,6 +67,23 @@ public protocol StorageBackend: Sendable {
     /// Runs `body` in a read transaction over a consistent snapshot.
     func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result
 
+    /// Runs `body`, which reads records with at most one query, over a consistent snapshot.
+    ///
+    /// ``ObjectStore`` calls it instead of `read` for its one-query calls (`fetch(_:id:)`,
+    /// `fetchAll`, `forEach`, `count`): `body` makes any number of `schema(of:)` calls and then
+    /// at most one call that reads records or names (`get`, `scan`, `count`, `collectionNames`,
+    /// `nextAutoKey`). A backend for which a transaction costs statements of its own (a database
+    /// server's `BEGIN` and `COMMIT`) may run that one query on its own, as its own snapshot,
+    /// provided the schema it planned the query with belongs to the same snapshot: when
+    /// `schema(of:)` must read the store's catalog (a second query), the backend opens a
+    /// transaction first, as `read` would.
+    ///
+    /// The default implementation calls `read(body)`.
+    /// - Parameter body: the reads; the transaction is valid only inside it.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, or a ``StorageError`` for an engine failure, as `read` does.
+    func readSingleQuery<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result
+
     /// Runs `body` in a write transaction that commits when it returns and rolls back when it throws.
     func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result
 
@@ -82,6 +100,15 @@ extension StorageBackend {
     /// Does nothing: the default for a backend that holds only memory.
     /// - Throws: nothing.
     public func close() throws {}
+
+    /// Runs `body` in a read transaction: the default for a backend whose transactions cost no
+    /// statements of their own.
+    /// - Parameter body: the reads; the transaction is valid only inside it.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `read` throws.
+    public func readSingleQuery<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+        try read(body)
+    }
 }
 
 /// A backend that can report the commits other processes or machines make to its store; see

@@ -41,7 +41,7 @@ extension ObjectStore {
             if filled { slot.deinitialize(count: 1) }
             slot.deallocate()
         }
-        _ = try withReadSession { session in
+        _ = try withReadSession(singleQuery: true) { session in
             filled = try session.fetch(type, id: key, into: slot)
             return filled
         }
@@ -73,7 +73,7 @@ extension ObjectStore {
         limit: Int? = nil,
         offset: Int = 0
     ) throws -> [T] {
-        try withReadSession {
+        try withReadSession(singleQuery: true) {
             try $0.fetchAll(type, where: predicate, orderBy: ordering, limit: limit, offset: offset)
         }
     }
@@ -93,7 +93,7 @@ extension ObjectStore {
         orderBy ordering: [Ordering] = [],
         _ body: (T) throws -> Void
     ) throws {
-        try withReadSession { session in
+        try withReadSession(singleQuery: true) { session in
             try session.scan(type, where: predicate, orderBy: ordering, limit: nil) { value in
                 try body(value)
                 return true
@@ -109,7 +109,7 @@ extension ObjectStore {
     /// - Throws: ``StorageError``: `.unknownColumn` for a column the collection lacks, `.closed`
     ///   after ``close()-3koi4``.
     public func count<T>(_ type: T.Type, where predicate: StoragePredicate? = nil) throws -> Int {
-        try withReadSession { try $0.count(type, where: predicate) }
+        try withReadSession(singleQuery: true) { try $0.count(type, where: predicate) }
     }
 
     /// Deletes the value of `type` with primary key `id`.

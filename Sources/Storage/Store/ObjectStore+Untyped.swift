@@ -13,7 +13,7 @@ extension ObjectStore {
     ///   predicate naming a column the collection does not have.
     public func count(in collection: String, where predicate: StoragePredicate? = nil) throws -> Int {
         try Identifier.validateCollection(collection)
-        return try withReadSession { try $0.count(in: collection, where: predicate) }
+        return try withReadSession(singleQuery: true) { try $0.count(in: collection, where: predicate) }
     }
 
     /// Deletes the records of the collection named `collection` matching `predicate`, in one

@@ -104,16 +104,25 @@ public final class ObjectStore: Sendable {
 
     /// Runs `body` in a read session: the current thread's write transaction if it has one,
     /// otherwise a read transaction of its own.
-    func withReadSession<R>(_ body: (Session) throws -> R) throws -> R {
+    /// - Parameters:
+    ///   - singleQuery: whether `body` reads records with at most one query (after any number of
+    ///     schema look-ups): the backend may then run it without a transaction of its own
+    ///     (`StorageBackend.readSingleQuery`).
+    ///   - body: the reads.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, ``StorageError`` with `.closed` after `close()`, or the
+    ///   backend's failure.
+    func withReadSession<R>(singleQuery: Bool = false, _ body: (Session) throws -> R) throws -> R {
         try owner.check(path: nil)
         try lifecycle.enter()
         defer { lifecycle.leave() }
         if let active = currentWrite() { return try body(active.session) }
-        return try backend.read { transaction in
+        let run = { (transaction: any StorageReadTransaction) throws -> R in
             CommitSequencer.readDepth += 1
             defer { CommitSequencer.readDepth -= 1 }
             return try body(Session(store: self, reader: transaction, writer: nil))
         }
+        return try singleQuery ? backend.readSingleQuery(run) : backend.read(run)
     }
 
     /// Runs `body` in a write session, joining the current thread's write transaction if any.
