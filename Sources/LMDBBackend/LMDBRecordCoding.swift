@@ -246,4 +246,50 @@ final class LMDBRow: StorageRow {
     func value(at index: Int) -> StorageValue {
         value(field: requested[index])
     }
+
+    /// Where the tag of the field at `index` of the requested columns is, when the current record
+    /// has that field and its tag is `tag`; `nil` otherwise (the typed reads then answer `nil`,
+    /// and the caller reads `value(at:)`).
+    @inline(__always)
+    private func payload(at index: Int, tag: UInt8) -> Int? {
+        let field = requested[index]
+        guard field >= 0, field < offsets.count else { return nil }
+        let offset = offsets[field]
+        guard offset >= 0, record.pointee[offset] == tag else { return nil }
+        return offset + 1
+    }
+
+    // The typed reads decode the payload straight from the record bytes, as `value(at:)` does,
+    // without making a `StorageValue`.
+
+    func text(at index: Int) -> String? {
+        guard var offset = payload(at: index, tag: LMDBRecordCoding.textTag) else { return nil }
+        let record = self.record.pointee
+        guard let length = LMDBRecordCoding.readVarint(record, &offset) else { return nil }
+        return String(
+            decoding: UnsafeRawBufferPointer(rebasing: record[offset..<offset + Int(length)]),
+            as: UTF8.self
+        )
+    }
+
+    func integer(at index: Int) -> Int64? {
+        guard var offset = payload(at: index, tag: LMDBRecordCoding.integerTag),
+            let raw = LMDBRecordCoding.readVarint(record.pointee, &offset)
+        else { return nil }
+        return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
+    }
+
+    func real(at index: Int) -> Double? {
+        guard let offset = payload(at: index, tag: LMDBRecordCoding.realTag) else { return nil }
+        // `load` checked that the eight bytes are there.
+        let bits = UInt64(littleEndian: record.pointee.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        return Double(bitPattern: bits)
+    }
+
+    func blob(at index: Int) -> Data? {
+        guard var offset = payload(at: index, tag: LMDBRecordCoding.blobTag) else { return nil }
+        let record = self.record.pointee
+        guard let length = LMDBRecordCoding.readVarint(record, &offset) else { return nil }
+        return Data(UnsafeRawBufferPointer(rebasing: record[offset..<offset + Int(length)]))
+    }
 }

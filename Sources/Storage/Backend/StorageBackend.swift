@@ -1,3 +1,5 @@
+public import Foundation
+
 /// The seam between ``ObjectStore`` and a storage engine: small, record-level, transaction-scoped.
 ///
 /// A backend stores records of named collections. A record is a list of ``StorageValue``s for a
@@ -337,9 +339,69 @@ public struct ScanRequest: Sendable, Hashable {
 }
 
 /// One record during a scan, read by column position. Valid only during the callback.
+///
+/// Only `value(at:)` is required. The typed reads (`text(at:)`, `integer(at:)`, `real(at:)`,
+/// `blob(at:)`) let the decoder of model values read a column without building a
+/// ``StorageValue`` first; their default implementations go through `value(at:)`, and a backend
+/// that can read its values in place provides its own. Each must answer exactly what `value(at:)`
+/// holds: the payload when the value is of that kind, `nil` when it is of any other kind.
 public protocol StorageRow {
     /// The value of the column at `index` of the request's `columns`.
     func value(at index: Int) -> StorageValue
+
+    /// The text of the column at `index`, or `nil` when its value is not text.
+    /// - Parameter index: a position in the request's `columns`.
+    /// - Returns: the text, or `nil` when `value(at: index)` is not `.text`.
+    func text(at index: Int) -> String?
+
+    /// The integer of the column at `index`, or `nil` when its value is not an integer.
+    /// - Parameter index: a position in the request's `columns`.
+    /// - Returns: the integer, or `nil` when `value(at: index)` is not `.integer`.
+    func integer(at index: Int) -> Int64?
+
+    /// The real number of the column at `index`, or `nil` when its value is not a real.
+    /// - Parameter index: a position in the request's `columns`.
+    /// - Returns: the number, or `nil` when `value(at: index)` is not `.real`.
+    func real(at index: Int) -> Double?
+
+    /// The bytes of the column at `index`, or `nil` when its value is not a blob.
+    /// - Parameter index: a position in the request's `columns`.
+    /// - Returns: the bytes, or `nil` when `value(at: index)` is not `.blob`.
+    func blob(at index: Int) -> Data?
+}
+
+extension StorageRow {
+    /// Reads through `value(at:)`.
+    /// - Parameter index: a position in the request's `columns`.
+    /// - Returns: the text, or `nil` when the value is not `.text`.
+    public func text(at index: Int) -> String? {
+        guard case .text(let text) = value(at: index) else { return nil }
+        return text
+    }
+
+    /// Reads through `value(at:)`.
+    /// - Parameter index: a position in the request's `columns`.
+    /// - Returns: the integer, or `nil` when the value is not `.integer`.
+    public func integer(at index: Int) -> Int64? {
+        guard case .integer(let number) = value(at: index) else { return nil }
+        return number
+    }
+
+    /// Reads through `value(at:)`.
+    /// - Parameter index: a position in the request's `columns`.
+    /// - Returns: the number, or `nil` when the value is not `.real`.
+    public func real(at index: Int) -> Double? {
+        guard case .real(let number) = value(at: index) else { return nil }
+        return number
+    }
+
+    /// Reads through `value(at:)`.
+    /// - Parameter index: a position in the request's `columns`.
+    /// - Returns: the bytes, or `nil` when the value is not `.blob`.
+    public func blob(at index: Int) -> Data? {
+        guard case .blob(let data) = value(at: index) else { return nil }
+        return data
+    }
 }
 
 /// A row that is a stored record seen through a column projection: the value at `index` is the

@@ -4,6 +4,11 @@ import Foundation
 /// by position (the synthesized `init(from:)` asks for properties in the same order every time),
 /// with a dictionary look-up only as a fallback. One decoder serves every row of a scan.
 ///
+/// A property of a plain type (String, the integers, Double, Float, Bool, Date, Data) is read
+/// with the row's typed read (`StorageRow.text(at:)` and the others), which a backend answers
+/// from its own row without making a `StorageValue`; a value of any other kind (null, another
+/// type, one to convert) takes the general path, so the results and errors are the same.
+///
 /// The keyed container is made once per decoder and handed out again for every row: making one
 /// allocates a box and looks up its generic metadata, which cost about a tenth of decoding a
 /// ten-property record.
@@ -32,9 +37,9 @@ final class RowDecoder: Decoder {
 
     /// Decodes one value of `type` from `row`.
     func decode<T: Decodable>(_ type: T.Type, from row: any StorageRow) throws -> T {
-        core.state.pointee.row = row
-        core.state.pointee.cursor = 0
-        defer { core.state.pointee.row = RowDecoderCore.NoRow() }
+        core.row.pointee = row
+        core.cursor.pointee = 0
+        defer { core.row.pointee = RowDecoderCore.NoRow() }
         do {
             return try T(from: self)
         } catch let error as StorageError {
@@ -66,19 +71,19 @@ final class RowDecoderCore {
     /// Made on first use: only nested values stored as JSON need it.
     lazy var json = ValueMapping.makeJSONDecoder()
     let columns: [String]
+    /// The column names again, in raw memory: compared once per property per record, and an
+    /// array read pays a bounds check and keeps its buffer alive around the compare.
+    private let names: UnsafeMutableBufferPointer<String>
     private let slotByName: [String: Int]
-    /// The per-row state, behind a pointer: as stored properties of a class every access would
-    /// pay a dynamic exclusivity check, and this is read once per property per record.
-    let state: UnsafeMutablePointer<RowState>
+    /// The row being decoded; `NoRow` between decodes. In raw memory, and read through an
+    /// immutable pointer (`row`): a call on an existential stored in a class property, or read
+    /// through a mutable pointer, copied it first (a value-witness call per property).
+    private let rowSlot: UnsafeMutablePointer<any StorageRow>
+    /// Where the next property is expected: `init(from:)` asks for its properties in the same
+    /// order every time, so the column after the last one read is tried first.
+    let cursor: UnsafeMutablePointer<Int>
 
-    struct RowState {
-        /// The row being decoded; `NoRow` between decodes. Not an optional: a call through an
-        /// optional existential copied it (a retain and a release) for every property.
-        var row: any StorageRow = NoRow()
-        var cursor = 0
-    }
-
-    /// Stands in for the row between decodes.
+    /// Stands in for the row between decodes (a container kept past `init(from:)` reads nulls).
     struct NoRow: StorageRow {
         func value(at index: Int) -> StorageValue { .null }
     }
@@ -92,9 +97,42 @@ final class RowDecoderCore {
         self.columns = plan.columns
         self.slotByName = plan.slotByName
         keySlot = plan.slotByName[plan.schema.primaryKey]
-        state = UnsafeMutablePointer.allocate(capacity: 1)
-        state.initialize(to: RowState())
+        names = UnsafeMutableBufferPointer.allocate(capacity: plan.columns.count)
+        _ = names.initialize(from: plan.columns)
+        rowSlot = UnsafeMutablePointer.allocate(capacity: 1)
+        rowSlot.initialize(to: NoRow())
+        cursor = UnsafeMutablePointer.allocate(capacity: 1)
+        cursor.initialize(to: 0)
     }
+
+    deinit {
+        names.deinitialize()
+        names.deallocate()
+        rowSlot.deinitialize(count: 1)
+        rowSlot.deallocate()
+        cursor.deallocate()
+    }
+
+    /// The slot of the current row, for assigning it.
+    var row: UnsafeMutablePointer<any StorageRow> { rowSlot }
+
+    // The reads of the current row pass it `inout` to a helper: a method called on an
+    // existential read through a pointer (or from a class property) is called on a copy (a
+    // value-witness copy and destroy per property); an `inout` argument is opened in place.
+
+    @inline(__always)
+    private static func read<V>(_ row: inout any StorageRow, _ body: (inout any StorageRow) -> V) -> V { body(&row) }
+
+    @inline(__always)
+    func text(_ index: Int) -> String? { Self.read(&rowSlot.pointee) { $0.text(at: index) } }
+    @inline(__always)
+    func integer(_ index: Int) -> Int64? { Self.read(&rowSlot.pointee) { $0.integer(at: index) } }
+    @inline(__always)
+    func real(_ index: Int) -> Double? { Self.read(&rowSlot.pointee) { $0.real(at: index) } }
+    @inline(__always)
+    func blob(_ index: Int) -> Data? { Self.read(&rowSlot.pointee) { $0.blob(at: index) } }
+    @inline(__always)
+    func value(at index: Int) -> StorageValue { Self.read(&rowSlot.pointee) { $0.value(at: index) } }
 
     /// `error` naming the record of `row` it comes from (a column holding values of several
     /// types fails on some records only), when it names none yet.
@@ -106,24 +144,34 @@ final class RowDecoderCore {
         return named
     }
 
-    deinit {
-        state.deinitialize(count: 1)
-        state.deallocate()
+    /// The position of column `name` in the rows, or `nil` when the rows have no such column;
+    /// the column after it is the next one tried.
+    @inline(__always)
+    func index(_ name: String) -> Int? {
+        let next = cursor.pointee
+        if next < names.count && names[next] == name {
+            cursor.pointee = next + 1
+            return next
+        }
+        return lookUp(name)
     }
 
-    /// The value of column `name` in the current row, or `nil` when the rows have no such column.
-    func value(_ name: String) -> StorageValue? {
-        let cursor = state.pointee.cursor
-        let index: Int
-        if cursor < columns.count && columns[cursor] == name {
-            index = cursor
-        } else if let found = slotByName[name] {
-            index = found
-        } else {
-            return nil
-        }
-        state.pointee.cursor = index + 1
-        return state.pointee.row.value(at: index)
+    /// `index(_:)` when the column is not the expected one: by name.
+    @inline(never)
+    private func lookUp(_ name: String) -> Int? {
+        guard let found = slotByName[name] else { return nil }
+        cursor.pointee = found + 1
+        return found
+    }
+
+    func missingColumn(_ name: String) -> StorageError {
+        StorageError(
+            .missingValue,
+            "collection '\(collection)' has no column \(Identifier.quoted(name)), which \(typeName) requires;"
+                + " make the property optional to read records written before it existed",
+            collection: collection,
+            column: name
+        )
     }
 
     func hasColumn(_ name: String) -> Bool { slotByName[name] != nil }
@@ -146,6 +194,10 @@ final class RowDecoderCore {
     }
 }
 
+/// The keyed container: each property is read by position (see `RowDecoderCore.index`), and a
+/// plain type straight from the row by its typed read (`StorageRow.text(at:)` and the others),
+/// without a `StorageValue` in between; any other kind of value (null, a value of another type,
+/// one to convert) takes the general path through `value(at:)`, with the same results and errors.
 private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: RowDecoderCore
     var codingPath: [any CodingKey] { [] }
@@ -153,38 +205,38 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func contains(_ key: Key) -> Bool { decoder.hasColumn(key.stringValue) }
 
-    private func required(_ key: Key) throws -> StorageValue {
+    /// The position of `key`'s column, or `.missingValue` when the rows have none.
+    @inline(__always)
+    private func required(_ key: Key) throws -> Int {
         let name = key.stringValue
-        guard let value = decoder.value(name) else {
-            throw StorageError(
-                .missingValue,
-                "collection '\(decoder.collection)' has no column \(Identifier.quoted(name)), which \(decoder.typeName) requires;"
-                    + " make the property optional to read records written before it existed",
-                collection: decoder.collection,
-                column: name
-            )
-        }
-        return value
+        guard let index = decoder.index(name) else { throw decoder.missingColumn(name) }
+        return index
     }
 
-    private func present(_ key: Key) -> StorageValue? {
-        guard let value = decoder.value(key.stringValue), !value.isNull else { return nil }
-        return value
+    func decodeNil(forKey key: Key) throws -> Bool {
+        guard let index = decoder.index(key.stringValue) else { return true }
+        return decoder.value(at: index).isNull
     }
-
-    func decodeNil(forKey key: Key) throws -> Bool { decoder.value(key.stringValue)?.isNull ?? true }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try PrimitiveCoding.decodeBool(try required(key), column: key.stringValue)
+        let index = try required(key)
+        if let number = decoder.integer(index), number == 0 || number == 1 { return number == 1 }
+        return try PrimitiveCoding.decodeBool(decoder.value(at: index), column: key.stringValue)
     }
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try PrimitiveCoding.decodeString(try required(key), column: key.stringValue)
+        let index = try required(key)
+        if let text = decoder.text(index) { return text }
+        return try PrimitiveCoding.decodeString(decoder.value(at: index), column: key.stringValue)
     }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try PrimitiveCoding.decodeDouble(try required(key), column: key.stringValue)
+        let index = try required(key)
+        if let number = decoder.real(index) { return number }
+        return try PrimitiveCoding.decodeDouble(decoder.value(at: index), column: key.stringValue)
     }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try PrimitiveCoding.decodeFloat(try required(key), column: key.stringValue)
+        let index = try required(key)
+        if let number = decoder.real(index), let exact = Float(exactly: number) { return exact }
+        return try PrimitiveCoding.decodeFloat(decoder.value(at: index), column: key.stringValue)
     }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
@@ -199,11 +251,22 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     @inline(__always)
     private func integer<T: FixedWidthInteger>(_ key: Key) throws -> T {
-        try PrimitiveCoding.decodeInteger(try required(key), column: key.stringValue)
+        let index = try required(key)
+        if let number = decoder.integer(index), let exact = T(exactly: number) { return exact }
+        return try PrimitiveCoding.decodeInteger(decoder.value(at: index), column: key.stringValue)
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        let value = try required(key)
+        let index = try required(key)
+        // A Date stored as a real and Data stored as a blob, read without a StorageValue (a
+        // `T?` here would cost a metadata look-up of `Optional<T>` per call).
+        if T.self == Date.self, let seconds = decoder.real(index) {
+            return unsafeBitCast(Date(timeIntervalSince1970: seconds), to: T.self)
+        }
+        if T.self == Data.self, let data = decoder.blob(index) {
+            return unsafeBitCast(data, to: T.self)
+        }
+        let value = decoder.value(at: index)
         if value.isNull, !(T.self is any OptionalProtocol.Type) {
             throw StorageError(
                 .missingValue,
@@ -214,17 +277,32 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try ValueMapping.decode(type, from: value, column: key.stringValue, json: self.decoder.json)
     }
 
+    /// The position of `key`'s column, or `nil` when the rows have none (the property reads as
+    /// absent).
+    @inline(__always)
+    private func present(_ key: Key) -> Int? {
+        guard let index = decoder.index(key.stringValue) else { return nil }
+        return index
+    }
+
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        try present(key).map { try PrimitiveCoding.decodeBool($0, column: key.stringValue) }
+        guard let index = present(key) else { return nil }
+        if let number = decoder.integer(index), number == 0 || number == 1 { return number == 1 }
+        return try optional(index) { try PrimitiveCoding.decodeBool($0, column: key.stringValue) }
     }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        try present(key).map { try PrimitiveCoding.decodeString($0, column: key.stringValue) }
+        guard let index = present(key) else { return nil }
+        if let text = decoder.text(index) { return text }
+        return try optional(index) { try PrimitiveCoding.decodeString($0, column: key.stringValue) }
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try present(key).map { try PrimitiveCoding.decodeDouble($0, column: key.stringValue) }
+        guard let index = present(key) else { return nil }
+        if let number = decoder.real(index) { return number }
+        return try optional(index) { try PrimitiveCoding.decodeDouble($0, column: key.stringValue) }
     }
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-        try present(key).map { try PrimitiveCoding.decodeFloat($0, column: key.stringValue) }
+        guard let index = present(key) else { return nil }
+        return try optional(index) { try PrimitiveCoding.decodeFloat($0, column: key.stringValue) }
     }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optionalInteger(key) }
     func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optionalInteger(key) }
@@ -239,11 +317,28 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     @inline(__always)
     private func optionalInteger<T: FixedWidthInteger>(_ key: Key) throws -> T? {
-        try present(key).map { try PrimitiveCoding.decodeInteger($0, column: key.stringValue) }
+        guard let index = present(key) else { return nil }
+        if let number = decoder.integer(index), let exact = T(exactly: number) { return exact }
+        return try optional(index) { try PrimitiveCoding.decodeInteger($0, column: key.stringValue) }
+    }
+
+    /// The general path of `decodeIfPresent`: `nil` for a null, else `convert` of the value.
+    @inline(__always)
+    private func optional<V>(_ index: Int, _ convert: (StorageValue) throws -> V) throws -> V? {
+        let value = decoder.value(at: index)
+        if value.isNull { return nil }
+        return try convert(value)
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try present(key).map {
+        guard let index = present(key) else { return nil }
+        if T.self == Date.self, let seconds = decoder.real(index) {
+            return unsafeBitCast(Date(timeIntervalSince1970: seconds), to: T.self)
+        }
+        if T.self == Data.self, let data = decoder.blob(index) {
+            return unsafeBitCast(data, to: T.self)
+        }
+        return try optional(index) {
             try ValueMapping.decode(type, from: $0, column: key.stringValue, json: self.decoder.json)
         }
     }

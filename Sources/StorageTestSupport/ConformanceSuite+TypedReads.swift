@@ -1,0 +1,159 @@
+import Foundation
+import Storage
+import Testing
+
+// The decoder reads a plain property straight from the backend's row by its typed read
+// (`StorageRow.text(at:)` and the others) and a property whose column it expects by position;
+// these models take the other paths: keys asked in another order, nulls, columns a record lacks,
+// values of another kind.
+
+/// Asks for its keys in an order that depends on the record: odd ids read them backwards.
+struct Shuffled: Codable, Equatable, StorableModel {
+    static let collectionName = "shuffled"
+    var id: Int64
+    var name: String
+    var count: Int
+    var ratio: Double
+    var when: Date
+    var bytes: Data
+    var flag: Bool
+
+    enum CodingKeys: String, CodingKey { case id, name, count, ratio, when, bytes, flag }
+
+    init(id: Int64) {
+        self.id = id
+        name = "name \(id)"
+        count = Int(id) * 7
+        ratio = Double(id) / 4
+        when = Date(timeIntervalSince1970: 1_600_000_000 + Double(id))
+        bytes = Data([UInt8(truncatingIfNeeded: id), 0, 0xff])
+        flag = id % 3 == 0
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int64.self, forKey: .id)
+        if id % 2 == 1 {
+            flag = try container.decode(Bool.self, forKey: .flag)
+            bytes = try container.decode(Data.self, forKey: .bytes)
+            when = try container.decode(Date.self, forKey: .when)
+            ratio = try container.decode(Double.self, forKey: .ratio)
+            count = try container.decode(Int.self, forKey: .count)
+            name = try container.decode(String.self, forKey: .name)
+        } else {
+            name = try container.decode(String.self, forKey: .name)
+            count = try container.decode(Int.self, forKey: .count)
+            ratio = try container.decode(Double.self, forKey: .ratio)
+            when = try container.decode(Date.self, forKey: .when)
+            bytes = try container.decode(Data.self, forKey: .bytes)
+            flag = try container.decode(Bool.self, forKey: .flag)
+        }
+    }
+}
+
+/// The first version of a model, before its optional properties existed.
+struct OptionalsBefore: Codable, Equatable, StorableModel {
+    static let collectionName = "optionals"
+    var id: Int64
+    var name: String
+}
+
+/// The model with an optional property of every kind the typed reads serve, and a custom one.
+struct OptionalsAfter: Codable, Equatable, StorableModel {
+    static let collectionName = "optionals"
+    var id: Int64
+    var name: String
+    var text: String?
+    var number: Int?
+    var small: UInt8?
+    var real: Double?
+    var float: Float?
+    var flag: Bool?
+    var when: Date?
+    var bytes: Data?
+    var color: Color?
+}
+
+/// Reads the integer column `value` of `VersionOne` as a Bool.
+struct VersionFlag: Codable, Equatable, StorableModel {
+    static let collectionName = "versioned"
+    var id: Int64
+    var value: Bool
+}
+
+/// Reads the integer column `value` of `VersionOne` as a Date (seconds since 1970).
+struct VersionDate: Codable, Equatable, StorableModel {
+    static let collectionName = "versioned"
+    var id: Int64
+    var value: Date
+}
+
+/// Reads the column `value` as a Float.
+struct VersionFloat: Codable, Equatable, StorableModel {
+    static let collectionName = "versioned"
+    var id: Int64
+    var value: Float
+}
+
+extension ConformanceSuite {
+    static let typedReadChecks: [ConformanceCheck] = [
+        check("a type that asks for its keys in another order per record reads every record right") {
+            fixture,
+            directory in
+            let store = try fixture.openStore(in: directory)
+            let values = (1...9).map { Shuffled(id: Int64($0)) }
+            try store.save(contentsOf: values)
+            #expect(try store.fetchAll(Shuffled.self) == values)
+            for value in values { #expect(try store.fetch(Shuffled.self, id: value.id) == value) }
+            var streamed: [Shuffled] = []
+            try store.forEach(Shuffled.self) { streamed.append($0) }
+            #expect(streamed == values)
+        },
+        check("optional properties read values, nulls and columns a record lacks alike") { fixture, directory in
+            let store = try fixture.openStore(in: directory)
+            try store.save(OptionalsBefore(id: 1, name: "before"))
+            let full = OptionalsAfter(
+                id: 2,
+                name: "full",
+                text: "text",
+                number: -5,
+                small: 200,
+                real: 2.5,
+                float: 0.25,
+                flag: true,
+                when: Date(timeIntervalSince1970: 1_000),
+                bytes: Data([1, 2, 3]),
+                color: Color(red: 1, green: 2, blue: 3)
+            )
+            let empty = OptionalsAfter(id: 3, name: "empty")
+            try store.save(contentsOf: [full, empty])
+            let lacking = OptionalsAfter(id: 1, name: "before")
+            #expect(try store.fetchAll(OptionalsAfter.self) == [lacking, full, empty])
+            #expect(try store.fetch(OptionalsAfter.self, id: 1) == lacking)
+            #expect(try store.fetch(OptionalsAfter.self, id: 2) == full)
+            #expect(try store.fetch(OptionalsAfter.self, id: 3) == empty)
+            #expect(try store.fetchAll(OptionalsBefore.self).map(\.name) == ["before", "full", "empty"])
+        },
+        check("a value of another kind than the property's takes the general path, with its errors") {
+            fixture,
+            directory in
+            let store = try fixture.openStore(in: directory)
+            try store.save(contentsOf: [VersionOne(id: 1, value: 1), VersionOne(id: 2, value: 1_600_000_001)])
+            #expect(try store.fetch(VersionDate.self, id: 2)?.value == Date(timeIntervalSince1970: 1_600_000_001))
+            #expect(try store.fetch(VersionFlag.self, id: 1)?.value == true)
+            #expect(try store.fetch(VersionFloat.self, id: 1)?.value == 1)
+            // 1,600,000,001 is no Bool, and not a Float without rounding.
+            let flag = expectError(.typeMismatch) { _ = try store.fetchAll(VersionFlag.self) }
+            #expect(flag?.column == "value")
+            #expect(flag?.key == .integer(2))
+            let float = expectError(.valueOutOfRange) { _ = try store.fetch(VersionFloat.self, id: 2) }
+            #expect(float?.column == "value")
+            // A real read as an integer property, exactly and not.
+            try store.save(VersionReal(id: 3, value: 4))
+            try store.save(VersionReal(id: 4, value: 4.5))
+            #expect(try store.fetch(VersionOne.self, id: 3)?.value == 4)
+            let fraction = expectError(.typeMismatch) { _ = try store.fetch(VersionOne.self, id: 4) }
+            #expect(fraction?.column == "value")
+        },
+    ]
+}
