@@ -18,6 +18,8 @@
 //   --workload bulkload --batches N --first-batch K   (LMDB only) commits N batches of K, 2K, 4K...
 //       records from a 64 KiB map, printing "ack B" after each (BulkLoadWorkload).
 //   --workload csv --csv FILE   ingests a CSV file and prints the memory it took (see CSVWorkload).
+//   --workload stream --count N   saves N records and streams them back, printing how far the
+//       resident set grew while streaming (see StreamWorkload).
 import Foundation
 import Storage
 import StorageTestBackends
@@ -108,6 +110,12 @@ do {
             open: { try openStore(backend: backend, path: path) },
             report: say
         )
+        exit(0)
+    case "stream":
+        guard let count = option("--count").flatMap(Int.init), count > 0 else {
+            throw UsageError(description: "usage: --workload stream --count N")
+        }
+        try StreamWorkload.run(on: try openStore(backend: backend, path: path), count: count, report: say)
         exit(0)
     case nil, "batches":
         break
