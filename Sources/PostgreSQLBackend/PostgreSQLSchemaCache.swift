@@ -4,12 +4,12 @@ import Storage
 /// folded name. Schemas only grow (columns added, integers widened, indexes added), and a stale
 /// entry is refreshed from the catalog when a statement names a column it lacks or when the
 /// server reports a changed table.
+///
+/// Beside them it keeps what is made from them (the SQL of look-ups by key, writer plans), which
+/// is dropped whenever a schema changes or is removed. Schemas and what is made from them are
+/// under one lock, so a plan made from a schema that another thread has replaced in the meantime
+/// is never kept.
 final class PostgreSQLSchemaCache: Sendable {
-    private let schemas = Locked<[String: CollectionSchema]>([:])
-    /// The SQL of look-ups by key, made from the cached schemas: dropped whenever a schema is
-    /// stored or removed.
-    private let lookups = Locked<[Lookup: String]>([:])
-
     /// A look-up by key: the collection as named, the columns read, and the key's class (the
     /// comparison's SQL depends on it).
     struct Lookup: Hashable {
@@ -18,55 +18,80 @@ final class PostgreSQLSchemaCache: Sendable {
         let keyClass: Int
     }
 
-    /// The writer plans made from the cached schemas, by collection as named and columns:
-    /// dropped whenever a schema is stored or removed.
-    private let writerPlans = Locked<[WriterLayout: PostgreSQLWriterPlan]>([:])
-
     /// A writer's layout: the collection as named and its columns.
     struct WriterLayout: Hashable {
         let collection: String
         let columns: [String]
     }
 
+    private struct State {
+        var schemas: [String: CollectionSchema] = [:]
+        /// The SQL of look-ups by key, made from `schemas`.
+        var lookups: [Lookup: String] = [:]
+        /// The writer plans made from `schemas`.
+        var writerPlans: [WriterLayout: PostgreSQLWriterPlan] = [:]
+
+        mutating func dropDerived() {
+            lookups.removeAll()
+            writerPlans.removeAll()
+        }
+    }
+
+    private let state = Locked(State())
+
     func writerPlan(_ layout: WriterLayout) -> PostgreSQLWriterPlan? {
-        writerPlans.withLock { $0[layout] }
+        state.withLock { $0.writerPlans[layout] }
     }
 
     /// Keeps `plan` for `layout`, made from `schema` if that is still the cached one.
     func storeWriterPlan(_ plan: PostgreSQLWriterPlan, for layout: WriterLayout, madeFrom schema: CollectionSchema) {
-        guard self.lookup(layout.collection) == schema else { return }
-        writerPlans.withLock { $0[layout] = plan }
+        let folded = Identifier.folded(layout.collection)
+        state.withLock { state in
+            guard state.schemas[folded] == schema else { return }
+            state.writerPlans[layout] = plan
+        }
     }
 
     func lookupSQL(_ lookup: Lookup) -> String? {
-        lookups.withLock { $0[lookup] }
+        state.withLock { $0.lookups[lookup] }
     }
 
     /// Keeps `sql` for `lookup`, made from `schema` if that is still the cached one.
     func storeLookupSQL(_ sql: String, for lookup: Lookup, madeFrom schema: CollectionSchema) {
-        guard self.lookup(lookup.collection) == schema else { return }
-        lookups.withLock { $0[lookup] = sql }
+        let folded = Identifier.folded(lookup.collection)
+        state.withLock { state in
+            guard state.schemas[folded] == schema else { return }
+            state.lookups[lookup] = sql
+        }
     }
 
     func lookup(_ name: String) -> CollectionSchema? {
-        schemas.withLock { $0[Identifier.folded(name)] }
+        let folded = Identifier.folded(name)
+        return state.withLock { $0.schemas[folded] }
     }
 
+    /// Caches `schema`; what was made from the schemas is dropped when it differs from the one
+    /// cached (a catalog read that finds the same schema keeps the plans made from it).
     func store(_ schema: CollectionSchema) {
-        schemas.withLock { $0[Identifier.folded(schema.name)] = schema }
-        lookups.withLock { $0.removeAll() }
-        writerPlans.withLock { $0.removeAll() }
+        let folded = Identifier.folded(schema.name)
+        state.withLock { state in
+            guard state.schemas[folded] != schema else { return }
+            state.schemas[folded] = schema
+            state.dropDerived()
+        }
     }
 
     func remove(_ folded: String) {
-        schemas.withLock { $0[folded] = nil }
-        lookups.withLock { $0.removeAll() }
-        writerPlans.withLock { $0.removeAll() }
+        state.withLock { state in
+            state.schemas[folded] = nil
+            state.dropDerived()
+        }
     }
 
     func removeAll() {
-        schemas.withLock { $0.removeAll() }
-        lookups.withLock { $0.removeAll() }
-        writerPlans.withLock { $0.removeAll() }
+        state.withLock { state in
+            state.schemas.removeAll()
+            state.dropDerived()
+        }
     }
 }
