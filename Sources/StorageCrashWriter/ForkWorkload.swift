@@ -15,8 +15,8 @@ struct ForkRecord: Codable {
 /// The child tries the parent's store: a save, a fetch, and a read and a write on its backend
 /// directly, each of which must throw `.misuse` about the fork; then (unless `busy`) it opens the
 /// store again itself, writes and reads, which must work. It reports through its exit status, a
-/// bit for each thing that went wrong. The parent waits for it (30 seconds at most: a child stuck
-/// on a lock copied at the fork is killed), writes again and reports `child S` (0 when all went as
+/// bit for each thing that went wrong. The parent waits for it (120 seconds at most: a child stuck
+/// on a lock copied at the fork is reported, `diagnosis` lines with its stacks, and killed), writes again and reports `child S` (0 when all went as
 /// it should, `hung` when killed), then `records 1,2,3`: the ids below 1,000 it finds.
 ///
 /// With `busy`, a second thread of the parent commits transactions without pause from before
@@ -56,7 +56,9 @@ enum ForkWorkload {
             )
         }
         guard child > 0 else { throw StorageError(.io, "fork failed") }
-        let status = wait(for: child, seconds: 30)
+        // Far longer than the child needs (well under a second) even on a loaded machine: a deadlock
+        // never ends, and a child that is only slow must not be taken for one.
+        let status = wait(for: child, seconds: 120, report: report)
         try writer?.stop()
         report("child \(status.map(String.init) ?? "hung")")
         try store.save(ForkRecord(id: 3, writer: "parent"))
@@ -94,21 +96,51 @@ enum ForkWorkload {
         return error.code == .misuse && error.message.contains("fork")
     }
 
-    /// The child's exit status, or `nil` after killing it when it has not ended in time.
-    private static func wait(for child: pid_t, seconds: Int) -> Int32? {
+    /// The child's exit status, or `nil` after killing it when it has not ended in time (having
+    /// reported, as `diagnosis` lines, where it was stuck), or when it cannot be waited for.
+    private static func wait(for child: pid_t, seconds: Int, report: (String) -> Void) -> Int32? {
         var status: Int32 = 0
-        for _ in 0..<(seconds * 100) {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
             let result = waitpid(child, &status, WNOHANG)
             if result == child {
                 // WIFEXITED and WEXITSTATUS, which Swift does not import.
                 return status & 0x7f == 0 ? (status >> 8) & 0xff : 1_000 + (status & 0x7f)
             }
-            if result < 0 && errno != EINTR { return nil }
+            if result < 0 && errno != EINTR {
+                report("diagnosis: waitpid failed: errno \(errno)")
+                return nil
+            }
             usleep(10_000)
         }
+        for line in diagnosis(of: child) { report("diagnosis: \(line)") }
         kill(child, SIGKILL)
         _ = waitpid(child, &status, 0)
         return nil
+    }
+
+    /// Where a stuck process is: its state, the kernel function it waits in and its system call
+    /// (from /proc), and the stack of each thread when gdb is installed.
+    private static func diagnosis(of process: pid_t) -> [String] {
+        var lines: [String] = []
+        for name in ["stat", "wchan", "syscall"] {
+            let text = (try? String(contentsOfFile: "/proc/\(process)/\(name)", encoding: .utf8)) ?? "unreadable"
+            lines.append("\(name) \(text.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+        let gdb = "/usr/bin/gdb"
+        guard FileManager.default.isExecutableFile(atPath: gdb) else { return lines + ["(no gdb for stacks)"] }
+        let debugger = Process()
+        // Bounded by timeout(1), so that a debugger that cannot attach does not stall the report.
+        debugger.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        debugger.arguments = ["20", gdb, "-batch", "-p", String(process), "-ex", "thread apply all bt 40"]
+        let output = Pipe()
+        debugger.standardOutput = output
+        debugger.standardError = FileHandle.nullDevice
+        guard (try? debugger.run()) != nil else { return lines + ["(gdb did not start)"] }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        debugger.waitUntilExit()
+        let stacks = text.split(separator: "\n").filter { $0.hasPrefix("#") || $0.hasPrefix("Thread") }
+        return lines + stacks.map(String.init)
     }
 }
 
