@@ -5,7 +5,8 @@
 //
 // More workloads for the reliability tests (docs/RELIABILITY.md, sections 5 and 10):
 //   --workload counter --writer N --count K   K transactions, each incrementing one shared
-//       counter and inserting a tick, printing "ack N I" after each commit (several writer
+//       counter and inserting a tick, printing "ack N I" after each commit and "busy I: ..." before
+//       running again a transaction that failed with .busy (several writer
 //       processes on one store);
 //   --workload cycles --cycles N [--write-every M]   opens and closes the store N times, reading
 //       one record each time and writing one every M cycles, and prints the process's open file
@@ -55,7 +56,9 @@ do {
         guard let writer = option("--writer").flatMap(Int64.init), let count = option("--count").flatMap(Int.init)
         else { throw UsageError(description: "usage: --workload counter --writer N --count K") }
         let store = try openStore(backend: backend, path: path)
-        try CounterWorkload.run(on: store, writer: writer, count: count) { index in say("ack \(writer) \(index)") }
+        try CounterWorkload.run(on: store, writer: writer, count: count, report: say) { index in
+            say("ack \(writer) \(index)")
+        }
         exit(0)
     case "cycles":
         guard let cycles = option("--cycles").flatMap(Int.init), cycles > 0 else {
