@@ -160,7 +160,10 @@ enum PostgreSQLChangeFeed {
             json.append(UInt8(ascii: "\""))
             switch key {
             case .null: json.append(contentsOf: "n:".utf8)
-            case .integer(let value): json.append(contentsOf: ("i:" + String(value)).utf8)
+            case .integer(let value):
+                json.append(UInt8(ascii: "i"))
+                json.append(UInt8(ascii: ":"))
+                appendDecimal(value, to: &json)
             case .real(let value): json.append(contentsOf: ("r:" + String(value.bitPattern)).utf8)
             case .text(let value):
                 json.append(contentsOf: "t:".utf8)
@@ -171,6 +174,20 @@ enum PostgreSQLChangeFeed {
         }
         json.append(UInt8(ascii: "]"))
         return String(decoding: json, as: UTF8.self)
+    }
+
+    /// Appends the decimal digits of `value` (as `String(value)` writes them), without making
+    /// a string per key.
+    private static func appendDecimal(_ value: Int64, to json: inout [UInt8]) {
+        if value < 0 { json.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var divisor: UInt64 = 1
+        while magnitude / divisor >= 10 { divisor *= 10 }
+        while divisor > 0 {
+            json.append(UInt8(ascii: "0") + UInt8(magnitude / divisor))
+            magnitude %= divisor
+            divisor /= 10
+        }
     }
 
     /// Appends `text` as the inside of a JSON string: quotes, backslashes and control

@@ -18,6 +18,9 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// The single-row stream whose rows are still being read, if any: a statement issued while it
     /// runs first copies its remaining rows into memory.
     private var activeStream: PostgreSQLStream?
+    /// The cursor stream whose next `FETCH` is in flight, if any: a statement issued meanwhile
+    /// first reads that batch, which the stream keeps.
+    private var activeCursor: PostgreSQLCursorStream?
     /// Set when libpq reports the connection unusable; such a connection is never pooled again.
     private(set) var isBroken = false
     /// A `BEGIN` not sent yet: it goes with the next statement, in one round trip (pipeline
@@ -63,7 +66,9 @@ final class PostgreSQLConnection: @unchecked Sendable {
         handle = connection
         // Server notices (and the notice of a server shutting down) are not printed on stderr.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
-        var setup = "SET TIME ZONE 'UTC'; SET lock_timeout = 0"
+        // A cursor's query is planned for its whole result, as the same query run on its own
+        // (the default, 0.1, prefers plans that return the first rows soon).
+        var setup = "SET TIME ZONE 'UTC'; SET lock_timeout = 0; SET cursor_tuple_fraction = 1"
         if let statementTimeout {
             let milliseconds = max(
                 1,
@@ -442,9 +447,132 @@ final class PostgreSQLConnection: @unchecked Sendable {
 
     /// Copies the rest of the active stream's rows into memory, so another statement can run.
     private func detachStream() {
+        if let cursor = activeCursor {
+            activeCursor = nil
+            cursor.receive()
+        }
         guard let stream = activeStream else { return }
         activeStream = nil
         stream.buffer()
+    }
+
+    /// The name of the cursor a single-query read streams through (one per transaction).
+    static let cursorName = PostgreSQLIdentifier.quote("storage$cursor")
+
+    /// Runs a query through a cursor (`DECLARE … CURSOR`, then `FETCH` in batches of bounded
+    /// size, results in binary) and calls `body` with each row until it returns `false`. A batch
+    /// is one result, so libpq makes one result per batch instead of one per row (single-row
+    /// mode), and the next batch is asked for before the rows of the current one are read, so
+    /// the server makes it meanwhile. The transaction must end with the scan (the cursor stays
+    /// open until it does): a single-query read's, begun by the pending `BEGIN`.
+    /// - Throws: the server's error for the query or a `FETCH`; `.connectionLost` when the
+    ///   connection broke.
+    func streamThroughCursor(
+        _ sql: String,
+        _ parameters: PostgreSQLParameters,
+        _ context: String,
+        collection: String? = nil,
+        _ body: (any StorageRow) throws -> Bool
+    ) throws {
+        detachStream()
+        try settle()
+        let name = try preparedStatement(
+            "DECLARE " + Self.cursorName + " NO SCROLL CURSOR FOR " + sql,
+            collection: collection
+        )
+        let begin = pendingBegin
+        var sent = PQenterPipelineMode(handle) == 1
+        if let begin {
+            sent = sent && PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 1) == 1
+        }
+        sent =
+            sent
+            && parameters.withArrays { count, values, lengths, formats in
+                PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+            } == 1
+            && PQsendQueryParams(
+                handle,
+                PostgreSQLCursorStream.fetchSQL(PostgreSQLCursorStream.firstBatch),
+                0,
+                nil,
+                nil,
+                nil,
+                nil,
+                1
+            ) == 1 && PQpipelineSync(handle) == 1
+        guard sent else {
+            isBroken = true
+            throw failure(nil, context, collection: collection)
+        }
+        let first = begin == nil ? 0 : 1
+        var failed: StorageError?
+        var batch: OpaquePointer?
+        try readPipeline(count: first + 2) { index, result, status in
+            if index < first {
+                if status == PGRES_COMMAND_OK {
+                    pendingBegin = nil
+                    hasBegun = true
+                } else {
+                    failed = failure(result, "cannot begin a transaction", collection: collection)
+                }
+                return false
+            }
+            guard failed == nil else { return false }
+            if index == first {
+                if status != PGRES_COMMAND_OK { failed = failure(result, context, collection: collection) }
+                return false
+            }
+            if status == PGRES_TUPLES_OK {
+                batch = result
+                return true
+            }
+            failed = failure(result, context, collection: collection)
+            return false
+        }
+        if let failed {
+            if let batch { PQclear(batch) }
+            throw failed
+        }
+        guard let batch else { throw failure(nil, context, collection: collection) }
+        let stream = PostgreSQLCursorStream(connection: self, first: batch, context: context, collection: collection)
+        defer {
+            if activeCursor === stream { activeCursor = nil }
+            stream.finish()
+        }
+        while let row = try stream.next() {
+            guard try body(row) else { break }
+        }
+    }
+
+    /// Sends a `FETCH` of the cursor stream `stream`, read later (`receiveFetch`).
+    /// - Returns: whether libpq sent it.
+    fileprivate func sendFetch(_ size: Int, for stream: PostgreSQLCursorStream) -> Bool {
+        guard PQsendQueryParams(handle, PostgreSQLCursorStream.fetchSQL(size), 0, nil, nil, nil, nil, 1) == 1 else {
+            return false
+        }
+        activeCursor = stream
+        return true
+    }
+
+    /// Reads the answer to the `FETCH` in flight: its rows, or its error.
+    fileprivate func receiveFetch(_ context: String, collection: String?) -> Result<OpaquePointer, StorageError> {
+        activeCursor = nil
+        var rows: OpaquePointer?
+        var failed: StorageError?
+        while let result = PQgetResult(handle) {
+            if failed == nil, rows == nil, PQresultStatus(result) == PGRES_TUPLES_OK {
+                rows = result
+                continue
+            }
+            if failed == nil { failed = failure(result, context, collection: collection) }
+            PQclear(result)
+        }
+        if let failed {
+            if let rows { PQclear(rows) }
+            return .failure(failed)
+        }
+        guard let rows else { return .failure(failure(nil, context, collection: collection)) }
+        return .success(rows)
     }
 
     /// Runs `sql` (a `COPY … FROM STDIN (FORMAT binary)`) with `tuples` as its data: the binary
@@ -657,5 +785,114 @@ final class PostgreSQLStream {
         isDone = true
         buffered = rows
         bufferedIndex = 0
+    }
+}
+
+/// The rows of a query read through a cursor, one `FETCH` result (a batch) at a time; the next
+/// batch is asked for before the current one is read.
+final class PostgreSQLCursorStream {
+    /// The rows of the first batch, sent with the `DECLARE`: a small result needs no second
+    /// round trip, and rows of unknown size (a record may hold megabytes) are few.
+    static let firstBatch = 32
+    /// The most rows a batch holds.
+    static let largestBatch = 16_384
+    /// How much a batch may grow over the one before (rows that grow in size are then still
+    /// read in bounded batches).
+    static let growth = 8
+    /// About how many bytes of rows a batch holds once the row size is known (at most two
+    /// batches are in memory: the one read, the one being received).
+    static let batchBytes = 2 << 20
+
+    static func fetchSQL(_ size: Int) -> String {
+        "FETCH FORWARD \(size) FROM " + PostgreSQLConnection.cursorName
+    }
+
+    private unowned let connection: PostgreSQLConnection
+    private let context: String
+    private let collection: String?
+    /// The batch whose rows are being read.
+    private var current: OpaquePointer?
+    private var row: Int32 = 0
+    private var rowCount: Int32 = 0
+    /// The answer to the `FETCH` in flight, when a statement needed the connection before the
+    /// stream read it.
+    private var received: Result<OpaquePointer, StorageError>?
+    /// Whether a `FETCH` is in flight or received and not yet read.
+    private var fetching = false
+    /// Whether the last batch asked for was short: the cursor has no more rows.
+    private var isLast = false
+    private var types: [Oid] = []
+
+    init(connection: PostgreSQLConnection, first: OpaquePointer, context: String, collection: String?) {
+        self.connection = connection
+        self.context = context
+        self.collection = collection
+        types = PostgreSQLRow.types(of: first)
+        begin(first, asked: Self.firstBatch)
+    }
+
+    /// Starts reading `batch`, of at most `asked` rows, and asks for the next one when it was
+    /// full.
+    private func begin(_ batch: OpaquePointer, asked: Int) {
+        current = batch
+        row = 0
+        rowCount = PQntuples(batch)
+        guard Int(rowCount) >= asked else {
+            isLast = true
+            return
+        }
+        let bytesPerRow = max(1, PQresultMemorySize(batch) / max(1, Int(rowCount)))
+        let size = max(1, min(Self.largestBatch, asked * Self.growth, Self.batchBytes / bytesPerRow))
+        nextSize = size
+        fetching = connection.sendFetch(size, for: self)
+        if !fetching { received = .failure(connection.streamFailure(nil, context, collection: collection)) }
+    }
+
+    /// The rows asked for by the `FETCH` in flight.
+    private var nextSize = 0
+
+    /// Reads the answer to the `FETCH` in flight now (a statement needs the connection).
+    func receive() {
+        guard fetching, received == nil else { return }
+        received = connection.receiveFetch(context, collection: collection)
+    }
+
+    /// The next row, or `nil` at the end.
+    func next() throws -> (any StorageRow)? {
+        while true {
+            if let current {
+                if row < rowCount {
+                    defer { row += 1 }
+                    return PostgreSQLRow(result: current, row: row, types: types)
+                }
+                PQclear(current)
+                self.current = nil
+            }
+            guard !isLast else { return nil }
+            if received == nil, fetching { received = connection.receiveFetch(context, collection: collection) }
+            guard let answer = received else { return nil }
+            received = nil
+            fetching = false
+            switch answer {
+            case .success(let batch): begin(batch, asked: nextSize)
+            case .failure(let error):
+                isLast = true
+                throw error
+            }
+        }
+    }
+
+    /// Reads and discards the batch in flight and frees the current one. The cursor itself
+    /// closes with its transaction.
+    func finish() {
+        if let current {
+            PQclear(current)
+            self.current = nil
+        }
+        receive()
+        if case .success(let batch)? = received { PQclear(batch) }
+        received = nil
+        fetching = false
+        isLast = true
     }
 }

@@ -21,6 +21,9 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
         case inTransaction
         /// The query ran outside a transaction: no other statement may follow.
         case spent
+        /// The query streamed through a cursor, in a transaction that the read's commit ends
+        /// (closing the cursor): no other statement may follow.
+        case cursor
     }
 
     /// Makes this transaction a single-query read whose transaction, when one is needed, begins
@@ -32,7 +35,7 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
     /// Whether the statements of this transaction ran inside a transaction that must commit.
     var needsCommit: Bool {
         switch singleQuery {
-        case .off, .inTransaction: true
+        case .off, .inTransaction, .cursor: true
         case .pending, .spent: false
         }
     }
@@ -46,7 +49,7 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
         case .pending(let begin):
             try connection.begin(begin)
             singleQuery = .inTransaction
-        case .spent: throw secondQuery()
+        case .spent, .cursor: throw secondQuery()
         }
     }
 
@@ -57,7 +60,42 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
         switch singleQuery {
         case .off, .inTransaction: return
         case .pending: singleQuery = .spent
-        case .spent: throw secondQuery()
+        case .spent, .cursor: throw secondQuery()
+        }
+    }
+
+    /// Called before a query whose rows are streamed. In a single-query read the scan is the
+    /// last statement: it streams through a cursor, in a transaction (begun here when none is
+    /// open) that the read's commit ends. Otherwise it streams in single-row mode, so that other
+    /// statements of the transaction may run between its rows.
+    /// - Returns: whether the scan streams through a cursor.
+    /// - Throws: `.misuse` for a second query in a single-query read.
+    private func willRunStream() throws -> Bool {
+        switch singleQuery {
+        case .off: return false
+        case .pending(let begin):
+            try connection.begin(begin)
+            singleQuery = .cursor
+            return true
+        case .inTransaction:
+            singleQuery = .cursor
+            return true
+        case .spent, .cursor: throw secondQuery()
+        }
+    }
+
+    /// Streams the rows of `sql` to `body`: through a cursor or in single-row mode, as
+    /// `willRunStream` decides.
+    private func stream(
+        _ sql: String,
+        _ parameters: PostgreSQLParameters,
+        collection: String,
+        _ body: (any StorageRow) throws -> Bool
+    ) throws {
+        if try willRunStream() {
+            try connection.streamThroughCursor(sql, parameters, "cannot read records", collection: collection, body)
+        } else {
+            try connection.stream(sql, parameters, "cannot read records", collection: collection, body)
         }
     }
 
@@ -146,7 +184,6 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
         let predicateColumns = request.predicate?.columnNames ?? []
         guard let schema = try storedSchema(of: request.collection, needing: request.columns + predicateColumns)
         else { return }
-        try willRunQuery()
         var compiler = PostgreSQLQueryCompiler(schema: schema)
         let table = catalog.table(of: request.collection)
         var selected = request.columns.map(compiler.selected)
@@ -159,10 +196,12 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
                 + compiler.orderByClause(request.ordering)
             var remaining = request.limit ?? Int.max
             var skipped = max(0, request.offset)
-            guard remaining > 0 else { return }
+            guard remaining > 0 else {
+                try willRunQuery()
+                return
+            }
             let offset = request.columns.count
-            try connection.stream(sql, PostgreSQLParameters(), "cannot read records", collection: request.collection) {
-                row in
+            try stream(sql, PostgreSQLParameters(), collection: request.collection) { row in
                 let matches = PredicateEvaluator.matches(predicate) { name in
                     guard let index = predicateColumns.firstIndex(of: name) else { return .null }
                     return row.value(at: offset + index)
@@ -185,6 +224,7 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
             sql += " LIMIT \(max(0, limit))"
             if request.offset > 0 { sql += " OFFSET \(request.offset)" }
             if limit <= 256 {
+                try willRunQuery()
                 let result = try connection.query(
                     sql,
                     parameters,
@@ -196,7 +236,7 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
             }
         }
         if request.limit == nil, request.offset > 0 { sql += " OFFSET \(request.offset)" }
-        try connection.stream(sql, parameters, "cannot read records", collection: request.collection, body)
+        try stream(sql, parameters, collection: request.collection, body)
     }
 
     func collectionNames() throws -> [String] {

@@ -46,6 +46,12 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// The commits that recorded changes, to prune the change table every
     /// `PostgreSQLChangeFeed.pruneEvery` of them.
     private let publishedCommits = Locked(0)
+    /// The statement that records a commit's changes, its lock key and its notification
+    /// channel: made once, not per commit (a profile of single saves showed the string
+    /// building and hashing among the backend's largest costs per commit).
+    private let publishSQL: String
+    private let changeLockKey: Int64
+    private let changeChannel: String
 
     deinit {
         for listener in listeners.withLock({ $0 }) { listener.stop() }
@@ -75,6 +81,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             try PostgreSQLConnectionPool(url: $0, configuration: configuration)
         }
         catalog = PostgreSQLCatalog(schemaName: PostgreSQLIdentifier.quote(configuration.schema))
+        publishSQL = PostgreSQLChangeFeed.publishSQL(catalog)
+        changeLockKey = PostgreSQLChangeFeed.lockKey(for: configuration.schema)
+        changeChannel = PostgreSQLChangeFeed.channel(for: configuration.schema)
         let connection = try primary.connect()
         try createStore(on: connection)
         primary.checkIn(connection)
@@ -289,8 +298,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         }
         let rows = transaction.changes.rows
         var parameters = PostgreSQLParameters([
-            .text(origin), .integer(PostgreSQLChangeFeed.lockKey(for: configuration.schema)),
-            .text(PostgreSQLChangeFeed.channel(for: configuration.schema)),
+            .text(origin), .integer(changeLockKey), .text(changeChannel),
         ])
         parameters.appendArray(rows.collections, elementType: PostgreSQLType.text)
         parameters.appendArray(rows.upserted, elementType: PostgreSQLType.text)
@@ -298,7 +306,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         try transaction.connection.runAndCommit(
             last + [
                 .init(
-                    sql: PostgreSQLChangeFeed.publishSQL(catalog),
+                    sql: publishSQL,
                     parameters: parameters,
                     context: "cannot record the transaction's changes",
                     collection: nil
@@ -334,7 +342,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         let listener = PostgreSQLChangeListener(
             open: { try primary.connect(statementTimeout: false) },
             catalog: catalog,
-            channel: PostgreSQLChangeFeed.channel(for: configuration.schema),
+            channel: changeChannel,
             origin: origin,
             pruneLockKey: PostgreSQLChangeFeed.pruneLockKey(for: configuration.schema),
             retention: configuration.changeRetention,

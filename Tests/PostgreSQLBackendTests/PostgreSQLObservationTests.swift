@@ -55,6 +55,23 @@ import Testing
         }
     }
 
+    /// Integer keys of every sign and size reach another store exactly as they were written (the
+    /// change record writes their digits itself).
+    @Test func integerKeysOfEverySizeArriveExactly() async throws {
+        try await withStoreAsync("observe-keys") { writer, path in
+            let observer = try PostgreSQLTestServer.openStore(path: path)
+            let changes = observer.changes(of: Item.self)
+            let keys: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, 1_234_567_890, .max, .min, .min + 1, .max - 1]
+            try await writer.save(contentsOf: keys.map { Item(id: $0, text: "key \($0)") })
+            var received: CollectionChange?
+            for await change in changes {
+                received = change
+                break
+            }
+            #expect(received == CollectionChange(collection: "Item", upserted: keys.map { .integer($0) }, deleted: []))
+        }
+    }
+
     /// A setting changed through another store is seen by a store that had cached it.
     @Test func aSettingChangedElsewhereIsSeen() throws {
         try withStore("settings") { first, path in
