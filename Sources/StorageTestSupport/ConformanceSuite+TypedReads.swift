@@ -130,6 +130,19 @@ struct KeepsContainer: Codable, Equatable, StorableModel {
 
 extension ConformanceSuite {
     static let typedReadChecks: [ConformanceCheck] = [
+        check("fetchAll collects records past several chunks of its buffer, and a failure part-way loses none") {
+            fixture,
+            directory in
+            let store = try fixture.openStore(in: directory)
+            // 0 and 1 read as Bool; 2 does not, and record 150 holds it.
+            let values = (1...200).map { VersionOne(id: Int64($0), value: $0 == 150 ? 2 : $0 % 2) }
+            try store.save(contentsOf: values)
+            #expect(try store.fetchAll(VersionOne.self) == values)
+            #expect(try store.fetchAll(VersionOne.self, limit: 17) == Array(values.prefix(17)))
+            let failure = expectError(.typeMismatch) { _ = try store.fetchAll(VersionFlag.self) }
+            #expect(failure?.key == .integer(150))
+            #expect(try store.fetchAll(VersionFlag.self, limit: 149).count == 149)
+        },
         check("a keyed container kept past its decode throws when used, even while another decode runs") {
             fixture,
             directory in
