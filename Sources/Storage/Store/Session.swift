@@ -266,23 +266,16 @@ final class Session {
         // Decoded into raw memory, then moved into the array once: in this unspecialized code,
         // each `Array.append` asked the runtime for the metadata of `Array<T>` (about 330
         // instructions a record).
-        // Behind a pointer: a local `var` changed inside the closure paid a dynamic exclusivity
-        // check per access, two a record.
-        let buffer = UnsafeMutablePointer<ValueBuffer>.allocate(capacity: 1)
-        buffer.initialize(to: ValueBuffer())
-        defer {
-            buffer.pointee.free(T.self)
-            buffer.deinitialize(count: 1)
-            buffer.deallocate()
-        }
+        var buffer = ValueBuffer()
+        defer { buffer.free(T.self) }
         try reader.scan(request) { row in
             // Decoded in place: a decoded value passed to `append` was copied (a retain and a
             // release of each of its references).
-            try decoder.decode(T.self, from: row, into: buffer.pointee.reserveNext(T.self))
-            buffer.pointee.didInitializeNext()
+            try decoder.decode(T.self, from: row, into: buffer.reserveNext(T.self))
+            buffer.didInitializeNext()
             return true
         }
-        return buffer.pointee.moveToArray(of: T.self)
+        return buffer.moveToArray(of: T.self)
     }
 
     func fetch<T: Decodable>(_ type: T.Type, id: StorageValue) throws -> T? {
@@ -466,36 +459,26 @@ final class Session {
 /// an array's per-append metadata look-ups in unspecialized code (see `Session.fetchAll`). Not
 /// generic itself (a generic struct's metadata was looked up on every append); each method
 /// takes the element type, which must be the same for every call on one buffer.
-///
-/// The values are kept in chunks that double in size and never move until `moveToArray`, which
-/// moves each value once: growing one block by moving the values into a larger one moved each
-/// value once more on average, through the type's value witness (about 180 instructions a
-/// `Person` record).
 struct ValueBuffer {
-    /// The chunks filled before `current`, each with its number of values.
-    private var full: [(base: UnsafeMutableRawPointer, count: Int)] = []
-    private var fullCount = 0
-    private var current: UnsafeMutableRawPointer?
+    private var base: UnsafeMutableRawPointer?
     private var count = 0
     private var capacity = 0
 
-    /// The uninitialized memory of the next value, in a new chunk when the current one is full;
-    /// the caller initializes it and then counts it with `didInitializeNext()` (or leaves it
+    /// The uninitialized memory of the next value, doubling the memory when it is full; the
+    /// caller initializes it and then counts it with `didInitializeNext()` (or leaves it
     /// uninitialized, and the buffer unchanged).
     mutating func reserveNext<T>(_ type: T.Type) -> UnsafeMutablePointer<T> {
-        if count == capacity { startChunk(T.self) }
-        return current!.assumingMemoryBound(to: T.self) + count
-    }
-
-    private mutating func startChunk<T>(_ type: T.Type) {
-        if let current {
-            full.append((current, count))
-            fullCount += count
+        if count == capacity {
+            let grown = Swift.max(16, capacity * 2)
+            let moved = UnsafeMutablePointer<T>.allocate(capacity: grown)
+            if let base {
+                moved.moveInitialize(from: base.assumingMemoryBound(to: T.self), count: count)
+                base.deallocate()
+            }
+            base = UnsafeMutableRawPointer(moved)
+            capacity = grown
         }
-        let size = Swift.max(16, capacity * 2)
-        current = UnsafeMutableRawPointer(UnsafeMutablePointer<T>.allocate(capacity: size))
-        capacity = size
-        count = 0
+        return base!.assumingMemoryBound(to: T.self) + count
     }
 
     /// Counts the value `reserveNext` gave the memory of as initialized.
@@ -505,40 +488,21 @@ struct ValueBuffer {
 
     /// The values as an array; the buffer is empty afterwards.
     mutating func moveToArray<T>(of type: T.Type) -> [T] {
-        let total = fullCount + count
-        guard total > 0 else { return [] }
-        let chunks = full + (current.map { [($0, count)] } ?? [])
-        let array = [T](unsafeUninitializedCapacity: total) { array, initialized in
-            var next = array.baseAddress!
-            for chunk in chunks {
-                next.moveInitialize(from: chunk.base.assumingMemoryBound(to: T.self), count: chunk.count)
-                next += chunk.count
-            }
-            initialized = total
-        }
-        // Moved out: only the memory is left to free.
-        for chunk in chunks { chunk.base.deallocate() }
-        full = []
-        fullCount = 0
-        current = nil
+        guard let base, count > 0 else { return [] }
+        let moving = count
         count = 0
-        capacity = 0
-        return array
+        return [T](unsafeUninitializedCapacity: moving) { array, initialized in
+            array.baseAddress!.moveInitialize(from: base.assumingMemoryBound(to: T.self), count: moving)
+            initialized = moving
+        }
     }
 
     /// Destroys what is left (after a failure part-way) and frees the memory.
     mutating func free<T>(_ type: T.Type) {
-        for chunk in full {
-            chunk.base.assumingMemoryBound(to: T.self).deinitialize(count: chunk.count)
-            chunk.base.deallocate()
-        }
-        if let current {
-            current.assumingMemoryBound(to: T.self).deinitialize(count: count)
-            current.deallocate()
-        }
-        full = []
-        fullCount = 0
-        current = nil
+        guard let base else { return }
+        base.assumingMemoryBound(to: T.self).deinitialize(count: count)
+        base.deallocate()
+        self.base = nil
         count = 0
         capacity = 0
     }
