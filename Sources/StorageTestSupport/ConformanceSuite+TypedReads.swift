@@ -130,7 +130,7 @@ struct KeepsContainer: Codable, Equatable, StorableModel {
 
 extension ConformanceSuite {
     static let typedReadChecks: [ConformanceCheck] = [
-        check("fetchAll collects records past several chunks of its buffer, and a failure part-way loses none") {
+        check("fetchAll collects records past several growths of its buffer, and a failure part-way loses none") {
             fixture,
             directory in
             let store = try fixture.openStore(in: directory)
