@@ -26,6 +26,9 @@ final class SQLiteConnection: @unchecked Sendable {
     /// asks twice per transaction, and the shared cache's lock, name folding and hashing were a
     /// twelfth of it.
     var lastSchema: (name: String, version: Int64, schema: CollectionSchema?)?
+    /// The schema version the last pinned read on this connection saw: a single-query read
+    /// assumes it and checks it with its statement (see `SQLiteStorageBackend.readSingleQuery`).
+    var lastSchemaVersion: Int64?
 
     /// Opens a connection and applies the settings every connection needs.
     /// - Parameters:

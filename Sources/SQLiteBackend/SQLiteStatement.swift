@@ -9,6 +9,17 @@ final class SQLiteStatement {
     /// Whether the statement is being stepped. A cached statement in use (a scan whose callback
     /// runs the same query again) is not handed out twice; a fresh one is prepared instead.
     var isInUse = false
+    /// The schema version of a snapshot the statement last stepped in inside a pinned read, and
+    /// its count of automatic re-preparations (`SQLITE_STMTSTATUS_REPREPARE`) after that step:
+    /// while the count stays the same, the statement is still compiled for that schema version,
+    /// and a step that does not re-prepare it ran in a snapshot of that version (SQLite checks
+    /// the schema cookie a statement was compiled with at the start of each step, and compiles
+    /// it again when it moved). See `SQLiteStorageBackend.readSingleQuery`.
+    var verified: (schemaVersion: Int64, reprepares: Int32)?
+
+    /// How many times SQLite compiled the statement again by itself (a schema change, or
+    /// `sqlite3_expire`).
+    var reprepareCount: Int32 { sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0) }
 
     init(handle: OpaquePointer) {
         self.handle = handle

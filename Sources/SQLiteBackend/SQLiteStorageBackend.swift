@@ -185,6 +185,51 @@ public final class SQLiteStorageBackend: StorageBackend {
         return try Self.runRead(on: connection, schemaCache: schemaCache, body)
     }
 
+    /// Runs `body`, which makes at most one query after its schema look-ups, without pinning a
+    /// snapshot first when it can: a key look-up (`get`) runs its one statement in autocommit,
+    /// its own snapshot, on the assumption that the schema is still the version the connection
+    /// last saw, and the statement proves it (it was compiled for that version, and SQLite
+    /// compiles it again by itself when the schema it starts on differs, which the statement
+    /// counts; see `SQLiteStatement.verified`). A pinned read costs a statement of its own (the
+    /// schema version's), a third of a key look-up.
+    ///
+    /// Anything else (a scan, a count, a schema not cached for that version, a collection that
+    /// did not exist, a statement compiled again) stops before reading, and `body` runs again in
+    /// a pinned read (`read(_:)`): `body` may run twice, the first time without reading records.
+    /// In memory, it is `read(_:)`.
+    /// - Parameter body: the reads; the transaction is valid only during the call.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, or a `StorageError` for an engine failure.
+    public func readSingleQuery<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+        try checkOpen()
+        guard let databasePath else { return try read(body) }
+        let connection: SQLiteConnection
+        if let idle = idleReaders.withLock({ $0.popLast() }) {
+            connection = idle
+        } else {
+            connection = try SQLiteConnection(
+                path: databasePath,
+                flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
+                busyTimeout: configuration.busyTimeout
+            )
+        }
+        defer { checkIn(connection) }
+        if let assumed = connection.lastSchemaVersion {
+            let transaction = SQLiteReadTransaction(connection: connection, schemaCache: schemaCache)
+            transaction.baseSchemaVersion = assumed
+            transaction.isUnpinned = true
+            do {
+                defer { transaction.invalidate() }
+                let result = try body(transaction)
+                // (A closure that caught the refusal and returned anyway answered from nothing.)
+                if !transaction.needsPinnedRead { return result }
+            } catch  where transaction.needsPinnedRead {
+                // Nothing was read: run it again on a pinned snapshot.
+            }
+        }
+        return try Self.runRead(on: connection, schemaCache: schemaCache, body)
+    }
+
     /// Returns a reader to the pool, or lets it close when the pool is full or it is unusable.
     private func checkIn(_ connection: SQLiteConnection) {
         guard !connection.isInTransaction, !isClosed.load(ordering: .acquiring) else { return }
@@ -218,6 +263,7 @@ public final class SQLiteStorageBackend: StorageBackend {
         else {
             throw StorageError(.engine, "the database did not report its schema version", path: connection.path)
         }
+        connection.lastSchemaVersion = version
         let transaction = SQLiteReadTransaction(connection: connection, schemaCache: schemaCache)
         transaction.baseSchemaVersion = version
         defer { transaction.invalidate() }

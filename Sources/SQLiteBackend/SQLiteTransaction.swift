@@ -8,8 +8,23 @@ class SQLiteReadTransaction: StorageReadTransaction {
     /// Cleared when the closure returns; a transaction used after that throws `.misuse`.
     private(set) var isActive = true
     /// The schema version of this transaction's snapshot: read when a read transaction begins,
-    /// on first need in a write transaction.
+    /// on first need in a write transaction. In an unpinned read, the version assumed.
     var baseSchemaVersion: Int64?
+    /// Whether this is a single-query read run without a pinned snapshot, on the assumption
+    /// that the schema version is still `baseSchemaVersion` (see
+    /// `SQLiteStorageBackend.readSingleQuery`): only a key look-up whose statement proves the
+    /// assumption runs; anything else sets `needsPinnedRead` and throws before reading.
+    var isUnpinned = false
+    /// Set when an unpinned read could not go on: the backend runs the closure again in a
+    /// pinned read. Nothing was read by then.
+    private(set) var needsPinnedRead = false
+
+    /// Gives up an unpinned read (see `isUnpinned`).
+    /// - Throws: always, an error the backend recognises by `needsPinnedRead`.
+    func requirePinnedRead() throws -> Never {
+        needsPinnedRead = true
+        throw StorageError(.engine, "a single-query read needed a pinned snapshot")
+    }
 
     init(connection: SQLiteConnection, schemaCache: SQLiteSchemaCache) {
         self.connection = connection
@@ -38,16 +53,21 @@ class SQLiteReadTransaction: StorageReadTransaction {
         }
         let memoizes = memoizesSchemas
         if memoizes, let last = connection.lastSchema, last.version == version, last.name == name {
+            // Unpinned, "no such collection" is not proved by a statement later: pin instead.
+            if isUnpinned && last.schema == nil { try requirePinnedRead() }
             return last.schema
         }
         let schema: CollectionSchema?
         if let cached = schemaCache.lookup(name, version: version) {
             schema = cached
         } else {
+            // Reading the catalog unpinned would read another snapshot than the query's.
+            if isUnpinned { try requirePinnedRead() }
             schema = try connection.readSchema(of: name)
             schemaCache.store(schema, for: name, version: version)
         }
         if memoizes { connection.lastSchema = (name, version, schema) }
+        if isUnpinned && schema == nil { try requirePinnedRead() }
         return schema
     }
 
@@ -63,6 +83,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
 
     func scan(_ request: ScanRequest, _ body: (any StorageRow) throws -> Bool) throws {
         try checkActive()
+        if isUnpinned { try requirePinnedRead() }
         guard let schema = try storedSchema(of: request.collection) else { return }
         guard let (sql, arguments) = compileScan(request, schema) else {
             var remaining = request.limit ?? Int.max
@@ -133,13 +154,34 @@ class SQLiteReadTransaction: StorageReadTransaction {
         try checkActive()
         guard let schema = try storedSchema(of: collection) else { return false }
         let statement = try lookupStatement(collection, columns: columns, schema: schema)
+        // Unpinned, the step must prove the schema version assumed (see `isUnpinned`): the
+        // statement was last seen compiled for it, and the step must not compile it again.
+        let version = baseSchemaVersion
+        if isUnpinned, version == nil || statement.verified?.schemaVersion != version {
+            try requirePinnedRead()
+        }
         statement.isInUse = true
         defer {
             statement.reset()
             statement.isInUse = false
         }
         try statement.bind(key, at: 1)
-        guard try statement.step("cannot read a record", collection: collection) else { return false }
+        let found: Bool
+        do {
+            found = try statement.step("cannot read a record", collection: collection)
+        } catch  where isUnpinned {
+            // Compiled again for another schema and failing there (its table dropped, say):
+            // the pinned read answers from its own snapshot.
+            try requirePinnedRead()
+        }
+        let reprepares = statement.reprepareCount
+        if isUnpinned {
+            if reprepares != statement.verified?.reprepares { try requirePinnedRead() }
+        } else if let version, memoizesSchemas {
+            // A pinned read: the snapshot's schema version is known.
+            statement.verified = (version, reprepares)
+        }
+        guard found else { return false }
         try body(statement.row)
         return true
     }
@@ -175,6 +217,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
 
     func collectionNames() throws -> [String] {
         try checkActive()
+        if isUnpinned { try requirePinnedRead() }
         var names: [String] = []
         // SQLite's own tables (sqlite_sequence, ...) are no collections.
         try connection.withStatement(
@@ -190,6 +233,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
 
     func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
         try checkActive()
+        if isUnpinned { try requirePinnedRead() }
         guard let schema = try storedSchema(of: collection) else { return 0 }
         var compiler = SQLiteQueryCompiler(schema: schema)
         guard let whereClause = compiler.whereClause(predicate) else {
@@ -205,6 +249,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
     }
 
     func nextAutoKey(in collection: String) throws -> Int64? {
+        if isUnpinned { try requirePinnedRead() }
         guard let stored = try schema(of: collection), stored.hasAutoKey else { return nil }
         let last = try connection.integer(
             "SELECT seq FROM sqlite_sequence WHERE name = ? COLLATE NOCASE",

@@ -95,8 +95,74 @@ struct VersionFloat: Codable, Equatable, StorableModel {
     var value: Float
 }
 
+/// Keeps the keyed container its `init(from:)` was given, which the `Decoder` protocol does not
+/// allow: a later use must throw, never read freed memory or another decode's record.
+struct KeepsContainer: Codable, Equatable, StorableModel {
+    static let collectionName = "keeps"
+    var id: Int64
+    var name: String
+
+    enum CodingKeys: String, CodingKey { case id, name }
+
+    /// The container of the last decode.
+    final class Kept: @unchecked Sendable {
+        private let lock = NSLock()
+        private var container: KeyedDecodingContainer<CodingKeys>?
+        var value: KeyedDecodingContainer<CodingKeys>? {
+            get { lock.withLock { container } }
+            set { lock.withLock { container = newValue } }
+        }
+    }
+    static let kept = Kept()
+
+    init(id: Int64, name: String) {
+        self.id = id
+        self.name = name
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int64.self, forKey: .id)
+        name = try container.decode(String.self, forKey: .name)
+        Self.kept.value = container
+    }
+}
+
 extension ConformanceSuite {
     static let typedReadChecks: [ConformanceCheck] = [
+        check("fetchAll collects records past several growths of its buffer, and a failure part-way loses none") {
+            fixture,
+            directory in
+            let store = try fixture.openStore(in: directory)
+            // 0 and 1 read as Bool; 2 does not, and record 150 holds it.
+            let values = (1...200).map { VersionOne(id: Int64($0), value: $0 == 150 ? 2 : $0 % 2) }
+            try store.save(contentsOf: values)
+            #expect(try store.fetchAll(VersionOne.self) == values)
+            #expect(try store.fetchAll(VersionOne.self, limit: 17) == Array(values.prefix(17)))
+            let failure = expectError(.typeMismatch) { _ = try store.fetchAll(VersionFlag.self) }
+            #expect(failure?.key == .integer(150))
+            #expect(try store.fetchAll(VersionFlag.self, limit: 149).count == 149)
+        },
+        check("a keyed container kept past its decode throws when used, even while another decode runs") {
+            fixture,
+            directory in
+            let store = try fixture.openStore(in: directory)
+            try store.save(contentsOf: [KeepsContainer(id: 1, name: "one"), KeepsContainer(id: 2, name: "two")])
+            try store.save(contentsOf: [Shuffled(id: 2), Shuffled(id: 4)])
+            #expect(try store.fetchAll(KeepsContainer.self).map(\.name) == ["one", "two"])
+            let kept = try #require(KeepsContainer.kept.value)
+            #expect(throws: (any Error).self) { _ = try kept.decode(String.self, forKey: .name) }
+            // The decoders of these records may reuse what the kept container reached its
+            // decoder through: it still reads nothing.
+            var names: [String] = []
+            try store.forEach(Shuffled.self) { value in
+                names.append(value.name)
+                #expect(throws: (any Error).self) { _ = try kept.decode(String.self, forKey: .name) }
+                #expect(throws: (any Error).self) { _ = try kept.decode(Int64.self, forKey: .id) }
+                #expect(!kept.contains(.name))
+            }
+            #expect(names == ["name 2", "name 4"])
+        },
         check("a type that asks for its keys in another order per record reads every record right") {
             fixture,
             directory in

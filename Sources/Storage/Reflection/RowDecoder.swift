@@ -16,20 +16,25 @@ final class RowDecoder: Decoder {
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    /// What the containers need; they hold it, not the decoder, so the cached container does not
-    /// keep its decoder alive.
+    /// What the containers need; they reach it through `link`, not the decoder, so the cached
+    /// container does not keep its decoder alive.
     let core: RowDecoderCore
+    /// How the containers reach `core` without a reference (see `DecoderLink`).
+    private let link: UnsafeMutablePointer<DecoderLink>
     /// The container last made, behind a pointer (no exclusivity check per row).
     private let cache: UnsafeMutablePointer<KeyedContainerCache>
 
     /// A decoder for rows laid out as `plan.columns`.
     init(typeName: String, collection: String, plan: ReadPlan) {
         core = RowDecoderCore(typeName: typeName, collection: collection, plan: plan)
+        link = DecoderLink.take(for: core)
         cache = UnsafeMutablePointer.allocate(capacity: 1)
         cache.initialize(to: KeyedContainerCache())
     }
 
     deinit {
+        // First: a container kept elsewhere must not reach `core` once it is released.
+        DecoderLink.giveBack(link)
         cache.pointee.release()
         cache.deinitialize(count: 1)
         cache.deallocate()
@@ -42,10 +47,34 @@ final class RowDecoder: Decoder {
         defer { core.row.pointee = RowDecoderCore.NoRow() }
         do {
             return try T(from: self)
-        } catch let error as StorageError {
-            throw core.naming(row, in: error.inCollection(core.collection))
         } catch {
-            throw StorageError(
+            throw failure(error, row)
+        }
+    }
+
+    /// Decodes one value of `type` from `row` straight into `slot` (uninitialized before, and
+    /// initialized only when this returns): a value returned and then stored is copied in this
+    /// unspecialized code (a retain of each of its references, and a release of each later).
+    func decode<T: Decodable>(_ type: T.Type, from row: any StorageRow, into slot: UnsafeMutablePointer<T>) throws {
+        core.row.pointee = row
+        core.cursor.pointee = 0
+        defer { core.row.pointee = RowDecoderCore.NoRow() }
+        do {
+            slot.initialize(to: try T(from: self))
+        } catch {
+            throw failure(error, row)
+        }
+    }
+
+    /// A decoding failure as the `StorageError` the caller gets, naming the collection and
+    /// the record.
+    private func failure(_ error: any Error, _ row: any StorageRow) -> StorageError {
+        do {
+            throw error
+        } catch let error as StorageError {
+            return core.naming(row, in: error.inCollection(core.collection))
+        } catch {
+            return StorageError(
                 .typeMismatch,
                 "a \(core.typeName) could not be decoded from collection '\(core.collection)': \(error)",
                 collection: core.collection,
@@ -56,7 +85,7 @@ final class RowDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         cache.pointee.container(for: ObjectIdentifier(Key.self)) {
-            KeyedDecodingContainer(RowKeyedDecoder<Key>(decoder: core))
+            KeyedDecodingContainer(RowKeyedDecoder<Key>(link: link, generation: link.pointee.generation))
         }
     }
 
@@ -199,44 +228,69 @@ final class RowDecoderCore {
 /// without a `StorageValue` in between; any other kind of value (null, a value of another type,
 /// one to convert) takes the general path through `value(at:)`, with the same results and errors.
 private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoder: RowDecoderCore
-    var codingPath: [any CodingKey] { [] }
-    var allKeys: [Key] { decoder.columns.compactMap { Key(stringValue: $0) } }
+    /// The decoder's state, reached through its link (see `DecoderLink`): the container holds
+    /// no reference, so the standard library's copy of it per property is a plain copy.
+    let link: UnsafeMutablePointer<DecoderLink>
+    /// The link's generation when the container was made; another one means the decoder is gone.
+    let generation: UInt64
 
-    func contains(_ key: Key) -> Bool { decoder.hasColumn(key.stringValue) }
+    var codingPath: [any CodingKey] { [] }
+    var allKeys: [Key] { (try? core { $0.columns.compactMap { Key(stringValue: $0) } }) ?? [] }
+
+    /// Runs `body` with the decoder's state, without retaining it.
+    /// - Throws: `.misuse` when the container outlived its decoder; what `body` throws.
+    @inline(__always)
+    private func core<R>(_ body: (RowDecoderCore) throws -> R) throws -> R {
+        guard link.pointee.generation == generation, let core = link.pointee.core else {
+            throw DecoderLink.outlived()
+        }
+        return try core._withUnsafeGuaranteedRef(body)
+    }
+
+    func contains(_ key: Key) -> Bool { (try? core { $0.hasColumn(key.stringValue) }) ?? false }
 
     /// The position of `key`'s column, or `.missingValue` when the rows have none.
     @inline(__always)
-    private func required(_ key: Key) throws -> Int {
+    private func required(_ key: Key, _ decoder: RowDecoderCore) throws -> Int {
         let name = key.stringValue
         guard let index = decoder.index(name) else { throw decoder.missingColumn(name) }
         return index
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        guard let index = decoder.index(key.stringValue) else { return true }
-        return decoder.value(at: index).isNull
+        try core { decoder in
+            guard let index = decoder.index(key.stringValue) else { return true }
+            return decoder.value(at: index).isNull
+        }
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        let index = try required(key)
-        if let number = decoder.integer(index), number == 0 || number == 1 { return number == 1 }
-        return try PrimitiveCoding.decodeBool(decoder.value(at: index), column: key.stringValue)
+        try core { decoder in
+            let index = try required(key, decoder)
+            if let number = decoder.integer(index), number == 0 || number == 1 { return number == 1 }
+            return try PrimitiveCoding.decodeBool(decoder.value(at: index), column: key.stringValue)
+        }
     }
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        let index = try required(key)
-        if let text = decoder.text(index) { return text }
-        return try PrimitiveCoding.decodeString(decoder.value(at: index), column: key.stringValue)
+        try core { decoder in
+            let index = try required(key, decoder)
+            if let text = decoder.text(index) { return text }
+            return try PrimitiveCoding.decodeString(decoder.value(at: index), column: key.stringValue)
+        }
     }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        let index = try required(key)
-        if let number = decoder.real(index) { return number }
-        return try PrimitiveCoding.decodeDouble(decoder.value(at: index), column: key.stringValue)
+        try core { decoder in
+            let index = try required(key, decoder)
+            if let number = decoder.real(index) { return number }
+            return try PrimitiveCoding.decodeDouble(decoder.value(at: index), column: key.stringValue)
+        }
     }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        let index = try required(key)
-        if let number = decoder.real(index), let exact = Float(exactly: number) { return exact }
-        return try PrimitiveCoding.decodeFloat(decoder.value(at: index), column: key.stringValue)
+        try core { decoder in
+            let index = try required(key, decoder)
+            if let number = decoder.real(index), let exact = Float(exactly: number) { return exact }
+            return try PrimitiveCoding.decodeFloat(decoder.value(at: index), column: key.stringValue)
+        }
     }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try integer(key) }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try integer(key) }
@@ -251,58 +305,62 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     @inline(__always)
     private func integer<T: FixedWidthInteger>(_ key: Key) throws -> T {
-        let index = try required(key)
-        if let number = decoder.integer(index), let exact = T(exactly: number) { return exact }
-        return try PrimitiveCoding.decodeInteger(decoder.value(at: index), column: key.stringValue)
+        try core { decoder in
+            let index = try required(key, decoder)
+            if let number = decoder.integer(index), let exact = T(exactly: number) { return exact }
+            return try PrimitiveCoding.decodeInteger(decoder.value(at: index), column: key.stringValue)
+        }
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        let index = try required(key)
-        // A Date stored as a real and Data stored as a blob, read without a StorageValue (a
-        // `T?` here would cost a metadata look-up of `Optional<T>` per call).
-        if T.self == Date.self, let seconds = decoder.real(index) {
-            return unsafeBitCast(Date(timeIntervalSince1970: seconds), to: T.self)
+        try core { decoder in
+            let index = try required(key, decoder)
+            // A Date stored as a real and Data stored as a blob, read without a StorageValue (a
+            // `T?` here would cost a metadata look-up of `Optional<T>` per call).
+            if T.self == Date.self, let seconds = decoder.real(index) {
+                return unsafeBitCast(Date(timeIntervalSince1970: seconds), to: T.self)
+            }
+            if T.self == Data.self, let data = decoder.blob(index) {
+                return unsafeBitCast(data, to: T.self)
+            }
+            let value = decoder.value(at: index)
+            if value.isNull, !(T.self is any OptionalProtocol.Type) {
+                throw StorageError(
+                    .missingValue,
+                    "column '\(key.stringValue)' is null, but a \(T.self) is required",
+                    column: key.stringValue
+                )
+            }
+            return try ValueMapping.decode(type, from: value, column: key.stringValue, json: decoder.json)
         }
-        if T.self == Data.self, let data = decoder.blob(index) {
-            return unsafeBitCast(data, to: T.self)
-        }
-        let value = decoder.value(at: index)
-        if value.isNull, !(T.self is any OptionalProtocol.Type) {
-            throw StorageError(
-                .missingValue,
-                "column '\(key.stringValue)' is null, but a \(T.self) is required",
-                column: key.stringValue
-            )
-        }
-        return try ValueMapping.decode(type, from: value, column: key.stringValue, json: self.decoder.json)
-    }
-
-    /// The position of `key`'s column, or `nil` when the rows have none (the property reads as
-    /// absent).
-    @inline(__always)
-    private func present(_ key: Key) -> Int? {
-        guard let index = decoder.index(key.stringValue) else { return nil }
-        return index
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        guard let index = present(key) else { return nil }
-        if let number = decoder.integer(index), number == 0 || number == 1 { return number == 1 }
-        return try optional(index) { try PrimitiveCoding.decodeBool($0, column: key.stringValue) }
+        try core { decoder in
+            guard let index = decoder.index(key.stringValue) else { return nil }
+            if let number = decoder.integer(index), number == 0 || number == 1 { return number == 1 }
+            return try optional(index, decoder) { try PrimitiveCoding.decodeBool($0, column: key.stringValue) }
+        }
     }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        guard let index = present(key) else { return nil }
-        if let text = decoder.text(index) { return text }
-        return try optional(index) { try PrimitiveCoding.decodeString($0, column: key.stringValue) }
+        try core { decoder in
+            guard let index = decoder.index(key.stringValue) else { return nil }
+            if let text = decoder.text(index) { return text }
+            return try optional(index, decoder) { try PrimitiveCoding.decodeString($0, column: key.stringValue) }
+        }
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        guard let index = present(key) else { return nil }
-        if let number = decoder.real(index) { return number }
-        return try optional(index) { try PrimitiveCoding.decodeDouble($0, column: key.stringValue) }
+        try core { decoder in
+            guard let index = decoder.index(key.stringValue) else { return nil }
+            if let number = decoder.real(index) { return number }
+            return try optional(index, decoder) { try PrimitiveCoding.decodeDouble($0, column: key.stringValue) }
+        }
     }
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
-        guard let index = present(key) else { return nil }
-        return try optional(index) { try PrimitiveCoding.decodeFloat($0, column: key.stringValue) }
+        try core { decoder in
+            guard let index = decoder.index(key.stringValue) else { return nil }
+            return try optional(index, decoder) { try PrimitiveCoding.decodeFloat($0, column: key.stringValue) }
+        }
     }
     func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optionalInteger(key) }
     func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optionalInteger(key) }
@@ -317,29 +375,37 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     @inline(__always)
     private func optionalInteger<T: FixedWidthInteger>(_ key: Key) throws -> T? {
-        guard let index = present(key) else { return nil }
-        if let number = decoder.integer(index), let exact = T(exactly: number) { return exact }
-        return try optional(index) { try PrimitiveCoding.decodeInteger($0, column: key.stringValue) }
+        try core { decoder in
+            guard let index = decoder.index(key.stringValue) else { return nil }
+            if let number = decoder.integer(index), let exact = T(exactly: number) { return exact }
+            return try optional(index, decoder) { try PrimitiveCoding.decodeInteger($0, column: key.stringValue) }
+        }
     }
 
     /// The general path of `decodeIfPresent`: `nil` for a null, else `convert` of the value.
     @inline(__always)
-    private func optional<V>(_ index: Int, _ convert: (StorageValue) throws -> V) throws -> V? {
+    private func optional<V>(
+        _ index: Int,
+        _ decoder: RowDecoderCore,
+        _ convert: (StorageValue) throws -> V
+    ) throws -> V? {
         let value = decoder.value(at: index)
         if value.isNull { return nil }
         return try convert(value)
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let index = present(key) else { return nil }
-        if T.self == Date.self, let seconds = decoder.real(index) {
-            return unsafeBitCast(Date(timeIntervalSince1970: seconds), to: T.self)
-        }
-        if T.self == Data.self, let data = decoder.blob(index) {
-            return unsafeBitCast(data, to: T.self)
-        }
-        return try optional(index) {
-            try ValueMapping.decode(type, from: $0, column: key.stringValue, json: self.decoder.json)
+        try core { decoder in
+            guard let index = decoder.index(key.stringValue) else { return nil }
+            if T.self == Date.self, let seconds = decoder.real(index) {
+                return unsafeBitCast(Date(timeIntervalSince1970: seconds), to: T.self)
+            }
+            if T.self == Data.self, let data = decoder.blob(index) {
+                return unsafeBitCast(data, to: T.self)
+            }
+            return try optional(index, decoder) {
+                try ValueMapping.decode(type, from: $0, column: key.stringValue, json: decoder.json)
+            }
         }
     }
 
@@ -347,13 +413,62 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         keyedBy type: NestedKey.Type,
         forKey key: Key
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        throw decoder.unsupportedNesting(key.stringValue)
+        throw try core { $0.unsupportedNesting(key.stringValue) }
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        throw decoder.unsupportedNesting(key.stringValue)
+        throw try core { $0.unsupportedNesting(key.stringValue) }
     }
 
-    func superDecoder() throws -> any Decoder { throw decoder.unsupportedNesting("super") }
-    func superDecoder(forKey key: Key) throws -> any Decoder { throw decoder.unsupportedNesting(key.stringValue) }
+    func superDecoder() throws -> any Decoder { throw try core { $0.unsupportedNesting("super") } }
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        throw try core { $0.unsupportedNesting(key.stringValue) }
+    }
+}
+
+/// What a keyed container reaches its decoder's state through: a small record in memory that
+/// is never freed, only handed to the next decoder (`take`, `giveBack`), with a generation that
+/// moves on each time. The container holds the record's address and the generation it was
+/// made in, so it needs no reference to the state (a retain and a release per property, as
+/// the standard library copies the container for each), and a container kept past its
+/// decoder's life (a type whose `init(from:)` stores it) throws `.misuse` instead of reading
+/// freed memory.
+///
+/// Only the decoder's thread reads a link while the decoder lives; a container used on another
+/// thread while its decoder is being freed is a data race, as any use of a decoder from two
+/// threads at once is.
+struct DecoderLink {
+    var generation: UInt64 = 0
+    var core: Unmanaged<RowDecoderCore>?
+
+    /// Links no decoder uses now.
+    private static let idle = Locked<[UnsafeMutablePointer<DecoderLink>]>([])
+
+    /// A link to `core`, from the idle ones or a new one.
+    static func take(for core: RowDecoderCore) -> UnsafeMutablePointer<DecoderLink> {
+        let link =
+            idle.withLock { $0.popLast() }
+            ?? {
+                let made = UnsafeMutablePointer<DecoderLink>.allocate(capacity: 1)
+                made.initialize(to: DecoderLink())
+                return made
+            }()
+        link.pointee.core = Unmanaged.passUnretained(core)
+        return link
+    }
+
+    /// Ends `link`'s use by its decoder (whose containers then throw) and keeps it for another.
+    static func giveBack(_ link: UnsafeMutablePointer<DecoderLink>) {
+        link.pointee.generation &+= 1
+        link.pointee.core = nil
+        idle.withLock { $0.append(link) }
+    }
+
+    static func outlived() -> StorageError {
+        StorageError(
+            .misuse,
+            "a decoding container was used after the value it was made for was decoded; a type's"
+                + " init(from:) must not keep its container or decoder"
+        )
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The typed facade over any ``StorageBackend``: stores Swift values with no per-type code.
 ///
@@ -24,6 +25,11 @@ public final class ObjectStore: Sendable {
     package let backend: any StorageBackend
     private let models = Locked<[ObjectIdentifier: ModelInfo]>([:])
     private let activeWrite = Locked<ActiveWrite?>(nil)
+    /// Whether a write transaction of this store is running on any thread (`activeWrite` is
+    /// set): read without the lock by `currentWrite()`. The thread running a write set it
+    /// itself before, so it never reads 0 there; any other thread may read either value and
+    /// then takes the lock.
+    private let writeRunning = Atomic<Int>(0)
     private let readPlans = Locked<[String: ReadPlan]>([:])
     /// Orders the publication of committed changes (change streams deliver in commit order).
     private let commits = CommitSequencer()
@@ -143,8 +149,12 @@ public final class ObjectStore: Sendable {
                 let session = Session(store: self, reader: transaction, writer: transaction)
                 committed = session
                 let active = ActiveWrite(thread: pthread_self(), session: session)
+                writeRunning.wrappingAdd(1, ordering: .relaxed)
                 activeWrite.withLock { $0 = active }
-                defer { activeWrite.withLock { $0 = nil } }
+                defer {
+                    activeWrite.withLock { $0 = nil }
+                    writeRunning.wrappingSubtract(1, ordering: .relaxed)
+                }
                 return try body(session)
             }
         } catch {
@@ -183,6 +193,8 @@ public final class ObjectStore: Sendable {
     var isWritingOnCurrentThread: Bool { currentWrite() != nil }
 
     private func currentWrite() -> ActiveWrite? {
+        // No write anywhere, so none on this thread: the lock is left alone.
+        guard writeRunning.load(ordering: .relaxed) != 0 else { return nil }
         let me = pthread_self()
         return activeWrite.withLock { active in
             guard let active, pthread_equal(active.thread, me) != 0 else { return nil }

@@ -269,7 +269,10 @@ final class Session {
         var buffer = ValueBuffer()
         defer { buffer.free(T.self) }
         try reader.scan(request) { row in
-            buffer.append(try decoder.decode(T.self, from: row))
+            // Decoded in place: a decoded value passed to `append` was copied (a retain and a
+            // release of each of its references).
+            try decoder.decode(T.self, from: row, into: buffer.reserveNext(T.self))
+            buffer.didInitializeNext()
             return true
         }
         return buffer.moveToArray(of: T.self)
@@ -300,9 +303,11 @@ final class Session {
         var decoded = false
         do {
             _ = try reader.get(info.collection, key: key, columns: plan.columns) { row in
-                let value = try decoder.decode(T.self, from: row)
-                if decoded { slot.deinitialize(count: 1) }
-                slot.initialize(to: value)
+                if decoded {
+                    slot.deinitialize(count: 1)
+                    decoded = false
+                }
+                try decoder.decode(T.self, from: row, into: slot)
                 decoded = true
             }
         } catch {
@@ -459,8 +464,10 @@ struct ValueBuffer {
     private var count = 0
     private var capacity = 0
 
-    /// Appends `value`, doubling the memory when it is full.
-    mutating func append<T>(_ value: __owned T) {
+    /// The uninitialized memory of the next value, doubling the memory when it is full; the
+    /// caller initializes it and then counts it with `didInitializeNext()` (or leaves it
+    /// uninitialized, and the buffer unchanged).
+    mutating func reserveNext<T>(_ type: T.Type) -> UnsafeMutablePointer<T> {
         if count == capacity {
             let grown = Swift.max(16, capacity * 2)
             let moved = UnsafeMutablePointer<T>.allocate(capacity: grown)
@@ -471,7 +478,11 @@ struct ValueBuffer {
             base = UnsafeMutableRawPointer(moved)
             capacity = grown
         }
-        (base!.assumingMemoryBound(to: T.self) + count).initialize(to: value)
+        return base!.assumingMemoryBound(to: T.self) + count
+    }
+
+    /// Counts the value `reserveNext` gave the memory of as initialized.
+    mutating func didInitializeNext() {
         count += 1
     }
 
