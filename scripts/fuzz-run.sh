@@ -29,13 +29,18 @@ flags=(
 )
 sources() { find "$@" -name '*.swift' | sort; }
 
-# The Storage module as a static library, for the targets that are not inside it.
+# The Storage module as a static library, for every target: with the rows target's entry point
+# (Fuzz/FuzzRows.swift, compiled into the Storage module since it decodes with Storage's internal
+# types) as one more member of the archive. The linker takes a member of a static library only for
+# a symbol still undefined, so the other targets, which define their own LLVMFuzzerTestOneInput,
+# never take it, and the rows target is the library linked with nothing else: the Storage module
+# is compiled once (with -O, it was most of the time of building the four targets twice).
 build_storage_library() {
     [ -f "$out/lib/libStorage.a" ] && return 0
     mkdir -p "$out/lib"
     swiftc "${flags[@]}" -module-name Storage -emit-library -static -emit-module \
         -emit-module-path "$out/lib/Storage.swiftmodule" -o "$out/lib/libStorage.a" \
-        $(sources Sources/Storage)
+        $(sources Sources/Storage) Fuzz/FuzzRows.swift
 }
 
 build() {
@@ -60,8 +65,12 @@ build() {
             -I Sources/CLMDB -use-ld=lld -o "$binary" $(sources Sources/LMDBBackend) Fuzz/FuzzRecords.swift
         ;;
     rows)
-        swiftc "${flags[@]}" -module-name Storage -use-ld=lld -o "$binary" \
-            $(sources Sources/Storage) Fuzz/FuzzRows.swift
+        # swiftc links only with a source file: an empty one, in a module of its own. libFuzzer's
+        # main then takes LLVMFuzzerTestOneInput, and with it the Storage module, from the library.
+        build_storage_library
+        : >"$out/rows/FuzzRowsMain.swift"
+        swiftc "${flags[@]}" -module-name FuzzRowsMain -L "$out/lib" -lStorage -use-ld=lld -o "$binary" \
+            "$out/rows/FuzzRowsMain.swift"
         ;;
     *)
         echo "fuzz: unknown target '$target' (archive, json, records, rows, all)" >&2
