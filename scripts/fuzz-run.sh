@@ -26,6 +26,9 @@ flags=(
     -enable-upcoming-feature MemberImportVisibility
     -enable-upcoming-feature InternalImportsByDefault
     -sanitize=fuzzer,address -parse-as-library -O -g
+    # As SwiftPM compiles: the files of a module in one batch per core. Without these, swiftc ran
+    # one frontend per file, one at a time, each parsing the whole module again.
+    -enable-batch-mode -j "$(nproc)"
 )
 sources() { find "$@" -name '*.swift' | sort; }
 
