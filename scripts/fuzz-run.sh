@@ -26,24 +26,16 @@ flags=(
     -enable-upcoming-feature MemberImportVisibility
     -enable-upcoming-feature InternalImportsByDefault
     -sanitize=fuzzer,address -parse-as-library -O -g
-    # As SwiftPM compiles: the files of a module in one batch per core. Without these, swiftc ran
-    # one frontend per file, one at a time, each parsing the whole module again.
-    -enable-batch-mode -j "$(nproc)"
 )
 sources() { find "$@" -name '*.swift' | sort; }
 
-# The Storage module as a static library, for every target: with the rows target's entry point
-# (Fuzz/FuzzRows.swift, compiled into the Storage module since it decodes with Storage's internal
-# types) as one more member of the archive. The linker takes a member of a static library only for
-# a symbol still undefined, so the other targets, which define their own LLVMFuzzerTestOneInput,
-# never take it, and the rows target is the library linked with nothing else: the Storage module
-# is compiled once (with -O, it was most of the time of building the four targets twice).
+# The Storage module as a static library, for the targets that are not inside it.
 build_storage_library() {
     [ -f "$out/lib/libStorage.a" ] && return 0
     mkdir -p "$out/lib"
     swiftc "${flags[@]}" -module-name Storage -emit-library -static -emit-module \
         -emit-module-path "$out/lib/Storage.swiftmodule" -o "$out/lib/libStorage.a" \
-        $(sources Sources/Storage) Fuzz/FuzzRows.swift
+        $(sources Sources/Storage)
 }
 
 build() {
@@ -68,12 +60,8 @@ build() {
             -I Sources/CLMDB -use-ld=lld -o "$binary" $(sources Sources/LMDBBackend) Fuzz/FuzzRecords.swift
         ;;
     rows)
-        # swiftc links only with a source file: an empty one, in a module of its own. libFuzzer's
-        # main then takes LLVMFuzzerTestOneInput, and with it the Storage module, from the library.
-        build_storage_library
-        : >"$out/rows/FuzzRowsMain.swift"
-        swiftc "${flags[@]}" -module-name FuzzRowsMain -L "$out/lib" -lStorage -use-ld=lld -o "$binary" \
-            "$out/rows/FuzzRowsMain.swift"
+        swiftc "${flags[@]}" -module-name Storage -use-ld=lld -o "$binary" \
+            $(sources Sources/Storage) Fuzz/FuzzRows.swift
         ;;
     *)
         echo "fuzz: unknown target '$target' (archive, json, records, rows, all)" >&2
@@ -103,7 +91,21 @@ run() {
 
 if [ "$which" = all ]; then targets=(archive json records rows); else targets=("$which"); fi
 rm -rf "$out/lib"  # rebuilt from the current sources
-for target in "${targets[@]}"; do build "$target"; done
+if [ "$which" = all ]; then
+    # Two builds at once: swiftc (without -j) compiles a module's files one after another, on one
+    # core. The rows target (the Storage module with its entry point inside) builds beside the
+    # Storage library and the three targets that link it. (`-enable-batch-mode -j2` would use two
+    # cores in one swiftc, but for the static library its autolink step then looked for object
+    # files under other names than the compiles wrote, and failed.)
+    build rows &
+    rows_build=$!
+    trap 'kill "$rows_build" 2>/dev/null; rm -rf "$storage_tmpdir"' EXIT
+    for target in archive json records; do build "$target"; done
+    wait "$rows_build" || { echo "fuzz: building rows failed" >&2; exit 1; }
+    trap 'rm -rf "$storage_tmpdir"' EXIT
+else
+    build "$which"
+fi
 
 jobs="${FUZZ_JOBS:-1}"
 status=0
