@@ -26,6 +26,9 @@ flags=(
     -enable-upcoming-feature MemberImportVisibility
     -enable-upcoming-feature InternalImportsByDefault
     -sanitize=fuzzer,address -parse-as-library -O -g
+    # The whole module in one frontend, as optimized builds are made: without it swiftc ran one
+    # frontend per file, each parsing the whole module again (the Storage module has 67 files).
+    -whole-module-optimization
 )
 sources() { find "$@" -name '*.swift' | sort; }
 
@@ -92,8 +95,7 @@ run() {
 if [ "$which" = all ]; then targets=(archive json records rows); else targets=("$which"); fi
 rm -rf "$out/lib"  # rebuilt from the current sources
 if [ "$which" = all ]; then
-    # Two builds at once: swiftc (without -j) compiles a module's files one after another, on one
-    # core. The rows target (the Storage module with its entry point inside) builds beside the
+    # Two builds at once: a whole-module compile runs on one core. The rows target (the Storage module with its entry point inside) builds beside the
     # Storage library and the three targets that link it. (`-enable-batch-mode -j2` would use two
     # cores in one swiftc, but for the static library its autolink step then looked for object
     # files under other names than the compiles wrote, and failed.)
