@@ -31,14 +31,18 @@ flags=(
     -whole-module-optimization
 )
 sources() { find "$@" -name '*.swift' | sort; }
+# Runs swiftc in `folder`: a whole-module compile with -g leaves the module it emits for the
+# debugger (`<Module>-1.swiftmodule`, .swiftdoc, .swiftsourceinfo) in the working directory, and
+# the rows target and the library, both the Storage module, build at once. Paths given are absolute.
+swiftc_in() { local folder="$1"; shift; (cd "$folder" && swiftc "$@"); }
 
 # The Storage module as a static library, for the targets that are not inside it.
 build_storage_library() {
     [ -f "$out/lib/libStorage.a" ] && return 0
     mkdir -p "$out/lib"
-    swiftc "${flags[@]}" -module-name Storage -emit-library -static -emit-module \
+    swiftc_in "$out/lib" "${flags[@]}" -module-name Storage -emit-library -static -emit-module \
         -emit-module-path "$out/lib/Storage.swiftmodule" -o "$out/lib/libStorage.a" \
-        $(sources Sources/Storage)
+        $(sources "$root/Sources/Storage")
 }
 
 build() {
@@ -49,22 +53,25 @@ build() {
     case "$target" in
     archive)
         build_storage_library
-        swiftc "${flags[@]}" -module-name FileArchiveBackend -I "$out/lib" -L "$out/lib" -lStorage \
-            -use-ld=lld -o "$binary" $(sources Sources/FileArchiveBackend) Fuzz/FuzzArchive.swift
+        swiftc_in "$out/$target" "${flags[@]}" -module-name FileArchiveBackend -I "$out/lib" -L "$out/lib" \
+            -lStorage -use-ld=lld -o "$binary" $(sources "$root/Sources/FileArchiveBackend") \
+            "$root/Fuzz/FuzzArchive.swift"
         ;;
     json)
         build_storage_library
-        swiftc "${flags[@]}" -module-name FuzzJSON -I "$out/lib" -L "$out/lib" -lStorage \
-            -use-ld=lld -o "$binary" Sources/StorageTestSupport/InMemoryStorageBackend.swift Fuzz/FuzzJSON.swift
+        swiftc_in "$out/$target" "${flags[@]}" -module-name FuzzJSON -I "$out/lib" -L "$out/lib" -lStorage \
+            -use-ld=lld -o "$binary" "$root/Sources/StorageTestSupport/InMemoryStorageBackend.swift" \
+            "$root/Fuzz/FuzzJSON.swift"
         ;;
     records)
         build_storage_library
-        swiftc "${flags[@]}" -module-name LMDBBackend -I "$out/lib" -L "$out/lib" -lStorage \
-            -I Sources/CLMDB -use-ld=lld -o "$binary" $(sources Sources/LMDBBackend) Fuzz/FuzzRecords.swift
+        swiftc_in "$out/$target" "${flags[@]}" -module-name LMDBBackend -I "$out/lib" -L "$out/lib" -lStorage \
+            -I "$root/Sources/CLMDB" -use-ld=lld -o "$binary" $(sources "$root/Sources/LMDBBackend") \
+            "$root/Fuzz/FuzzRecords.swift"
         ;;
     rows)
-        swiftc "${flags[@]}" -module-name Storage -use-ld=lld -o "$binary" \
-            $(sources Sources/Storage) Fuzz/FuzzRows.swift
+        swiftc_in "$out/$target" "${flags[@]}" -module-name Storage -use-ld=lld -o "$binary" \
+            $(sources "$root/Sources/Storage") "$root/Fuzz/FuzzRows.swift"
         ;;
     *)
         echo "fuzz: unknown target '$target' (archive, json, records, rows, all)" >&2
