@@ -26,16 +26,23 @@ flags=(
     -enable-upcoming-feature MemberImportVisibility
     -enable-upcoming-feature InternalImportsByDefault
     -sanitize=fuzzer,address -parse-as-library -O -g
+    # The whole module in one frontend, as optimized builds are made: without it swiftc ran one
+    # frontend per file, each parsing the whole module again (the Storage module has 67 files).
+    -whole-module-optimization
 )
 sources() { find "$@" -name '*.swift' | sort; }
+# Runs swiftc in `folder`: a whole-module compile with -g leaves the module it emits for the
+# debugger (`<Module>-1.swiftmodule`, .swiftdoc, .swiftsourceinfo) in the working directory, and
+# the rows target and the library, both the Storage module, build at once. Paths given are absolute.
+swiftc_in() { local folder="$1"; shift; (cd "$folder" && swiftc "$@"); }
 
 # The Storage module as a static library, for the targets that are not inside it.
 build_storage_library() {
     [ -f "$out/lib/libStorage.a" ] && return 0
     mkdir -p "$out/lib"
-    swiftc "${flags[@]}" -module-name Storage -emit-library -static -emit-module \
+    swiftc_in "$out/lib" "${flags[@]}" -module-name Storage -emit-library -static -emit-module \
         -emit-module-path "$out/lib/Storage.swiftmodule" -o "$out/lib/libStorage.a" \
-        $(sources Sources/Storage)
+        $(sources "$root/Sources/Storage")
 }
 
 build() {
@@ -46,22 +53,25 @@ build() {
     case "$target" in
     archive)
         build_storage_library
-        swiftc "${flags[@]}" -module-name FileArchiveBackend -I "$out/lib" -L "$out/lib" -lStorage \
-            -use-ld=lld -o "$binary" $(sources Sources/FileArchiveBackend) Fuzz/FuzzArchive.swift
+        swiftc_in "$out/$target" "${flags[@]}" -module-name FileArchiveBackend -I "$out/lib" -L "$out/lib" \
+            -lStorage -use-ld=lld -o "$binary" $(sources "$root/Sources/FileArchiveBackend") \
+            "$root/Fuzz/FuzzArchive.swift"
         ;;
     json)
         build_storage_library
-        swiftc "${flags[@]}" -module-name FuzzJSON -I "$out/lib" -L "$out/lib" -lStorage \
-            -use-ld=lld -o "$binary" Sources/StorageTestSupport/InMemoryStorageBackend.swift Fuzz/FuzzJSON.swift
+        swiftc_in "$out/$target" "${flags[@]}" -module-name FuzzJSON -I "$out/lib" -L "$out/lib" -lStorage \
+            -use-ld=lld -o "$binary" "$root/Sources/StorageTestSupport/InMemoryStorageBackend.swift" \
+            "$root/Fuzz/FuzzJSON.swift"
         ;;
     records)
         build_storage_library
-        swiftc "${flags[@]}" -module-name LMDBBackend -I "$out/lib" -L "$out/lib" -lStorage \
-            -I Sources/CLMDB -use-ld=lld -o "$binary" $(sources Sources/LMDBBackend) Fuzz/FuzzRecords.swift
+        swiftc_in "$out/$target" "${flags[@]}" -module-name LMDBBackend -I "$out/lib" -L "$out/lib" -lStorage \
+            -I "$root/Sources/CLMDB" -use-ld=lld -o "$binary" $(sources "$root/Sources/LMDBBackend") \
+            "$root/Fuzz/FuzzRecords.swift"
         ;;
     rows)
-        swiftc "${flags[@]}" -module-name Storage -use-ld=lld -o "$binary" \
-            $(sources Sources/Storage) Fuzz/FuzzRows.swift
+        swiftc_in "$out/$target" "${flags[@]}" -module-name Storage -use-ld=lld -o "$binary" \
+            $(sources "$root/Sources/Storage") "$root/Fuzz/FuzzRows.swift"
         ;;
     *)
         echo "fuzz: unknown target '$target' (archive, json, records, rows, all)" >&2
@@ -91,7 +101,20 @@ run() {
 
 if [ "$which" = all ]; then targets=(archive json records rows); else targets=("$which"); fi
 rm -rf "$out/lib"  # rebuilt from the current sources
-for target in "${targets[@]}"; do build "$target"; done
+if [ "$which" = all ]; then
+    # Two builds at once: a whole-module compile runs on one core. The rows target (the Storage module with its entry point inside) builds beside the
+    # Storage library and the three targets that link it. (`-enable-batch-mode -j2` would use two
+    # cores in one swiftc, but for the static library its autolink step then looked for object
+    # files under other names than the compiles wrote, and failed.)
+    build rows &
+    rows_build=$!
+    trap 'kill "$rows_build" 2>/dev/null; rm -rf "$storage_tmpdir"' EXIT
+    for target in archive json records; do build "$target"; done
+    wait "$rows_build" || { echo "fuzz: building rows failed" >&2; exit 1; }
+    trap 'rm -rf "$storage_tmpdir"' EXIT
+else
+    build "$which"
+fi
 
 jobs="${FUZZ_JOBS:-1}"
 status=0

@@ -22,8 +22,13 @@ package struct DedicatedThreadsTrait: TestTrait, SuiteTrait, TestScoping {
     /// Applies to every test of a suite, and to the suites nested in it.
     package var isRecursive: Bool { true }
 
-    /// One slot per core, shared by every test case with the trait.
-    private static let slots = Slots(ProcessInfo.processInfo.activeProcessorCount)
+    /// One slot per core, shared by every test case with the trait; `STORAGE_DEDICATED_SLOTS=n`
+    /// sets another count (to measure whether the tests holding the slots leave the cores idle:
+    /// on a busy shared machine that could not be told).
+    private static let slots = Slots(
+        ProcessInfo.processInfo.environment["STORAGE_DEDICATED_SLOTS"].flatMap { Int($0) }
+            ?? ProcessInfo.processInfo.activeProcessorCount
+    )
 
     /// Runs `function` on ``DedicatedThreadsExecutor/shared`` when it is a test case; a suite's
     /// own scope stays where it is.

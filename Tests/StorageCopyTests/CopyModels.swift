@@ -34,15 +34,21 @@ struct Sample: Codable, StorableModel {
         return optional == other.optional && date == other.date && uuid == other.uuid && decimal == other.decimal
     }
 
+    /// The one-mebibyte blob of sample 1, made once (a million closure calls in a debug build,
+    /// which the copy tests made again for each of their 75 cases).
+    static let megabyte = Data(
+        (0..<1_048_576).map { (byte: Int) -> UInt8 in UInt8(truncatingIfNeeded: byte &* 31 &+ 7) }
+    )
+
     /// The samples. No NaN: the store refuses to save one (`.valueOutOfRange`: SQLite would keep
     /// it as null), so the most negative finite double stands where it would be.
     static func samples() -> [Sample] {
+        let megabyte = Self.megabyte
         let reals: [Double] = [
             -.greatestFiniteMagnitude, .infinity, -.infinity, 1.5, -0.0, .greatestFiniteMagnitude,
             .leastNonzeroMagnitude,
         ]
         let bigs: [Int64] = [.min, .max, 0, -1, 1 << 53 + 1]
-        let megabyte = Data((0..<1_048_576).map { (byte: Int) -> UInt8 in UInt8(truncatingIfNeeded: byte &* 31 &+ 7) })
         return (0..<12).map { (index: Int) -> Sample in
             let blob: Data = index == 0 ? Data() : index == 1 ? megabyte : Data([0, 255, UInt8(index), 0])
             let text: String = index % 3 == 0 ? "" : "caf\u{E9} \u{1F600} and 'quotes'; -- \(index)"
