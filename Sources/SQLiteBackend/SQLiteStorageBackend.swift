@@ -171,16 +171,7 @@ public final class SQLiteStorageBackend: StorageBackend {
             }
             return result!
         }
-        let connection: SQLiteConnection
-        if let idle = idleReaders.withLock({ $0.popLast() }) {
-            connection = idle
-        } else {
-            connection = try SQLiteConnection(
-                path: databasePath,
-                flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
-                busyTimeout: configuration.busyTimeout
-            )
-        }
+        let connection = try checkOutReader(databasePath)
         defer { checkIn(connection) }
         return try Self.runRead(on: connection, schemaCache: schemaCache, body)
     }
@@ -203,16 +194,7 @@ public final class SQLiteStorageBackend: StorageBackend {
     public func readSingleQuery<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
         try checkOpen()
         guard let databasePath else { return try read(body) }
-        let connection: SQLiteConnection
-        if let idle = idleReaders.withLock({ $0.popLast() }) {
-            connection = idle
-        } else {
-            connection = try SQLiteConnection(
-                path: databasePath,
-                flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
-                busyTimeout: configuration.busyTimeout
-            )
-        }
+        let connection = try checkOutReader(databasePath)
         defer { checkIn(connection) }
         if let assumed = connection.lastSchemaVersion {
             let transaction = SQLiteReadTransaction(connection: connection, schemaCache: schemaCache)
@@ -228,6 +210,16 @@ public final class SQLiteStorageBackend: StorageBackend {
             }
         }
         return try Self.runRead(on: connection, schemaCache: schemaCache, body)
+    }
+
+    /// An idle reader connection from the pool, or a new read-only one on `databasePath`.
+    private func checkOutReader(_ databasePath: String) throws -> SQLiteConnection {
+        if let idle = idleReaders.withLock({ $0.popLast() }) { return idle }
+        return try SQLiteConnection(
+            path: databasePath,
+            flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
+            busyTimeout: configuration.busyTimeout
+        )
     }
 
     /// Returns a reader to the pool, or lets it close when the pool is full or it is unusable.
