@@ -55,7 +55,10 @@ final class Session {
     /// Works out the write state of `value`'s type: its layout (the cached one, or learned from
     /// `value` extending `previous`), its schema, the collection prepared for it, the affinity
     /// fixes; the plan is kept by the store when the collection needed no change.
-    private func makeWriteState<T: Encodable>(for value: T, extending previous: [ColumnDefinition]?) throws -> WriteState {
+    private func makeWriteState<T: Encodable>(
+        for value: T,
+        extending previous: [ColumnDefinition]?
+    ) throws -> WriteState {
         // The store's, not a plan's: it holds the layout the type's last save learned.
         let info = try store.info(for: T.self)
         var layout: [ColumnDefinition]
