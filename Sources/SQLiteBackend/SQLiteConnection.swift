@@ -19,6 +19,9 @@ final class SQLiteConnection: @unchecked Sendable {
     private var statements: [String: SQLiteStatement] = [:]
     /// The SQL text of scans already compiled on this connection, by shape (see `SQLiteScanShape`).
     var scanSQL: [SQLiteScanShape: String] = [:]
+    /// The SQL text of record writers' upserts already made on this connection (see
+    /// `SQLiteUpsertShape`): making it quoted and joined every name on every single save.
+    var upsertSQL: [SQLiteUpsertShape: String] = [:]
     /// The key look-ups already compiled on this connection, by collection, with their statements.
     var lookupSQL: [String: (columns: [String], schemaVersion: Int64, sql: String, statement: SQLiteStatement)] = [:]
     /// The schema a read transaction on this connection last looked up: `name` as asked, the

@@ -327,16 +327,17 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
                 column: schema.primaryKey
             )
         }
-        let quotedColumns = columns.map(quote)
-        var sql = "INSERT INTO " + quote(collection) + " (" + quotedColumns.joined(separator: ", ") + ") VALUES ("
-        sql += Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        sql += ") ON CONFLICT (" + quote(schema.primaryKey) + ") "
-        // An upsert, not INSERT OR REPLACE: that would silently delete rows conflicting on a
-        // unique index. Columns the writer does not name keep their values, as in every backend.
-        let updates = quotedColumns.enumerated().compactMap { offset, column in
-            offset == keyIndex ? nil : column + " = excluded." + column
+        let shape = SQLiteUpsertShape(collection: collection, columns: columns, primaryKey: schema.primaryKey)
+        let sql: String
+        if let known = connection.upsertSQL[shape] {
+            sql = known
+        } else {
+            sql = Self.upsertSQL(shape, keyIndex: keyIndex)
+            if connection.upsertSQL.count >= SQLiteConnection.statementCacheCapacity {
+                connection.upsertSQL.removeAll()
+            }
+            connection.upsertSQL[shape] = sql
         }
-        sql += updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.joined(separator: ", ")
         let statement = try connection.cachedStatement(sql, collection: collection)
         return SQLiteRecordWriter(
             transaction: self,
@@ -346,6 +347,23 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
             keyIndex: keyIndex,
             hasAutoKey: schema.hasAutoKey
         )
+    }
+
+    /// The upsert of a record writer: its text depends on the names only, so it is made once
+    /// per connection and shape.
+    private static func upsertSQL(_ shape: SQLiteUpsertShape, keyIndex: Int) -> String {
+        let quotedColumns = shape.columns.map(quote)
+        var sql =
+            "INSERT INTO " + quote(shape.collection) + " (" + quotedColumns.joined(separator: ", ") + ") VALUES ("
+        sql += Array(repeating: "?", count: shape.columns.count).joined(separator: ", ")
+        sql += ") ON CONFLICT (" + quote(shape.primaryKey) + ") "
+        // An upsert, not INSERT OR REPLACE: that would silently delete rows conflicting on a
+        // unique index. Columns the writer does not name keep their values, as in every backend.
+        let updates = quotedColumns.enumerated().compactMap { offset, column in
+            offset == keyIndex ? nil : column + " = excluded." + column
+        }
+        sql += updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + updates.joined(separator: ", ")
+        return sql
     }
 
     func delete(from collection: String, key: StorageValue) throws -> Bool {
@@ -467,4 +485,12 @@ final class SQLiteRecordWriter: RecordWriter {
         }
         return key
     }
+}
+
+/// What the SQL text of a record writer's upsert is made from: the collection as named, the
+/// writer's columns in order, and the primary key (the key's position among `columns` follows).
+struct SQLiteUpsertShape: Hashable {
+    let collection: String
+    let columns: [String]
+    let primaryKey: String
 }

@@ -34,7 +34,7 @@ public enum ConformanceSuite {
     public static let checks: [ConformanceCheck] =
         roundTripChecks + queryChecks + inListChecks + typedComparisonChecks + transactionChecks + dictionaryChecks
         + hostileInputChecks + concurrencyChecks + keyChecks + settingsChecks + exactValueChecks + typeChangeChecks
-        + inferenceChecks + naturalKeyChecks + columnNameChecks + typedReadChecks
+        + inferenceChecks + naturalKeyChecks + columnNameChecks + typedReadChecks + writePlanChecks
 
     static func check(
         _ name: String,

@@ -31,6 +31,9 @@ public final class ObjectStore: Sendable {
     /// then takes the lock.
     private let writeRunning = Atomic<Int>(0)
     private let readPlans = Locked<[String: ReadPlan]>([:])
+    /// The write plans of the types saved so far, each valid while its collection's stored schema
+    /// is the one it was checked against (see ``WritePlan``).
+    private let writePlans = Locked<[ObjectIdentifier: WritePlan]>([:])
     /// Orders the publication of committed changes (change streams deliver in commit order).
     private let commits = CommitSequencer()
     let changeHub = ChangeHub()
@@ -87,6 +90,19 @@ public final class ObjectStore: Sendable {
     func rememberLayout<T>(_ layout: [ColumnDefinition], for type: T.Type) {
         let id = ObjectIdentifier(type)
         models.withLock { $0[id]?.layout = layout }
+    }
+
+    /// The write plan last made for `type`, to be used only if the stored schema of its collection
+    /// is still `plan.stored`.
+    func writePlan<T>(for type: T.Type) -> WritePlan? {
+        let id = ObjectIdentifier(type)
+        return writePlans.withLock { $0[id] }
+    }
+
+    /// Keeps `plan` for the next saves of `type`, replacing the one before.
+    func keepWritePlan<T>(_ plan: WritePlan, for type: T.Type) {
+        let id = ObjectIdentifier(type)
+        writePlans.withLock { $0[id] = plan }
     }
 
     /// The read plan for a stored schema, reused while the schema stays the same.

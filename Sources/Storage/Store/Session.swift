@@ -23,41 +23,44 @@ final class Session {
 
     /// Records a write for the change streams, published if the transaction commits.
     func noteChange(_ operation: ChangeLog.Operation, in collection: String) {
-        let folded = Identifier.folded(collection)
+        noteChange(operation, in: collection, folded: Identifier.folded(collection))
+    }
+
+    /// Records a write for the change streams, with the collection's folded name known.
+    func noteChange(_ operation: ChangeLog.Operation, in collection: String, folded: String) {
         changeLogs[folded, default: ChangeLog(collection: collection)].record(operation)
     }
 
     // MARK: Writing models
 
-    /// The state needed to write records of one type: its encoder, the backend's writer, the
-    /// key position and the columns whose stored type differs from the Swift type's.
-    private final class WriteState {
-        let schema: CollectionSchema
+    /// The state needed to write records of one type in this transaction: its plan (schema,
+    /// key position, affinity fixes), an encoder for the plan's layout and the backend's writer.
+    private struct WriteState {
+        let plan: WritePlan
         let encoder: RowEncoder
         let writer: any RecordWriter
-        let keyIndex: Int
-        let affinityFixes: [(Int, ColumnType)]
-
-        init(
-            schema: CollectionSchema,
-            encoder: RowEncoder,
-            writer: any RecordWriter,
-            keyIndex: Int,
-            affinityFixes: [(Int, ColumnType)]
-        ) {
-            self.schema = schema
-            self.encoder = encoder
-            self.writer = writer
-            self.keyIndex = keyIndex
-            self.affinityFixes = affinityFixes
-        }
     }
 
+    /// The write state for the first value of a save: from the store's cached plan when the
+    /// stored schema of the type's collection is the one the plan was checked against, else
+    /// worked out again (`makeWriteState`).
+    private func writeState<T: Encodable>(for value: T, info: ModelInfo, cached: WritePlan?) throws -> WriteState {
+        if let cached, let stored = try storedSchema(info.collection), stored == cached.stored {
+            let writer = try requireWriter().makeWriter(for: cached.schema.name, columns: cached.columnNames)
+            return WriteState(plan: cached, encoder: cached.takeEncoder(), writer: writer)
+        }
+        return try makeWriteState(for: value, extending: nil)
+    }
+
+    /// Works out the write state of `value`'s type: its layout (the cached one, or learned from
+    /// `value` extending `previous`), its schema, the collection prepared for it, the affinity
+    /// fixes; the plan is kept by the store when the collection needed no change.
     private func makeWriteState<T: Encodable>(
         for value: T,
-        info: ModelInfo,
         extending previous: [ColumnDefinition]?
     ) throws -> WriteState {
+        // The store's, not a plan's: it holds the layout the type's last save learned.
+        let info = try store.info(for: T.self)
         var layout: [ColumnDefinition]
         if let cached = info.layout, previous == nil {
             layout = cached
@@ -67,6 +70,7 @@ final class Session {
         let schema = try info.schema(for: layout)
         layout = schema.columns
         store.rememberLayout(layout, for: T.self)
+        let before = try storedSchema(schema.name)
         let stored = try prepare(schema, writtenBy: info.typeName)
         guard stored.primaryKey == schema.primaryKey else {
             throw StorageError(
@@ -77,20 +81,28 @@ final class Session {
                 column: schema.primaryKey
             )
         }
-        var fixes: [(Int, ColumnType)] = []
+        var fixes: [WritePlan.AffinityFix] = []
         for (index, column) in layout.enumerated() {
             if let storedType = stored.column(named: column.name)?.type, storedType != column.type,
                 storedType != .untyped
             {
-                fixes.append((index, storedType))
+                fixes.append(WritePlan.AffinityFix(index: index, type: storedType))
             }
         }
-        return WriteState(
+        let plan = WritePlan(
+            info: info,
             schema: schema,
-            encoder: RowEncoder(typeName: info.typeName, columns: layout),
-            writer: try requireWriter().makeWriter(for: schema.name, columns: layout.map(\.name)),
+            stored: stored,
             keyIndex: layout.firstIndex { $0.name == schema.primaryKey }!,
             affinityFixes: fixes
+        )
+        // Kept only when the collection was already as the plan needs it: after a change made
+        // here (which a rollback may undo), the next save checks the schema it then finds.
+        if before == stored { store.keepWritePlan(plan, for: T.self) }
+        return WriteState(
+            plan: plan,
+            encoder: RowEncoder(typeName: info.typeName, columns: layout),
+            writer: try requireWriter().makeWriter(for: schema.name, columns: plan.columnNames)
         )
     }
 
@@ -121,8 +133,12 @@ final class Session {
     }
 
     func save<S: Sequence>(_ values: S) throws -> [StorageValue] where S.Element: Encodable {
-        let info = try store.info(for: S.Element.self)
+        let cached = store.writePlan(for: S.Element.self)
+        let info = try cached?.info ?? store.info(for: S.Element.self)
         var state: WriteState?
+        // The encoder whose last record was encoded whole, kept for the next save of the type.
+        var reusable: WriteState?
+        defer { if let reusable { reusable.plan.keepEncoder(reusable.encoder) } }
         var keys: [StorageValue] = []
         keys.reserveCapacity(values.underestimatedCount)
         for value in values {
@@ -130,27 +146,30 @@ final class Session {
             if let state {
                 current = state
             } else {
-                current = try makeWriteState(for: value, info: info, extending: nil)
+                current = try writeState(for: value, info: info, cached: cached)
                 try current.writer.expectRecords(values.underestimatedCount)
             }
+            reusable = nil
             do {
                 try current.encoder.encode(value)
             } catch is PlanMiss {
-                current = try makeWriteState(for: value, info: info, extending: current.encoder.columns)
+                current = try makeWriteState(for: value, extending: current.encoder.columns)
                 try current.encoder.encode(value)
             }
             state = current
+            reusable = current
+            let plan = current.plan
             var record = current.encoder.values
-            for (index, type) in current.affinityFixes { record[index] = record[index].applyingAffinity(type) }
-            let key = record[current.keyIndex]
-            if current.schema.hasAutoKey {
-                record[current.keyIndex] = .null
+            for fix in plan.affinityFixes { record[fix.index] = record[fix.index].applyingAffinity(fix.type) }
+            let key = record[plan.keyIndex]
+            if plan.schema.hasAutoKey {
+                record[plan.keyIndex] = .null
             } else if key.isNull {
                 throw StorageError(
                     .invalidKey,
-                    "a \(info.typeName) has no value for its primary key '\(current.schema.primaryKey)'",
+                    "a \(info.typeName) has no value for its primary key '\(plan.schema.primaryKey)'",
                     collection: info.collection,
-                    column: current.schema.primaryKey
+                    column: plan.schema.primaryKey
                 )
             }
             do {
@@ -161,7 +180,9 @@ final class Session {
                 throw error
             }
         }
-        if !keys.isEmpty { noteChange(.upsert(keys), in: info.collection) }
+        if let plan = state?.plan, !keys.isEmpty {
+            noteChange(.upsert(keys), in: info.collection, folded: plan.foldedCollection)
+        }
         return keys
     }
 
