@@ -150,6 +150,28 @@ enum PostgreSQLChangeFeed {
             + " unnest($4::text[], $5::text[], $6::text[]) AS t(c, u, d)"
     }
 
+    /// One statement that upserts one record (`upsert`, whose values are `$1`…`$parameters`) and
+    /// records the change, for a transaction of one saved record run on its own: a
+    /// data-modifying `WITH` runs the upsert, then the change row is inserted after
+    /// `pg_advisory_xact_lock` (as in `publishSQL`, so change rows get their ids in commit
+    /// order) and `pg_notify`. The lock's argument depends on the upsert's row count, so the lock
+    /// is taken only after the upsert has run: a save waiting for a row lock never holds the
+    /// change lock, which every other writer needs to commit.
+    ///
+    /// Its parameters after the record's: the origin (text), the collection as named (text), the
+    /// upserted key as `encode` writes it (text), the lock key (int8), the channel (text).
+    static func saveOneSQL(_ catalog: PostgreSQLCatalog, upsert: String, parameters: Int) -> String {
+        let origin = "$\(parameters + 1)::text"
+        let collection = "$\(parameters + 2)::text"
+        let upserted = "$\(parameters + 3)::text"
+        let lockKey = "$\(parameters + 4)::int8"
+        let channel = "$\(parameters + 5)::text"
+        return "WITH w AS (" + upsert + " RETURNING 1) INSERT INTO " + catalog.changesTable
+            + " (origin, collection, upserted, deleted) SELECT " + origin + ", " + collection + ", " + upserted
+            + ", '[]' FROM (SELECT count(*) AS n FROM w) AS s, LATERAL (SELECT pg_advisory_xact_lock(" + lockKey
+            + " + 0 * s.n), pg_notify(" + channel + ", " + origin + ")) AS l"
+    }
+
     /// Keys as JSON text: each a tagged string (`i:`, `r:`, `t:`, `b:`), so every key type
     /// comes back exactly. Written byte by byte (a transaction may record a million keys).
     static func encode(_ keys: [StorageValue]) -> String {
@@ -232,6 +254,14 @@ struct PostgreSQLChangeSet {
     private var lastIsDelete: [String: [StorageValue: Bool]] = [:]
 
     var isEmpty: Bool { names.isEmpty }
+
+    /// Whether the transaction upserted one key and did nothing else.
+    var isSingleUpsert: Bool {
+        guard order.count == 1, let keys = order.first?.value, keys.count == 1,
+            let deletes = lastIsDelete.first?.value
+        else { return false }
+        return deletes[keys[0]] == false
+    }
 
     /// The collection of the last `record(_:_:)`, with its folded name: a writer records its
     /// keys one at a time, all in one collection.

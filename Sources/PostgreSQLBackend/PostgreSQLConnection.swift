@@ -30,11 +30,18 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// the next statement: by then it has arrived, so no round trip is spent waiting for it.
     private var unreadCommit = false
 
-    /// Connects to the server `url` names.
+    /// Connects to the server `url` names; with `defaultIsolation` (`SERIALIZABLE` or
+    /// `REPEATABLE READ`), a statement run outside a transaction block runs at that level.
     /// - Throws: `StorageError` with code `.unavailable` when the server cannot be reached within
     ///   `connectTimeout` (the message names the host and port), `.cannotOpen` when the server
     ///   refuses the connection (authentication, a missing database, TLS verification).
-    init(url: String, endpoint: PostgreSQLEndpoint, connectTimeout: Duration, statementTimeout: Duration?) throws {
+    init(
+        url: String,
+        endpoint: PostgreSQLEndpoint,
+        connectTimeout: Duration,
+        statementTimeout: Duration?,
+        defaultIsolation: String? = nil
+    ) throws {
         self.endpoint = endpoint
         // libpq's connect_timeout is in whole seconds, and at least 2.
         let seconds = max(2, Int((Double(connectTimeout.components.seconds) + 0.999).rounded(.down)))
@@ -77,6 +84,9 @@ final class PostgreSQLConnection: @unchecked Sendable {
             )
             setup += "; SET statement_timeout = \(milliseconds)"
         }
+        if let defaultIsolation {
+            setup += "; SET default_transaction_isolation = '" + defaultIsolation.lowercased() + "'"
+        }
         try execute(setup)
     }
 
@@ -100,6 +110,10 @@ final class PostgreSQLConnection: @unchecked Sendable {
         if unreadCommit { return false }  // the command in flight ends the transaction
         return PQtransactionStatus(handle) != PQTRANS_IDLE
     }
+
+    /// Whether the transaction `begin(_:)` started has sent nothing yet: its `BEGIN` waits for
+    /// its first statement.
+    var hasPendingBegin: Bool { pendingBegin != nil }
 
     /// Whether the server has run the `BEGIN` of the transaction `begin(_:)` started: `false`
     /// while it waits to go with the first statement, and when that round trip (or reading the
@@ -213,6 +227,39 @@ final class PostgreSQLConnection: @unchecked Sendable {
             return false
         }
         if let failed { throw failed }
+    }
+
+    /// Runs the prepared `statement` on its own, outside a transaction block: the server runs
+    /// and commits it as a transaction of its own (at the connection's default isolation), in
+    /// one round trip. `hasBegun` is set once the statement has been sent: from then on a lost
+    /// connection leaves its outcome unknown.
+    /// - Throws: the statement's error, or the commit's (reported after the statement's own
+    ///   result); `.connectionLost` when the connection broke.
+    func runAlone(_ statement: PipelinedStatement) throws {
+        detachStream()
+        try settle()
+        hasBegun = false
+        let name = try preparedStatement(statement.sql, collection: statement.collection)
+        let sent = statement.parameters.withArrays { count, values, lengths, formats in
+            PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+        }
+        guard sent == 1 else {
+            isBroken = true
+            throw failure(nil, statement.context, collection: statement.collection)
+        }
+        hasBegun = true
+        var failed: StorageError?
+        var answered = false
+        while let result = PQgetResult(handle) {
+            let status = PQresultStatus(result)
+            answered = true
+            if failed == nil && status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK {
+                failed = failure(result, statement.context, collection: statement.collection)
+            }
+            PQclear(result)
+        }
+        if let failed { throw failed }
+        if !answered { throw failure(nil, statement.context, collection: statement.collection) }
     }
 
     /// Reads the answer to a commit sent without waiting, if any: afterwards the connection is
@@ -388,32 +435,54 @@ final class PostgreSQLConnection: @unchecked Sendable {
             isBroken = true
             throw failure(nil, context, collection: collection)
         }
+        return PostgreSQLResult(try readLastResult(afterBegin: true, statements: 1, context, collection: collection))
+    }
+
+    /// Reads the answers to a pipeline of the pending `BEGIN` (when `afterBegin`) and
+    /// `statements` statements, each of which must succeed, and returns the last statement's
+    /// result (the caller clears it). A `BEGIN` that succeeded marks the transaction begun.
+    /// - Throws: the `BEGIN`'s error or the first failing statement's (the later ones did not
+    ///   run); `.connectionLost` when the connection broke.
+    private func readLastResult(
+        afterBegin: Bool,
+        statements: Int,
+        _ context: String,
+        collection: String?
+    ) throws -> OpaquePointer {
+        let first = afterBegin ? 1 : 0
+        let last = first + statements - 1
         var failed: StorageError?
         var kept: OpaquePointer?
-        try readPipeline(count: 2) { index, result, status in
-            if index == 0 {
-                if status == PGRES_COMMAND_OK {
-                    pendingBegin = nil
-                    hasBegun = true
-                } else {
-                    failed = failure(result, "cannot begin a transaction", collection: collection)
+        do {
+            try readPipeline(count: last + 1) { index, result, status in
+                if index < first {
+                    if status == PGRES_COMMAND_OK {
+                        pendingBegin = nil
+                        hasBegun = true
+                    } else {
+                        failed = failure(result, "cannot begin a transaction", collection: collection)
+                    }
+                    return false
                 }
-                return false
-            }
-            guard failed == nil else { return false }
-            if status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK {
+                guard failed == nil else { return false }
+                guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
+                    failed = failure(result, context, collection: collection)
+                    return false
+                }
+                guard index == last else { return false }
                 kept = result
                 return true
             }
-            failed = failure(result, context, collection: collection)
-            return false
+        } catch {
+            if let kept { PQclear(kept) }
+            throw error
         }
         if let failed {
             if let kept { PQclear(kept) }
             throw failed
         }
         guard let kept else { throw failure(nil, context, collection: collection) }
-        return PostgreSQLResult(kept)
+        return kept
     }
 
     /// Runs a prepared statement in single-row mode and calls `body` with each row until it
@@ -504,36 +573,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
             isBroken = true
             throw failure(nil, context, collection: collection)
         }
-        let first = begin == nil ? 0 : 1
-        var failed: StorageError?
-        var batch: OpaquePointer?
-        try readPipeline(count: first + 2) { index, result, status in
-            if index < first {
-                if status == PGRES_COMMAND_OK {
-                    pendingBegin = nil
-                    hasBegun = true
-                } else {
-                    failed = failure(result, "cannot begin a transaction", collection: collection)
-                }
-                return false
-            }
-            guard failed == nil else { return false }
-            if index == first {
-                if status != PGRES_COMMAND_OK { failed = failure(result, context, collection: collection) }
-                return false
-            }
-            if status == PGRES_TUPLES_OK {
-                batch = result
-                return true
-            }
-            failed = failure(result, context, collection: collection)
-            return false
-        }
-        if let failed {
-            if let batch { PQclear(batch) }
-            throw failed
-        }
-        guard let batch else { throw failure(nil, context, collection: collection) }
+        let batch = try readLastResult(afterBegin: begin != nil, statements: 2, context, collection: collection)
         let stream = PostgreSQLCursorStream(connection: self, first: batch, context: context, collection: collection)
         defer {
             if activeCursor === stream { activeCursor = nil }

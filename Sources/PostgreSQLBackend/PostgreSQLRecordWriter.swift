@@ -201,6 +201,28 @@ final class PostgreSQLRecordWriter: RecordWriter {
         )
     }
 
+    /// The one buffered record's upsert and change record as one statement (`saveOneSQL`), not
+    /// sent, or `nil` when the writer holds no record or more than one.
+    /// - Parameters:
+    ///   - origin: the backend's name in the change table.
+    ///   - lockKey: the advisory lock that orders the change rows.
+    ///   - channel: the store's notification channel.
+    func pendingSave(origin: String, lockKey: Int64, channel: String) -> PostgreSQLConnection.PipelinedStatement? {
+        guard tupleCount == 1, let key = bufferedKeys.first else { return nil }
+        var parameters = PostgreSQLParameters(copyTuple: tuples)
+        parameters.append(.text(origin))
+        parameters.append(.text(collection))
+        parameters.append(.text(PostgreSQLChangeFeed.encode([key])))
+        parameters.append(.integer(lockKey))
+        parameters.append(.text(channel))
+        return .init(
+            sql: plan.saveOneSQL,
+            parameters: parameters,
+            context: "cannot write records",
+            collection: collection
+        )
+    }
+
     /// Drops the buffered records (sent by other means).
     func forgetBufferedRecords() {
         tuples.removeAll(keepingCapacity: true)
@@ -262,6 +284,9 @@ final class PostgreSQLWriterPlan: Sendable {
     let mergeSQL: String
     /// The upsert of one record, its values as parameters: a batch of one needs no `COPY`.
     let upsertOneSQL: String
+    /// The upsert of one record and its change record in one statement (see
+    /// `PostgreSQLChangeFeed.saveOneSQL`): a transaction of one saved record, run on its own.
+    let saveOneSQL: String
 
     /// - Throws: `.unknownColumn` for a column the schema lacks, `.invalidKey` when `columns`
     ///   lacks the primary key.
@@ -324,6 +349,7 @@ final class PostgreSQLWriterPlan: Sendable {
         upsertOneSQL =
             "INSERT INTO " + table + " (" + quoted.joined(separator: ", ") + ") VALUES ("
             + placeholders.joined(separator: ", ") + ")" + conflict
+        saveOneSQL = PostgreSQLChangeFeed.saveOneSQL(catalog, upsert: upsertOneSQL, parameters: types.count)
     }
 
 }
