@@ -207,6 +207,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
     ///   - origin: the backend's name in the change table.
     ///   - lockKey: the advisory lock that orders the change rows.
     ///   - channel: the store's notification channel.
+    /// - Returns: the statement, or `nil`.
     func pendingSave(origin: String, lockKey: Int64, channel: String) -> PostgreSQLConnection.PipelinedStatement? {
         guard tupleCount == 1, let key = bufferedKeys.first else { return nil }
         var parameters = PostgreSQLParameters(copyTuple: tuples)
