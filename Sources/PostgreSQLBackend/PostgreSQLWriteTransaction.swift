@@ -86,10 +86,12 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
         try checkActive()
         try willRunStatement()
         let folded = Identifier.folded(requested.name)
-        if let known = changedSchemas[folded]
-            ?? (droppedCollections.contains(folded) ? nil : schemaCache.lookup(requested.name)),
+        let usesCache = changedSchemas[folded] == nil && !droppedCollections.contains(folded)
+        if usesCache, let known = schemaCache.covered(requested, folded: folded) { return known }
+        if let known = usesCache ? schemaCache.lookup(requested.name) : changedSchemas[folded],
             known.merged(with: requested) == known
         {
+            if usesCache { schemaCache.storeCovered(requested, by: known, folded: folded) }
             return known
         }
         try requested.validateShape()
