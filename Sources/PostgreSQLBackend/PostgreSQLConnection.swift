@@ -619,7 +619,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// header, the tuples, the trailer.
     /// - Throws: the server's error for the copy (`.constraintViolation` for a unique
     ///   violation), `.connectionLost` when the connection broke.
-    func copyIn(_ sql: String, _ tuples: [UInt8], _ context: String, collection: String?) throws {
+    func copyIn(_ sql: String, _ tuples: UnsafeRawBufferPointer, _ context: String, collection: String?) throws {
         detachStream()
         try settle()
         try sendPendingBegin(collection: collection)
@@ -637,7 +637,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         var offset = 0
         while sent, offset < tuples.count {
             let end = min(tuples.count, offset + (1 << 20))
-            sent = tuples[offset..<end].withUnsafeBytes { send($0) }
+            sent = send(UnsafeRawBufferPointer(rebasing: tuples[offset..<end]))
             offset = end
         }
         if sent { sent = send([0xFF, 0xFF]) }
