@@ -231,8 +231,9 @@ final class PostgreSQLConnection: @unchecked Sendable {
 
     /// Runs the prepared `statement` on its own, outside a transaction block: the server runs
     /// and commits it as a transaction of its own (at the connection's default isolation), in
-    /// one round trip. `hasBegun` is set once the statement has been sent: from then on a lost
-    /// connection leaves its outcome unknown.
+    /// one round trip. `hasBegun` is set once the statement has been sent — from then on a lost
+    /// connection leaves its outcome unknown — unless the server's first answer is an error (the
+    /// statement did not complete, so nothing was committed).
     /// - Throws: the statement's error, or the commit's (reported after the statement's own
     ///   result); `.connectionLost` when the connection broke.
     func runAlone(_ statement: PipelinedStatement) throws {
@@ -252,10 +253,16 @@ final class PostgreSQLConnection: @unchecked Sendable {
         var answered = false
         while let result = PQgetResult(handle) {
             let status = PQresultStatus(result)
-            answered = true
             if failed == nil && status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK {
+                if !answered, PQresultErrorField(result, Int32(UInt8(ascii: "C"))) != nil {
+                    // The server's error instead of the statement's completion (an idle
+                    // connection the server ended says so first): the statement did not
+                    // complete, so nothing was committed (a commit follows a completed statement).
+                    hasBegun = false
+                }
                 failed = failure(result, statement.context, collection: statement.collection)
             }
+            answered = true
             PQclear(result)
         }
         if let failed { throw failed }
