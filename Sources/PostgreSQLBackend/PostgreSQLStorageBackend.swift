@@ -266,9 +266,11 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                     // default isolation is the write isolation, no `BEGIN` and no `COMMIT`.
                     transaction.invalidate()
                     try connection.commit()  // sent nothing: forgets the BEGIN
+                    // Checked out first: if that fails, the error handling below still holds
+                    // this transaction's own connection, of the primary's main pool.
+                    let single = try singleStatementWriters.checkOut()
                     primary.checkIn(connection)
-                    pool = singleStatementWriters
-                    connection = try pool.checkOut()
+                    (connection, pool) = (single, singleStatementWriters)
                     try connection.runAlone(save)
                     pruneChangesNow(on: connection)
                     pool.checkIn(connection)
