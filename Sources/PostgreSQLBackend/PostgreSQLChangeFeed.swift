@@ -150,6 +150,28 @@ enum PostgreSQLChangeFeed {
             + " unnest($4::text[], $5::text[], $6::text[]) AS t(c, u, d)"
     }
 
+    /// One statement that upserts one record (`upsert`, whose values are `$1`…`$parameters`) and
+    /// records the change, for a transaction of one saved record run on its own: a
+    /// data-modifying `WITH` runs the upsert, then the change row is inserted after
+    /// `pg_advisory_xact_lock` (as in `publishSQL`, so change rows get their ids in commit
+    /// order) and `pg_notify`. The lock's argument depends on the upsert's row count, so the lock
+    /// is taken only after the upsert has run: a save waiting for a row lock never holds the
+    /// change lock, which every other writer needs to commit.
+    ///
+    /// Its parameters after the record's: the origin (text), the collection as named (text), the
+    /// upserted key as `encode` writes it (text), the lock key (int8), the channel (text).
+    static func saveOneSQL(_ catalog: PostgreSQLCatalog, upsert: String, parameters: Int) -> String {
+        let origin = "$\(parameters + 1)::text"
+        let collection = "$\(parameters + 2)::text"
+        let upserted = "$\(parameters + 3)::text"
+        let lockKey = "$\(parameters + 4)::int8"
+        let channel = "$\(parameters + 5)::text"
+        return "WITH w AS (" + upsert + " RETURNING 1) INSERT INTO " + catalog.changesTable
+            + " (origin, collection, upserted, deleted) SELECT " + origin + ", " + collection + ", " + upserted
+            + ", '[]' FROM (SELECT count(*) AS n FROM w) AS s, LATERAL (SELECT pg_advisory_xact_lock(" + lockKey
+            + " + 0 * s.n), pg_notify(" + channel + ", " + origin + ")) AS l"
+    }
+
     /// Keys as JSON text: each a tagged string (`i:`, `r:`, `t:`, `b:`), so every key type
     /// comes back exactly. Written byte by byte (a transaction may record a million keys).
     static func encode(_ keys: [StorageValue]) -> String {
@@ -226,49 +248,78 @@ enum PostgreSQLChangeFeed {
 
 /// The keys one write transaction upserted and deleted, per collection, in the order of its
 /// operations (a later operation on a key wins).
+///
+/// A collection's keys are one array in first-touched order and one dictionary of whether each
+/// was last deleted, in an array of collections: recording a key costs one hash of the key (a
+/// profile of bulk inserts showed the nested dictionaries by folded name, hashed for every key,
+/// as a fifth of the writer's cost), and a collection with no delete gives its upserted keys
+/// without looking each one up again.
 struct PostgreSQLChangeSet {
-    private var names: [String: String] = [:]
-    private var order: [String: [StorageValue]] = [:]
-    private var lastIsDelete: [String: [StorageValue: Bool]] = [:]
+    private struct Keys {
+        let name: String
+        let folded: String
+        var order: [StorageValue] = []
+        var isDeleted: [StorageValue: Bool] = [:]
+        /// Whether a delete was recorded in the collection.
+        var hasDeletes = false
+    }
 
-    var isEmpty: Bool { names.isEmpty }
+    private var collections: [Keys] = []
+    private var indexes: [String: Int] = [:]
+    /// The collection of the last `record`, as named, and its index: a writer records its keys
+    /// one at a time, all in one collection.
+    private var last: (name: String, index: Int)?
 
-    /// The collection of the last `record(_:_:)`, with its folded name: a writer records its
-    /// keys one at a time, all in one collection.
-    private var lastCollection: (name: String, folded: String)?
+    var isEmpty: Bool { collections.isEmpty }
+
+    /// Whether the transaction upserted one key and did nothing else.
+    var isSingleUpsert: Bool {
+        collections.count == 1 && collections[0].order.count == 1 && !collections[0].hasDeletes
+    }
+
+    private mutating func index(of collection: String) -> Int {
+        if let last, last.name == collection { return last.index }
+        let folded = Identifier.folded(collection)
+        let index: Int
+        if let known = indexes[folded] {
+            index = known
+        } else {
+            index = collections.count
+            collections.append(Keys(name: collection, folded: folded))
+            indexes[folded] = index
+        }
+        last = (collection, index)
+        return index
+    }
 
     /// Records one upserted key.
     mutating func record(_ collection: String, _ key: StorageValue) {
-        let folded: String
-        if let last = lastCollection, last.name == collection {
-            folded = last.folded
-        } else {
-            folded = Identifier.folded(collection)
-            lastCollection = (collection, folded)
-            if names[folded] == nil { names[folded] = collection }
-        }
-        if lastIsDelete[folded, default: [:]].updateValue(false, forKey: key) == nil {
-            order[folded, default: []].append(key)
+        let index = index(of: collection)
+        if collections[index].isDeleted.updateValue(false, forKey: key) == nil {
+            collections[index].order.append(key)
         }
     }
 
     mutating func record(_ collection: String, _ keys: [StorageValue], deleted: Bool) {
-        let folded = Identifier.folded(collection)
-        if names[folded] == nil { names[folded] = collection }
-        for key in keys where lastIsDelete[folded, default: [:]].updateValue(deleted, forKey: key) == nil {
-            order[folded, default: []].append(key)
+        let index = index(of: collection)
+        if deleted && !keys.isEmpty { collections[index].hasDeletes = true }
+        for key in keys where collections[index].isDeleted.updateValue(deleted, forKey: key) == nil {
+            collections[index].order.append(key)
         }
     }
 
-    /// Per collection: its name, and the JSON of its upserted and deleted keys.
+    /// Per collection (by folded name): its name, and the JSON of its upserted and deleted keys.
     var rows: (collections: [StorageValue], upserted: [StorageValue], deleted: [StorageValue]) {
         var result: ([StorageValue], [StorageValue], [StorageValue]) = ([], [], [])
-        for (folded, name) in names.sorted(by: { $0.key < $1.key }) {
-            let keys = order[folded] ?? []
-            let last = lastIsDelete[folded] ?? [:]
-            result.0.append(.text(name))
-            result.1.append(.text(PostgreSQLChangeFeed.encode(keys.filter { last[$0] == false })))
-            result.2.append(.text(PostgreSQLChangeFeed.encode(keys.filter { last[$0] == true })))
+        for keys in collections.sorted(by: { $0.folded < $1.folded }) {
+            result.0.append(.text(keys.name))
+            guard keys.hasDeletes else {
+                result.1.append(.text(PostgreSQLChangeFeed.encode(keys.order)))
+                result.2.append(.text(PostgreSQLChangeFeed.encode([])))
+                continue
+            }
+            result.1.append(.text(PostgreSQLChangeFeed.encode(keys.order.filter { keys.isDeleted[$0] == false })))
+            result.2.append(.text(PostgreSQLChangeFeed.encode(keys.order.filter { keys.isDeleted[$0] == true })))
         }
         return result
     }

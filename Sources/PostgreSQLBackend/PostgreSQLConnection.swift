@@ -30,11 +30,18 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// the next statement: by then it has arrived, so no round trip is spent waiting for it.
     private var unreadCommit = false
 
-    /// Connects to the server `url` names.
+    /// Connects to the server `url` names; with `defaultIsolation` (`SERIALIZABLE` or
+    /// `REPEATABLE READ`), a statement run outside a transaction block runs at that level.
     /// - Throws: `StorageError` with code `.unavailable` when the server cannot be reached within
     ///   `connectTimeout` (the message names the host and port), `.cannotOpen` when the server
     ///   refuses the connection (authentication, a missing database, TLS verification).
-    init(url: String, endpoint: PostgreSQLEndpoint, connectTimeout: Duration, statementTimeout: Duration?) throws {
+    init(
+        url: String,
+        endpoint: PostgreSQLEndpoint,
+        connectTimeout: Duration,
+        statementTimeout: Duration?,
+        defaultIsolation: String? = nil
+    ) throws {
         self.endpoint = endpoint
         // libpq's connect_timeout is in whole seconds, and at least 2.
         let seconds = max(2, Int((Double(connectTimeout.components.seconds) + 0.999).rounded(.down)))
@@ -77,6 +84,9 @@ final class PostgreSQLConnection: @unchecked Sendable {
             )
             setup += "; SET statement_timeout = \(milliseconds)"
         }
+        if let defaultIsolation {
+            setup += "; SET default_transaction_isolation = '" + defaultIsolation.lowercased() + "'"
+        }
         try execute(setup)
     }
 
@@ -100,6 +110,10 @@ final class PostgreSQLConnection: @unchecked Sendable {
         if unreadCommit { return false }  // the command in flight ends the transaction
         return PQtransactionStatus(handle) != PQTRANS_IDLE
     }
+
+    /// Whether the transaction `begin(_:)` started has sent nothing yet: its `BEGIN` waits for
+    /// its first statement.
+    var hasPendingBegin: Bool { pendingBegin != nil }
 
     /// Whether the server has run the `BEGIN` of the transaction `begin(_:)` started: `false`
     /// while it waits to go with the first statement, and when that round trip (or reading the
@@ -215,6 +229,46 @@ final class PostgreSQLConnection: @unchecked Sendable {
         if let failed { throw failed }
     }
 
+    /// Runs the prepared `statement` on its own, outside a transaction block: the server runs
+    /// and commits it as a transaction of its own (at the connection's default isolation), in
+    /// one round trip. `hasBegun` is set once the statement has been sent — from then on a lost
+    /// connection leaves its outcome unknown — unless the server's first answer is an error (the
+    /// statement did not complete, so nothing was committed).
+    /// - Throws: the statement's error, or the commit's (reported after the statement's own
+    ///   result); `.connectionLost` when the connection broke.
+    func runAlone(_ statement: PipelinedStatement) throws {
+        detachStream()
+        try settle()
+        hasBegun = false
+        let name = try preparedStatement(statement.sql, collection: statement.collection)
+        let sent = statement.parameters.withArrays { count, values, lengths, formats in
+            PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+        }
+        guard sent == 1 else {
+            isBroken = true
+            throw failure(nil, statement.context, collection: statement.collection)
+        }
+        hasBegun = true
+        var failed: StorageError?
+        var answered = false
+        while let result = PQgetResult(handle) {
+            let status = PQresultStatus(result)
+            if failed == nil && status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK {
+                if !answered, PQresultErrorField(result, Int32(UInt8(ascii: "C"))) != nil {
+                    // The server's error instead of the statement's completion (an idle
+                    // connection the server ended says so first): the statement did not
+                    // complete, so nothing was committed (a commit follows a completed statement).
+                    hasBegun = false
+                }
+                failed = failure(result, statement.context, collection: statement.collection)
+            }
+            answered = true
+            PQclear(result)
+        }
+        if let failed { throw failed }
+        if !answered { throw failure(nil, statement.context, collection: statement.collection) }
+    }
+
     /// Reads the answer to a commit sent without waiting, if any: afterwards the connection is
     /// out of pipeline mode, with nothing in flight.
     /// - Throws: `.connectionLost` when the connection broke meanwhile.
@@ -322,9 +376,16 @@ final class PostgreSQLConnection: @unchecked Sendable {
         }
     }
 
-    /// The name of the prepared statement for `sql`, preparing it on first use.
+    /// The name of the prepared statement for `sql`, preparing it on first use. The last few
+    /// statements are looked for first by comparison (the same `String` is a pointer comparison):
+    /// a profile of single saves showed hashing the long statement for the dictionary as a third
+    /// of the commit's client cost.
     private func preparedStatement(_ sql: String, collection: String?) throws -> String {
-        if let name = prepared[sql] { return name }
+        for entry in recentStatements where entry.sql == sql { return entry.name }
+        if let name = prepared[sql] {
+            remember(sql, name)
+            return name
+        }
         try settle()
         let name = "s\(nextStatement)"
         nextStatement += 1
@@ -334,13 +395,23 @@ final class PostgreSQLConnection: @unchecked Sendable {
             throw failure(result, "cannot prepare a statement", collection: collection)
         }
         prepared[sql] = name
+        remember(sql, name)
         return name
+    }
+
+    /// The statements used last (at most four), newest first: see `preparedStatement`.
+    private var recentStatements: [(sql: String, name: String)] = []
+
+    private func remember(_ sql: String, _ name: String) {
+        if recentStatements.count == 4 { recentStatements.removeLast() }
+        recentStatements.insert((sql, name), at: 0)
     }
 
     /// Forgets every prepared statement (after a schema change made one of them invalid).
     func discardPreparedStatements() {
         guard !prepared.isEmpty, !isBroken else { return }
         prepared.removeAll()
+        recentStatements.removeAll()
         if !isInTransaction || PQtransactionStatus(handle) == PQTRANS_INTRANS {
             try? execute("DEALLOCATE ALL")
         }
@@ -388,32 +459,54 @@ final class PostgreSQLConnection: @unchecked Sendable {
             isBroken = true
             throw failure(nil, context, collection: collection)
         }
+        return PostgreSQLResult(try readLastResult(afterBegin: true, statements: 1, context, collection: collection))
+    }
+
+    /// Reads the answers to a pipeline of the pending `BEGIN` (when `afterBegin`) and
+    /// `statements` statements, each of which must succeed, and returns the last statement's
+    /// result (the caller clears it). A `BEGIN` that succeeded marks the transaction begun.
+    /// - Throws: the `BEGIN`'s error or the first failing statement's (the later ones did not
+    ///   run); `.connectionLost` when the connection broke.
+    private func readLastResult(
+        afterBegin: Bool,
+        statements: Int,
+        _ context: String,
+        collection: String?
+    ) throws -> OpaquePointer {
+        let first = afterBegin ? 1 : 0
+        let last = first + statements - 1
         var failed: StorageError?
         var kept: OpaquePointer?
-        try readPipeline(count: 2) { index, result, status in
-            if index == 0 {
-                if status == PGRES_COMMAND_OK {
-                    pendingBegin = nil
-                    hasBegun = true
-                } else {
-                    failed = failure(result, "cannot begin a transaction", collection: collection)
+        do {
+            try readPipeline(count: last + 1) { index, result, status in
+                if index < first {
+                    if status == PGRES_COMMAND_OK {
+                        pendingBegin = nil
+                        hasBegun = true
+                    } else {
+                        failed = failure(result, "cannot begin a transaction", collection: collection)
+                    }
+                    return false
                 }
-                return false
-            }
-            guard failed == nil else { return false }
-            if status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK {
+                guard failed == nil else { return false }
+                guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
+                    failed = failure(result, context, collection: collection)
+                    return false
+                }
+                guard index == last else { return false }
                 kept = result
                 return true
             }
-            failed = failure(result, context, collection: collection)
-            return false
+        } catch {
+            if let kept { PQclear(kept) }
+            throw error
         }
         if let failed {
             if let kept { PQclear(kept) }
             throw failed
         }
         guard let kept else { throw failure(nil, context, collection: collection) }
-        return PostgreSQLResult(kept)
+        return kept
     }
 
     /// Runs a prepared statement in single-row mode and calls `body` with each row until it
@@ -504,36 +597,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
             isBroken = true
             throw failure(nil, context, collection: collection)
         }
-        let first = begin == nil ? 0 : 1
-        var failed: StorageError?
-        var batch: OpaquePointer?
-        try readPipeline(count: first + 2) { index, result, status in
-            if index < first {
-                if status == PGRES_COMMAND_OK {
-                    pendingBegin = nil
-                    hasBegun = true
-                } else {
-                    failed = failure(result, "cannot begin a transaction", collection: collection)
-                }
-                return false
-            }
-            guard failed == nil else { return false }
-            if index == first {
-                if status != PGRES_COMMAND_OK { failed = failure(result, context, collection: collection) }
-                return false
-            }
-            if status == PGRES_TUPLES_OK {
-                batch = result
-                return true
-            }
-            failed = failure(result, context, collection: collection)
-            return false
-        }
-        if let failed {
-            if let batch { PQclear(batch) }
-            throw failed
-        }
-        guard let batch else { throw failure(nil, context, collection: collection) }
+        let batch = try readLastResult(afterBegin: begin != nil, statements: 2, context, collection: collection)
         let stream = PostgreSQLCursorStream(connection: self, first: batch, context: context, collection: collection)
         defer {
             if activeCursor === stream { activeCursor = nil }
@@ -579,7 +643,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// header, the tuples, the trailer.
     /// - Throws: the server's error for the copy (`.constraintViolation` for a unique
     ///   violation), `.connectionLost` when the connection broke.
-    func copyIn(_ sql: String, _ tuples: [UInt8], _ context: String, collection: String?) throws {
+    func copyIn(_ sql: String, _ tuples: UnsafeRawBufferPointer, _ context: String, collection: String?) throws {
         detachStream()
         try settle()
         try sendPendingBegin(collection: collection)
@@ -597,7 +661,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         var offset = 0
         while sent, offset < tuples.count {
             let end = min(tuples.count, offset + (1 << 20))
-            sent = tuples[offset..<end].withUnsafeBytes { send($0) }
+            sent = send(UnsafeRawBufferPointer(rebasing: tuples[offset..<end]))
             offset = end
         }
         if sent { sent = send([0xFF, 0xFF]) }

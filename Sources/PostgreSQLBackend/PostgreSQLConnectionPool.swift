@@ -10,10 +10,18 @@ final class PostgreSQLConnectionPool: Sendable {
     private let configuration: PostgreSQLStorageBackend.Configuration
     private let idle = Locked<[PostgreSQLConnection]>([])
     private let closed = Locked(false)
+    /// The isolation level of statements run outside a transaction block on this pool's
+    /// connections, or `nil` for the server's default (read committed).
+    private let defaultIsolation: String?
 
-    init(url: String, configuration: PostgreSQLStorageBackend.Configuration) throws {
+    init(
+        url: String,
+        configuration: PostgreSQLStorageBackend.Configuration,
+        defaultIsolation: String? = nil
+    ) throws {
         self.url = url
         self.configuration = configuration
+        self.defaultIsolation = defaultIsolation
         endpoint = try PostgreSQLEndpoint(url: url)
     }
 
@@ -23,7 +31,8 @@ final class PostgreSQLConnectionPool: Sendable {
             url: url,
             endpoint: endpoint,
             connectTimeout: configuration.connectTimeout,
-            statementTimeout: statementTimeout ? configuration.statementTimeout : nil
+            statementTimeout: statementTimeout ? configuration.statementTimeout : nil,
+            defaultIsolation: defaultIsolation
         )
     }
 

@@ -49,7 +49,7 @@ struct PostgreSQLParameters {
     /// The fields of one COPY binary tuple (a 16-bit field count, then each field's 32-bit
     /// length, -1 for null, and its bytes), each a parameter: COPY and parameters share the
     /// binary formats.
-    init(copyTuple tuple: [UInt8]) {
+    init(copyTuple tuple: UnsafeRawBufferPointer) {
         func length(at offset: Int) -> Int32 {
             Int32(bitPattern: tuple[offset..<offset + 4].reduce(0) { $0 << 8 | UInt32($1) })
         }

@@ -20,8 +20,9 @@ extension PostgreSQLStorageBackend {
         /// The PostgreSQL schema the store's tables live in, created when missing; several stores
         /// can share one database in different schemas. Default: `public`.
         public var schema: String
-        /// How many idle connections are kept open. More may be open at once while that many
-        /// transactions run; the extra ones are closed after use. Default: 4.
+        /// How many idle connections are kept open, per pool (the primary has two: one for
+        /// single-record saves, one for everything else). More may be open at once while that
+        /// many transactions run; the extra ones are closed after use. Default: 4.
         public var poolSize: Int
         /// How long opening a connection may take before failing with `.unavailable` (libpq
         /// counts whole seconds, at least 2). Default: 10 seconds.

@@ -35,6 +35,11 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     let schemaCache = PostgreSQLSchemaCache()
     /// The connections to the primary: every write, and reads when there is no replica.
     private let primary: PostgreSQLConnectionPool
+    /// Connections to the primary whose statements outside a transaction block run at the write
+    /// isolation (`default_transaction_isolation`): a transaction of one saved record runs there
+    /// as one statement (see `PostgreSQLWriteTransaction.singleSave`). A pool of its own, so the
+    /// reads of one statement on `primary` keep the server's default.
+    private let singleStatementWriters: PostgreSQLConnectionPool
     /// The connections to each read replica.
     private let replicas: [PostgreSQLConnectionPool]
     private let nextReplica = Locked(0)
@@ -77,6 +82,11 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         }
         self.configuration = configuration
         primary = try PostgreSQLConnectionPool(url: url, configuration: configuration)
+        singleStatementWriters = try PostgreSQLConnectionPool(
+            url: url,
+            configuration: configuration,
+            defaultIsolation: configuration.isolation.rawValue
+        )
         replicas = try configuration.replicaURLs.map {
             try PostgreSQLConnectionPool(url: $0, configuration: configuration)
         }
@@ -122,6 +132,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// calls throw `.misuse`. Connections in use close when their transaction ends.
     public func close() {
         primary.close()
+        singleStatementWriters.close()
         for replica in replicas { replica.close() }
         for listener in listeners.withLock({ $0 }) { listener.stop() }
     }
@@ -238,7 +249,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         try owner.check(path: nil)
         var attempt = 0
         while true {
-            let connection = try primary.checkOut()
+            var connection = try primary.checkOut()
+            var pool = primary
             let transaction = PostgreSQLWriteTransaction(
                 connection: connection,
                 catalog: catalog,
@@ -249,6 +261,21 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 // Sent with the first statement.
                 try connection.begin("BEGIN ISOLATION LEVEL " + configuration.isolation.rawValue)
                 let value = try body(transaction)
+                if let save = transaction.singleSave(origin: origin, lockKey: changeLockKey, channel: changeChannel) {
+                    // One saved record and nothing sent: one statement on a connection whose
+                    // default isolation is the write isolation, no `BEGIN` and no `COMMIT`.
+                    transaction.invalidate()
+                    try connection.commit()  // sent nothing: forgets the BEGIN
+                    // Checked out first: if that fails, the error handling below still holds
+                    // this transaction's own connection, of the primary's main pool.
+                    let single = try singleStatementWriters.checkOut()
+                    primary.checkIn(connection)
+                    (connection, pool) = (single, singleStatementWriters)
+                    try connection.runAlone(save)
+                    pruneChangesNow(on: connection)
+                    pool.checkIn(connection)
+                    return value
+                }
                 let last = try transaction.flushForCommit()
                 transaction.invalidate()
                 try publishChangesAndCommit(transaction, after: last)
@@ -260,11 +287,11 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             } catch {
                 transaction.invalidate()
                 let began = connection.hasBegun
-                finish(connection, in: primary)
+                finish(connection, in: pool)
                 attempt += 1
                 if try shouldRetry(
                     error,
-                    pool: primary,
+                    pool: pool,
                     attempt: attempt,
                     began: began,
                     limit: configuration.retryLimit
@@ -371,13 +398,16 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         limit: Int
     ) throws -> Bool {
         guard let error = error as? StorageError, let cause = error.postgreSQL else { return false }
+        // The primary's two pools share a server (and a schema): what is wrong with one's
+        // connections is most likely wrong with the other's.
+        let pools = pool === replicas.first(where: { $0 === pool }) ? [pool] : [primary, singleStatementWriters]
         if error.code == .connectionLost {
-            pool.discardIdleConnections()
+            for pool in pools { pool.discardIdleConnections() }
             return !began && attempt <= 1
         }
         if cause.isStaleSchema {
             schemaCache.removeAll()
-            pool.discardIdleConnections()
+            for pool in pools { pool.discardIdleConnections() }
             return attempt <= limit
         }
         guard cause.isSerializationFailure else { return false }

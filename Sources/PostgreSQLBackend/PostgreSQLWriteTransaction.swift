@@ -57,6 +57,22 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
         return []
     }
 
+    /// When the transaction is one saved record and nothing else — no statement sent yet, one
+    /// writer holding one record — that record's upsert and change record as one statement
+    /// (`PostgreSQLWriterPlan.saveOneSQL`), to run on its own instead of in `BEGIN … COMMIT`;
+    /// otherwise `nil`. Its buffered record is then forgotten.
+    func singleSave(origin: String, lockKey: Int64, channel: String) -> PostgreSQLConnection.PipelinedStatement? {
+        guard connection.hasPendingBegin, changedSchemas.isEmpty, droppedCollections.isEmpty, savepoints == 0,
+            changes.isSingleUpsert
+        else { return nil }
+        let holding = writers.filter(\.hasBufferedRecords)
+        guard holding.count == 1,
+            let save = holding[0].pendingSave(origin: origin, lockKey: lockKey, channel: channel)
+        else { return nil }
+        holding[0].forgetBufferedRecords()
+        return save
+    }
+
     override var usesCachedLookups: Bool { changedSchemas.isEmpty && droppedCollections.isEmpty }
 
     override func storedSchema(of name: String, needing columns: [String] = []) throws -> CollectionSchema? {
@@ -70,10 +86,12 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
         try checkActive()
         try willRunStatement()
         let folded = Identifier.folded(requested.name)
-        if let known = changedSchemas[folded]
-            ?? (droppedCollections.contains(folded) ? nil : schemaCache.lookup(requested.name)),
+        let usesCache = changedSchemas[folded] == nil && !droppedCollections.contains(folded)
+        if usesCache, let known = schemaCache.covered(requested, folded: folded) { return known }
+        if let known = usesCache ? schemaCache.lookup(requested.name) : changedSchemas[folded],
             known.merged(with: requested) == known
         {
+            if usesCache { schemaCache.storeCovered(requested, by: known, folded: folded) }
             return known
         }
         try requested.validateShape()
