@@ -11,7 +11,8 @@ import Foundation
 ///
 /// The keyed container is made once per decoder and handed out again for every row: making one
 /// allocates a box and looks up its generic metadata, which cost about a tenth of decoding a
-/// ten-property record.
+/// ten-property record. It is handed out through a `KeptContainer`, whose copy needs no
+/// metadata look-up either.
 final class RowDecoder: Decoder {
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -84,9 +85,21 @@ final class RowDecoder: Decoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        cache.pointee.container(for: ObjectIdentifier(Key.self)) {
-            KeyedDecodingContainer(RowKeyedDecoder<Key>(link: link, generation: link.pointee.generation))
+        // The kept container, copied by its keeper (see `KeptContainer`): the metadata of
+        // `KeyedDecodingContainer<Key>` is looked up only when one is made.
+        if let kept = cache.pointee.kept(for: ObjectIdentifier(Key.self)) {
+            return unsafeDowncast(kept, to: KeptContainer<KeyedDecodingContainer<Key>>.self).copy()
         }
+        return makeContainer(Key.self)
+    }
+
+    /// A new keyed container, offered to the cache. Not inlined: the local it needs would make
+    /// `container(keyedBy:)` look up the container's metadata on every call.
+    @inline(never)
+    private func makeContainer<Key: CodingKey>(_ type: Key.Type) -> KeyedDecodingContainer<Key> {
+        let made = KeyedDecodingContainer(RowKeyedDecoder<Key>(link: link, generation: link.pointee.generation))
+        cache.pointee.keep(made, for: ObjectIdentifier(Key.self))
+        return made
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw core.notKeyed() }
