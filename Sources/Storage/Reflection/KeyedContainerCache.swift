@@ -37,10 +37,12 @@ struct KeyedContainerCache {
     }
 
     /// The object keeping the container made for `key` (a `KeptContainer` of it, see
-    /// `keep(_:for:)`), or `nil` when none is kept yet.
+    /// `keep(_:for:)`), or `nil` when none is kept yet. Unretained: the cache keeps it alive
+    /// until `release()`.
     @inline(__always)
-    func kept(for key: ObjectIdentifier) -> AnyObject? {
-        keptKey == key ? keptObject : nil
+    func kept(for key: ObjectIdentifier) -> Unmanaged<AnyObject>? {
+        guard keptKey == key, let keptObject else { return nil }
+        return Unmanaged.passUnretained(keptObject)
     }
 
     /// Offers `made`, just made for `key`, for `kept(for:)`: kept from the second offer for the

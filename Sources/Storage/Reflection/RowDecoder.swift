@@ -88,7 +88,9 @@ final class RowDecoder: Decoder {
         // The kept container, copied by its keeper (see `KeptContainer`): the metadata of
         // `KeyedDecodingContainer<Key>` is looked up only when one is made.
         if let kept = cache.pointee.kept(for: ObjectIdentifier(Key.self)) {
-            return unsafeDowncast(kept, to: KeptContainer<KeyedDecodingContainer<Key>>.self).copy()
+            return kept._withUnsafeGuaranteedRef {
+                unsafeDowncast($0, to: KeptContainer<KeyedDecodingContainer<Key>>.self).copy()
+            }
         }
         return makeContainer(Key.self)
     }
