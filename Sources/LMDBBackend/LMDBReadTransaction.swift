@@ -398,6 +398,8 @@ class LMDBReadTransaction: StorageReadTransaction {
         }
         let keyBytes = LMDBKeyCoding.encode(key)
         guard keyBytes.count <= environment.maximumKeySize else { return false }
-        return try keyBytes.withUnsafeBytes { keyBytes in try read(records, key: keyBytes, collection: collection, found) }
+        return try keyBytes.withUnsafeBytes { keyBytes in
+            try read(records, key: keyBytes, collection: collection, found)
+        }
     }
 }
