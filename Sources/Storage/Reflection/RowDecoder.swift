@@ -43,9 +43,9 @@ final class RowDecoder: Decoder {
 
     /// Decodes one value of `type` from `row`.
     func decode<T: Decodable>(_ type: T.Type, from row: any StorageRow) throws -> T {
-        core.row.pointee = row
+        core.setRow(row)
         core.cursor.pointee = 0
-        defer { core.row.pointee = RowDecoderCore.NoRow() }
+        defer { core.setRow(RowDecoderCore.NoRow()) }
         do {
             return try T(from: self)
         } catch {
@@ -57,9 +57,9 @@ final class RowDecoder: Decoder {
     /// initialized only when this returns): a value returned and then stored is copied in this
     /// unspecialized code (a retain of each of its references, and a release of each later).
     func decode<T: Decodable>(_ type: T.Type, from row: any StorageRow, into slot: UnsafeMutablePointer<T>) throws {
-        core.row.pointee = row
+        core.setRow(row)
         core.cursor.pointee = 0
-        defer { core.row.pointee = RowDecoderCore.NoRow() }
+        defer { core.setRow(RowDecoderCore.NoRow()) }
         do {
             slot.initialize(to: try T(from: self))
         } catch {
@@ -157,8 +157,14 @@ final class RowDecoderCore {
         cursor.deallocate()
     }
 
-    /// The slot of the current row, for assigning it.
-    var row: UnsafeMutablePointer<any StorageRow> { rowSlot }
+    /// Makes `row` the current row (or `NoRow` between decodes). Destroys the old one and
+    /// copies the new one in: an assignment of one existential to another compared their types
+    /// first (about 35 instructions more a row).
+    @inline(__always)
+    func setRow(_ row: any StorageRow) {
+        rowSlot.deinitialize(count: 1)
+        rowSlot.initialize(to: row)
+    }
 
     // The reads of the current row pass it `inout` to a helper: a method called on an
     // existential read through a pointer (or from a class property) is called on a copy (a

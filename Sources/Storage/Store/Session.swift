@@ -471,6 +471,7 @@ struct ValueBuffer {
     /// The uninitialized memory of the next value, growing the memory when it is full; the
     /// caller initializes it and then counts it with `didInitializeNext()` (or leaves it
     /// uninitialized, and the buffer unchanged).
+    @inline(__always)
     mutating func reserveNext<T>(_ type: T.Type) -> UnsafeMutablePointer<T> {
         if count == capacity { grow(T.self) }
         return base!.assumingMemoryBound(to: T.self) + count
@@ -501,6 +502,7 @@ struct ValueBuffer {
     }
 
     /// Counts the value `reserveNext` gave the memory of as initialized.
+    @inline(__always)
     mutating func didInitializeNext() {
         count += 1
     }
