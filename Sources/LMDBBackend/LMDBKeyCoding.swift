@@ -45,6 +45,19 @@ enum LMDBKeyCoding {
         }
     }
 
+    /// Calls `body` with the component of the integer `number` (the bytes of
+    /// `encode(.integer(number))`) in memory on the stack: a key look-up by an integer then
+    /// allocates no array (about 440 instructions of a look-up).
+    @inline(__always)
+    static func withInteger<R>(_ number: Int64, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        return try withUnsafeMutableBytes(of: &words) { bytes in
+            bytes[0] = numberTag
+            bytes.storeBytes(of: (UInt64(bitPattern: number) ^ (1 << 63)).bigEndian, toByteOffset: 1, as: UInt64.self)
+            return try body(UnsafeRawBufferPointer(rebasing: bytes[0..<17]))
+        }
+    }
+
     /// The component of `value` alone.
     static func encode(_ value: StorageValue) -> [UInt8] {
         var bytes: [UInt8] = []

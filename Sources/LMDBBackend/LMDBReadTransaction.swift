@@ -112,11 +112,19 @@ class LMDBReadTransaction: StorageReadTransaction {
         collection: String?,
         _ body: (UnsafeRawBufferPointer?) throws -> R
     ) throws -> R {
+        try key.withUnsafeBytes { key in try read(dbi, key: key, collection: collection, body) }
+    }
+
+    /// `read(_:key:collection:_:)` with the key's bytes in memory.
+    func read<R>(
+        _ dbi: MDB_dbi,
+        key: UnsafeRawBufferPointer,
+        collection: String?,
+        _ body: (UnsafeRawBufferPointer?) throws -> R
+    ) throws -> R {
         var data = MDB_val()
-        let rc = key.withUnsafeBytes { bytes in
-            var keyValue = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-            return mdb_get(txn, dbi, &keyValue, &data)
-        }
+        var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        let rc = mdb_get(txn, dbi, &keyValue, &data)
         if rc == MDB_NOTFOUND { return try body(nil) }
         try check(rc, "cannot read a record", collection: collection)
         return try body(UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
@@ -374,14 +382,24 @@ class LMDBReadTransaction: StorageReadTransaction {
         try checkActive()
         guard let info = try info(of: collection), !key.isNull else { return false }
         let records = try handle(info.collection.database, collection: collection)
-        let keyBytes = LMDBKeyCoding.encode(key)
-        guard keyBytes.count <= environment.maximumKeySize else { return false }
-        return try read(records, key: keyBytes, collection: collection) { record in
+        func found(_ record: UnsafeRawBufferPointer?) throws -> Bool {
             guard let record else { return false }
             let row = LMDBRow(requested: info.fields(of: columns), fieldCount: info.collection.nextFieldID)
             guard row.load(record) else { throw damaged(collection) }
             try body(row)
             return true
+        }
+        if case .integer(let number) = key {
+            // The same bytes as `LMDBKeyCoding.encode(key)`, without an array (17 bytes, always
+            // within LMDB's key size).
+            return try LMDBKeyCoding.withInteger(number) { keyBytes in
+                try read(records, key: keyBytes, collection: collection, found)
+            }
+        }
+        let keyBytes = LMDBKeyCoding.encode(key)
+        guard keyBytes.count <= environment.maximumKeySize else { return false }
+        return try keyBytes.withUnsafeBytes { keyBytes in
+            try read(records, key: keyBytes, collection: collection, found)
         }
     }
 }

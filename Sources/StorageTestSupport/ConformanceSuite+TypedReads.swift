@@ -128,6 +128,63 @@ struct KeepsContainer: Codable, Equatable, StorableModel {
     }
 }
 
+/// Reads the records of `Shuffled` through two key types, asking for their containers in an
+/// order that depends on the record: the decoder keeps a container for later records, which
+/// must only ever be handed out for its own key type.
+struct TwoKeyTypes: Decodable, Equatable, StorableModel {
+    static let collectionName = "shuffled"
+    var id: Int64
+    var name: String
+    var count: Int
+
+    enum IdentityKeys: String, CodingKey { case id, name }
+    enum CountKeys: String, CodingKey { case count }
+
+    init(id: Int64, name: String, count: Int) {
+        self.id = id
+        self.name = name
+        self.count = count
+    }
+
+    init(from decoder: any Decoder) throws {
+        let identity = try decoder.container(keyedBy: IdentityKeys.self)
+        id = try identity.decode(Int64.self, forKey: .id)
+        if id % 2 == 1 {
+            count = try decoder.container(keyedBy: CountKeys.self).decode(Int.self, forKey: .count)
+            name = try decoder.container(keyedBy: IdentityKeys.self).decode(String.self, forKey: .name)
+        } else {
+            name = try identity.decode(String.self, forKey: .name)
+            count = try decoder.container(keyedBy: CountKeys.self).decode(Int.self, forKey: .count)
+        }
+    }
+}
+
+/// A model that a bitwise copy may not move (it holds a weak reference), read from the
+/// records of `VersionOne`: `fetchAll` collects such values by moving each one, not by
+/// `realloc`.
+struct HoldsWeakReference: Decodable, Equatable, StorableModel {
+    static let collectionName = "versioned"
+    final class Owner {}
+    var id: Int64
+    var value: Int
+    weak var owner: Owner?
+
+    enum CodingKeys: String, CodingKey { case id, value }
+
+    init(id: Int64, value: Int) {
+        self.id = id
+        self.value = value
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int64.self, forKey: .id)
+        value = try container.decode(Int.self, forKey: .value)
+    }
+
+    static func == (left: Self, right: Self) -> Bool { left.id == right.id && left.value == right.value }
+}
+
 extension ConformanceSuite {
     static let typedReadChecks: [ConformanceCheck] = [
         check("fetchAll collects records past several growths of its buffer, and a failure part-way loses none") {
@@ -142,6 +199,29 @@ extension ConformanceSuite {
             let failure = expectError(.typeMismatch) { _ = try store.fetchAll(VersionFlag.self) }
             #expect(failure?.key == .integer(150))
             #expect(try store.fetchAll(VersionFlag.self, limit: 149).count == 149)
+        },
+        check("values a bitwise copy may not move are collected past several growths of the buffer") {
+            fixture,
+            directory in
+            let store = try fixture.openStore(in: directory)
+            #expect(!_isBitwiseTakable(HoldsWeakReference.self))
+            let values = (1...200).map { VersionOne(id: Int64($0), value: $0 * 3) }
+            try store.save(contentsOf: values)
+            let read = try store.fetchAll(HoldsWeakReference.self)
+            #expect(read == values.map { HoldsWeakReference(id: $0.id, value: $0.value) })
+        },
+        check("a type decoding through two key types gets each its own container, record after record") {
+            fixture,
+            directory in
+            let store = try fixture.openStore(in: directory)
+            let values = (1...60).map { Shuffled(id: Int64($0)) }
+            try store.save(contentsOf: values)
+            let expected = values.map { TwoKeyTypes(id: $0.id, name: $0.name, count: $0.count) }
+            #expect(try store.fetchAll(TwoKeyTypes.self) == expected)
+            for value in expected.prefix(10) { #expect(try store.fetch(TwoKeyTypes.self, id: value.id) == value) }
+            var streamed: [TwoKeyTypes] = []
+            try store.forEach(TwoKeyTypes.self) { streamed.append($0) }
+            #expect(streamed == expected)
         },
         check("a keyed container kept past its decode throws when used, even while another decode runs") {
             fixture,

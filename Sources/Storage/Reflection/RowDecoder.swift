@@ -11,7 +11,8 @@ import Foundation
 ///
 /// The keyed container is made once per decoder and handed out again for every row: making one
 /// allocates a box and looks up its generic metadata, which cost about a tenth of decoding a
-/// ten-property record.
+/// ten-property record. It is handed out through a `KeptContainer`, whose copy needs no
+/// metadata look-up either.
 final class RowDecoder: Decoder {
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -42,9 +43,9 @@ final class RowDecoder: Decoder {
 
     /// Decodes one value of `type` from `row`.
     func decode<T: Decodable>(_ type: T.Type, from row: any StorageRow) throws -> T {
-        core.row.pointee = row
+        core.setRow(row)
         core.cursor.pointee = 0
-        defer { core.row.pointee = RowDecoderCore.NoRow() }
+        defer { core.setRow(RowDecoderCore.NoRow()) }
         do {
             return try T(from: self)
         } catch {
@@ -56,9 +57,9 @@ final class RowDecoder: Decoder {
     /// initialized only when this returns): a value returned and then stored is copied in this
     /// unspecialized code (a retain of each of its references, and a release of each later).
     func decode<T: Decodable>(_ type: T.Type, from row: any StorageRow, into slot: UnsafeMutablePointer<T>) throws {
-        core.row.pointee = row
+        core.setRow(row)
         core.cursor.pointee = 0
-        defer { core.row.pointee = RowDecoderCore.NoRow() }
+        defer { core.setRow(RowDecoderCore.NoRow()) }
         do {
             slot.initialize(to: try T(from: self))
         } catch {
@@ -84,9 +85,23 @@ final class RowDecoder: Decoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        cache.pointee.container(for: ObjectIdentifier(Key.self)) {
-            KeyedDecodingContainer(RowKeyedDecoder<Key>(link: link, generation: link.pointee.generation))
+        // The kept container, copied by its keeper (see `KeptContainer`): the metadata of
+        // `KeyedDecodingContainer<Key>` is looked up only when one is made.
+        if let kept = cache.pointee.kept(for: ObjectIdentifier(Key.self)) {
+            return kept._withUnsafeGuaranteedRef {
+                unsafeDowncast($0, to: KeptContainer<KeyedDecodingContainer<Key>>.self).copy()
+            }
         }
+        return makeContainer(Key.self)
+    }
+
+    /// A new keyed container, offered to the cache. Not inlined: the local it needs would make
+    /// `container(keyedBy:)` look up the container's metadata on every call.
+    @inline(never)
+    private func makeContainer<Key: CodingKey>(_ type: Key.Type) -> KeyedDecodingContainer<Key> {
+        let made = KeyedDecodingContainer(RowKeyedDecoder<Key>(link: link, generation: link.pointee.generation))
+        cache.pointee.keep(made, for: ObjectIdentifier(Key.self))
+        return made
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw core.notKeyed() }
@@ -142,8 +157,14 @@ final class RowDecoderCore {
         cursor.deallocate()
     }
 
-    /// The slot of the current row, for assigning it.
-    var row: UnsafeMutablePointer<any StorageRow> { rowSlot }
+    /// Makes `row` the current row (or `NoRow` between decodes). Destroys the old one and
+    /// copies the new one in: an assignment of one existential to another compared their types
+    /// first (about 35 instructions more a row).
+    @inline(__always)
+    func setRow(_ row: any StorageRow) {
+        rowSlot.deinitialize(count: 1)
+        rowSlot.initialize(to: row)
+    }
 
     // The reads of the current row pass it `inout` to a helper: a method called on an
     // existential read through a pointer (or from a class property) is called on a copy (a
