@@ -20,9 +20,14 @@ public struct PostgreSQLError: Error, Sendable, CustomStringConvertible {
 
     /// Whether the failure means the schema this process cached is stale (a table or column
     /// another process changed), or a prepared statement outlived a schema change.
+    ///
+    /// `42804` (datatype mismatch) is one: every value is bound with the type of its column in
+    /// the cached schema, so a column whose type differs from that was made again by another
+    /// store or process (a collection dropped and created with another type); read afresh, the
+    /// schema names the mismatch as `.schemaMismatch`, as on every other backend.
     var isStaleSchema: Bool {
         sqlState == "42P01" || sqlState == "42703" || sqlState == "0A000"
-            || sqlState == "42P07" || sqlState == "42701" || sqlState == "42710"
+            || sqlState == "42P07" || sqlState == "42701" || sqlState == "42710" || sqlState == "42804"
     }
 
     /// The `StorageError` for this failure.

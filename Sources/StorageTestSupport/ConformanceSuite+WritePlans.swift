@@ -53,8 +53,22 @@ extension ConformanceSuite {
             #expect(try store.fetch(PlanWide.self, id: 3) == PlanWide(id: 3, count: 3, label: "c"))
             #expect(try other.fetchAll(PlanNarrow.self).map(\.id) == [3, 7])
         },
-        // The next two change the collection through the same store: a PostgreSQL backend learns
-        // another store's change of a column's type only when a statement fails on it.
+        check("a save after another store made the collection again with another column type is refused") {
+            fixture,
+            directory in
+            let store = try fixture.openStore(in: directory)
+            try store.save(VersionOne(id: 1, value: 1))
+            try store.save(VersionOne(id: 2, value: 2))
+            let other = try fixture.openStore(in: directory)
+            #expect(try other.drop(collection: "versioned"))
+            try other.save(VersionBytes(id: 9, value: Data([9])))
+
+            // A PostgreSQL store learns of the other store's change when its statement fails on
+            // the column's type: it reads the schema again and runs the transaction again.
+            let error = expectError(.schemaMismatch) { try store.save(VersionOne(id: 3, value: 3)) }
+            #expect(error?.column == "value")
+            #expect(try other.fetchAll(VersionBytes.self) == [VersionBytes(id: 9, value: Data([9]))])
+        },
         check("a save after the collection was dropped and made again with another column type is checked again") {
             fixture,
             directory in
