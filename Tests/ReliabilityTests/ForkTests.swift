@@ -30,7 +30,14 @@ import Testing
     /// copies the store's locks while they are held: the child still gets `.misuse` at once
     /// rather than waiting forever for a lock no thread of its own will release, and the parent
     /// carries on.
-    @Test(arguments: DiskBackend.allCases)
+    ///
+    /// Not under ThreadSanitizer: there a forked child of this two-thread process hung in the
+    /// Swift runtime's `swift_once`, before reaching the store (docs/RELIABILITY.md, section 8),
+    /// and the sanitizer sees no race across processes; the plain run keeps the test.
+    @Test(
+        .disabled(if: Sanitizers.thread, "a multi-threaded fork hangs in swift_once under ThreadSanitizer"),
+        arguments: DiskBackend.allCases
+    )
     func aForkWhileTheParentWritesGivesTheChildMisuseNotADeadlock(_ backend: DiskBackend) throws {
         let lines = try Self.runForkWorkload(backend, busy: true)
         #expect(lines == ["child 0", "records 1,3"])
