@@ -41,8 +41,9 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// The process that opened the environment: LMDB forbids using it after `fork()`.
     var owner: OwningProcess { fileID.process }
 
-    /// Reset read transactions kept for reuse (each holds a reader slot).
-    private let idleReaders = Locked<[OpaquePointer]>([])
+    /// Reset read transactions kept for reuse with their objects (each holds a reader slot): a
+    /// look-up renews one and allocates nothing.
+    private let idleReaders = Locked<[LMDBReadTransaction]>([])
     static let idleReaderLimit = 8
 
     /// Database handles by name, every one valid in transactions begun after it was published.
@@ -228,7 +229,7 @@ final class LMDBEnvironment: @unchecked Sendable {
             defer { idle.removeAll() }
             return idle
         }) {
-            mdb_txn_abort(transaction)
+            mdb_txn_abort(transaction.txn)
         }
         mdb_env_close(env)
         let fileID = fileID
@@ -341,25 +342,50 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// asked for by it would wait for itself, and the gate lets its transactions through.
     var holdsTransaction: Bool { readDepth > 0 || holdsWriterLock }
 
-    /// Begins a transaction; on return it has passed the map gate, until `end`.
+    /// Begins a transaction; on return it has passed the map gate, until `end`. A read-only
+    /// one begun here is not kept for reuse (`refreshHandles` commits it); `beginRead` gives one
+    /// that is.
     /// Adopts a map grown by another process (`MDB_MAP_RESIZED`) and begins again.
     /// - Throws: `MapGrownElsewhere` to the writer's thread when the map must be adopted first.
     func begin(readOnly: Bool) throws -> OpaquePointer {
+        try passingGate(readOnly: readOnly) {
+            var transaction: OpaquePointer?
+            let rc = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &transaction)
+            return (rc, rc == 0 ? transaction : nil)
+        }
+    }
+
+    /// Begins a read transaction, renewing a kept one when there is one: a reset read transaction
+    /// keeps its reader slot (`MDB_NOTLS`), and its object what it found in its last snapshot
+    /// (see `LMDBReadTransaction.renewed()`). On return it has passed the map gate, until
+    /// `endRead`. Renewing always starts on the newest committed snapshot, as a new one would.
+    /// - Throws: as `begin(readOnly:)`.
+    func beginRead() throws -> LMDBReadTransaction {
+        try passingGate(readOnly: true) { () -> (Int32, LMDBReadTransaction?) in
+            if let idle = idleReaders.withLock({ $0.popLast() }) {
+                let rc = mdb_txn_renew(idle.txn)
+                if rc == 0 {
+                    idle.renewed()
+                    return (0, idle)
+                }
+                mdb_txn_abort(idle.txn)
+                return (rc, nil)
+            }
+            var transaction: OpaquePointer?
+            let rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &transaction)
+            guard rc == 0, let transaction else { return (rc, nil) }
+            return (0, LMDBReadTransaction(environment: self, txn: transaction, readOnly: true))
+        }
+    }
+
+    /// Passes the map gate and runs `start`, which begins a transaction (its result) or returns
+    /// LMDB's code; adopts a map grown by another process and tries again.
+    private func passingGate<T>(readOnly: Bool, _ start: () -> (Int32, T?)) throws -> T {
         while true {
             let nested = !readOnly || holdsTransaction
             mapGate.enter(write: !readOnly, nested: nested)
-            var rc: Int32
-            if readOnly, let idle = idleReaders.withLock({ $0.popLast() }) {
-                // A reset read transaction keeps its reader slot (MDB_NOTLS): renewing it skips
-                // the allocation and the slot search of a new one.
-                rc = mdb_txn_renew(idle)
-                if rc == 0 { return idle }
-                mdb_txn_abort(idle)
-            } else {
-                var transaction: OpaquePointer?
-                rc = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &transaction)
-                if rc == 0, let transaction { return transaction }
-            }
+            let (rc, started) = start()
+            if let started { return started }
             mapGate.leave(write: !readOnly)
             guard rc == MDB_MAP_RESIZED else { throw StorageError.lmdb(rc, "cannot begin a transaction", path: path) }
             if nested && readDepth == 0 { throw MapGrownElsewhere() }
@@ -367,16 +393,17 @@ final class LMDBEnvironment: @unchecked Sendable {
         }
     }
 
-    /// Ends a read transaction begun with `begin(readOnly: true)`, keeping it for reuse, and
-    /// leaves the map gate.
-    func endRead(_ transaction: OpaquePointer) {
-        mdb_txn_reset(transaction)
+    /// Ends a read transaction begun with `beginRead()`, keeping it for reuse, and leaves the map
+    /// gate. The transaction object throws `.misuse` from then on, until it is begun again.
+    func endRead(_ transaction: LMDBReadTransaction) {
+        transaction.invalidate()
+        mdb_txn_reset(transaction.txn)
         let kept = idleReaders.withLock { idle in
             guard idle.count < Self.idleReaderLimit else { return false }
             idle.append(transaction)
             return true
         }
-        if !kept { mdb_txn_abort(transaction) }
+        if !kept { mdb_txn_abort(transaction.txn) }
         mapGate.leave(write: false)
     }
 

@@ -19,16 +19,41 @@ class LMDBReadTransaction: StorageReadTransaction {
 
     /// The id of the committed snapshot a read-only transaction reads (`mdb_txn_id`); `nil` for
     /// a write transaction. See `LMDBEnvironment.SnapshotMemo`.
-    let snapshot: Int?
+    private(set) var snapshot: Int?
+    /// Whether the handles are known to be complete for the catalog of `snapshot` (see
+    /// `LMDBStorageBackend.beginCurrentRead`).
+    var isCheckedSnapshot = false
+    /// The last key look-up's collection, columns, records database and field ids, with a row to
+    /// read into (taken while a look-up uses it): all a function of the snapshot, so a renewed
+    /// transaction of the same snapshot finds them again. Read-only transactions only.
+    private var lastGet: (info: LMDBCollectionInfo, columns: [String], records: MDB_dbi, fields: [Int])?
+    private var spareRow: LMDBRow?
 
-    init(environment: LMDBEnvironment, txn: OpaquePointer, snapshot: Int? = nil) {
+    /// A transaction over `txn`; a read-only one (`readOnly`) reads the snapshot `txn` has now.
+    init(environment: LMDBEnvironment, txn: OpaquePointer, readOnly: Bool = false) {
         self.environment = environment
         self.txn = txn
-        self.snapshot = snapshot
+        self.snapshot = readOnly ? Int(bitPattern: UInt(mdb_txn_id(txn))) : nil
     }
 
     func invalidate() {
         isActive = false
+    }
+
+    /// Makes a kept read-only transaction usable again after `mdb_txn_renew`: what it found in its
+    /// last snapshot is kept when the renewed one is the same (no commit since, by any process),
+    /// and forgotten otherwise.
+    func renewed() {
+        let now = Int(bitPattern: UInt(mdb_txn_id(txn)))
+        if now != snapshot {
+            snapshot = now
+            isCheckedSnapshot = false
+            if !collections.isEmpty { collections = [:] }
+            lastInfo = nil
+            lastGet = nil
+            spareRow = nil
+        }
+        isActive = true
     }
 
     func checkActive() throws {
@@ -381,10 +406,26 @@ class LMDBReadTransaction: StorageReadTransaction {
     ) throws -> Bool {
         try checkActive()
         guard let info = try info(of: collection), !key.isNull else { return false }
-        let records = try handle(info.collection.database, collection: collection)
+        let records: MDB_dbi
+        let fields: [Int]
+        if snapshot != nil, let last = lastGet, last.info === info, last.columns == columns {
+            (records, fields) = (last.records, last.fields)
+        } else {
+            records = try handle(info.collection.database, collection: collection)
+            fields = info.fields(of: columns)
+            if snapshot != nil {
+                lastGet = (info, columns, records, fields)
+                spareRow = nil
+            }
+        }
         func found(_ record: UnsafeRawBufferPointer?) throws -> Bool {
             guard let record else { return false }
-            let row = LMDBRow(requested: info.fields(of: columns), fieldCount: info.collection.nextFieldID)
+            // The kept row, unless a look-up inside this one's decode has it.
+            let row = spareRow ?? LMDBRow(requested: fields, fieldCount: info.collection.nextFieldID)
+            spareRow = nil
+            defer {
+                if snapshot != nil, let last = lastGet, last.info === info, last.columns == columns { spareRow = row }
+            }
             guard row.load(record) else { throw damaged(collection) }
             try body(row)
             return true

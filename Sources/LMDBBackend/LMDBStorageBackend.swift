@@ -81,49 +81,67 @@ public final class LMDBStorageBackend: StorageBackend {
         // Room made here serves writes started inside this read (a forEach that saves), which
         // cannot grow the map themselves. A growth that fails here is left to the next write.
         try? environment.growIfNearlyFull()
-        let txn = try beginCurrent(readOnly: true)
-        let snapshot = Int(bitPattern: UInt(mdb_txn_id(txn)))
-        let transaction = LMDBReadTransaction(environment: environment, txn: txn, snapshot: snapshot)
+        // A kept transaction object, renewed on the newest snapshot (`LMDBEnvironment.beginRead`).
+        let transaction = try beginCurrentRead()
         environment.readDepth += 1
         defer {
             environment.readDepth -= 1
-            transaction.invalidate()
-            environment.endRead(txn)
+            environment.endRead(transaction)
         }
         return try body(transaction)
     }
 
-    /// Begins a transaction whose handles are complete for the catalog it sees: when another
+    /// Begins a read transaction whose handles are complete for the catalog it sees: when another
     /// process created databases since this process last looked, their handles are opened first.
-    private func beginCurrent(readOnly: Bool) throws -> OpaquePointer {
+    /// A renewed transaction that is still on the snapshot it checked last time skips the check.
+    private func beginCurrentRead() throws -> LMDBReadTransaction {
         while true {
-            let txn = try environment.begin(readOnly: readOnly)
-            let snapshot = readOnly ? Int(bitPattern: UInt(mdb_txn_id(txn))) : -1
-            if readOnly && environment.isCheckedSnapshot(snapshot) { return txn }
+            let transaction = try environment.beginRead()
+            if transaction.isCheckedSnapshot { return transaction }
+            let snapshot = transaction.snapshot ?? -1
+            if environment.isCheckedSnapshot(snapshot) {
+                transaction.isCheckedSnapshot = true
+                return transaction
+            }
             let generation: UInt64
             do {
-                generation = try LMDBEnvironment.readGeneration(txn, environment.metadata, path: path)
+                generation = try LMDBEnvironment.readGeneration(transaction.txn, environment.metadata, path: path)
             } catch {
-                end(txn, readOnly: readOnly)
+                environment.endRead(transaction)
                 throw error
             }
             guard environment.needsRefresh(for: generation) else {
-                if readOnly { environment.markCheckedSnapshot(snapshot) }
-                return txn
+                environment.markCheckedSnapshot(snapshot)
+                transaction.isCheckedSnapshot = true
+                return transaction
             }
-            end(txn, readOnly: readOnly)
+            environment.endRead(transaction)
             try environment.refreshHandles()
         }
     }
 
-    /// Ends a transaction that was begun but not used, and releases the map lock.
-    private func end(_ txn: OpaquePointer, readOnly: Bool) {
-        if readOnly {
-            environment.endRead(txn)
-        } else {
-            mdb_txn_abort(txn)
-            environment.mapGate.leave(write: true)
+    /// Begins a write transaction whose handles are complete for the catalog it sees (see
+    /// `beginCurrentRead`).
+    private func beginCurrentWrite() throws -> OpaquePointer {
+        while true {
+            let txn = try environment.begin(readOnly: false)
+            let generation: UInt64
+            do {
+                generation = try LMDBEnvironment.readGeneration(txn, environment.metadata, path: path)
+            } catch {
+                endWrite(txn)
+                throw error
+            }
+            guard environment.needsRefresh(for: generation) else { return txn }
+            endWrite(txn)
+            try environment.refreshHandles()
         }
+    }
+
+    /// Ends a write transaction that was begun but not used, and releases the map lock.
+    private func endWrite(_ txn: OpaquePointer) {
+        mdb_txn_abort(txn)
+        environment.mapGate.leave(write: true)
     }
 
     /// Runs `body` in a write transaction that commits when it returns and aborts when it throws.
@@ -200,7 +218,7 @@ public final class LMDBStorageBackend: StorageBackend {
 
     /// Runs `body` in one write transaction, holding the writer lock.
     private func attempt<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> WriteStep<Result> {
-        let txn = try beginCurrent(readOnly: false)
+        let txn = try beginCurrentWrite()
         let usage = environment.mapUsageLocked()
         let mapSize = usage.mapSize
         let transaction = LMDBWriteTransaction(environment: environment, txn: txn)
@@ -244,8 +262,8 @@ extension LMDBStorageBackend: ExternalCommitCounter {
     /// - Throws: `StorageError` when no read transaction can begin, or `.closed`.
     public func externalCommitCount() throws -> UInt64 {
         try checkOpen()
-        let txn = try environment.begin(readOnly: true)
-        defer { environment.endRead(txn) }
-        return UInt64(mdb_txn_id(txn))
+        let transaction = try environment.beginRead()
+        defer { environment.endRead(transaction) }
+        return UInt64(mdb_txn_id(transaction.txn))
     }
 }

@@ -18,10 +18,10 @@ final class SQLiteConnection: @unchecked Sendable {
     let path: String
     private var statements: [String: SQLiteStatement] = [:]
     /// The SQL text of scans already compiled on this connection, by shape (see `SQLiteScanShape`).
-    var scanSQL: [SQLiteScanShape: String] = [:]
+    var scanSQL = SQLiteTextCache<SQLiteScanShape>()
     /// The SQL text of record writers' upserts already made on this connection (see
     /// `SQLiteUpsertShape`): making it quoted and joined every name on every single save.
-    var upsertSQL: [SQLiteUpsertShape: String] = [:]
+    var upsertSQL = SQLiteTextCache<SQLiteUpsertShape>()
     /// The key look-ups already compiled on this connection, by collection, with their statements.
     var lookupSQL: [String: (columns: [String], schemaVersion: Int64, sql: String, statement: SQLiteStatement)] = [:]
     /// The schema a read transaction on this connection last looked up: `name` as asked, the
@@ -197,5 +197,28 @@ final class SQLiteConnection: @unchecked Sendable {
     func rollbackIfNeeded() {
         guard isInTransaction else { return }
         _ = try? execute("ROLLBACK", cached: true)
+    }
+}
+
+/// SQL text made once per connection and shape, at most `SQLiteConnection.statementCacheCapacity`
+/// of them: when full, the cache is emptied and fills again with what is in use.
+struct SQLiteTextCache<Shape: Hashable> {
+    private var texts: [Shape: String] = [:]
+
+    /// The text made before for `shape`, if any.
+    subscript(shape: Shape) -> String? { texts[shape] }
+
+    /// Keeps `text` for `shape`, emptying the cache first when it is full.
+    mutating func store(_ text: String, for shape: Shape) {
+        if texts.count >= SQLiteConnection.statementCacheCapacity { texts.removeAll() }
+        texts[shape] = text
+    }
+
+    /// The text for `shape`, made by `make` and kept when it is not known yet.
+    mutating func text(for shape: Shape, orMake make: () -> String) -> String {
+        if let known = texts[shape] { return known }
+        let text = make()
+        store(text, for: shape)
+        return text
     }
 }

@@ -138,10 +138,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
         sql += compiler.orderByClause(request.ordering)
         if request.limit != nil || request.offset > 0 { sql += " LIMIT ?" }
         if request.offset > 0 { sql += " OFFSET ?" }
-        if let shape {
-            if connection.scanSQL.count >= SQLiteConnection.statementCacheCapacity { connection.scanSQL.removeAll() }
-            connection.scanSQL[shape] = sql
-        }
+        if let shape { connection.scanSQL.store(sql, for: shape) }
         return (sql, compiler.arguments + paging)
     }
 
@@ -328,16 +325,7 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
             )
         }
         let shape = SQLiteUpsertShape(collection: collection, columns: columns, primaryKey: schema.primaryKey)
-        let sql: String
-        if let known = connection.upsertSQL[shape] {
-            sql = known
-        } else {
-            sql = Self.upsertSQL(shape, keyIndex: keyIndex)
-            if connection.upsertSQL.count >= SQLiteConnection.statementCacheCapacity {
-                connection.upsertSQL.removeAll()
-            }
-            connection.upsertSQL[shape] = sql
-        }
+        let sql = connection.upsertSQL.text(for: shape) { Self.upsertSQL(shape, keyIndex: keyIndex) }
         let statement = try connection.cachedStatement(sql, collection: collection)
         return SQLiteRecordWriter(
             transaction: self,

@@ -41,8 +41,8 @@ extension ObjectStore {
             if filled { slot.deinitialize(count: 1) }
             slot.deallocate()
         }
-        _ = try withReadSession(singleQuery: true) { session in
-            filled = try session.fetch(type, id: key, into: slot)
+        _ = try withReader(singleQuery: true) { reader, session in
+            filled = try fetch(type, id: key, into: slot, reader: reader, session: session)
             return filled
         }
         guard filled else { return nil }

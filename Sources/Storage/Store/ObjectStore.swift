@@ -34,8 +34,10 @@ public final class ObjectStore: Sendable {
     /// The write plans of the types saved so far, each valid while its collection's stored schema
     /// is the one it was checked against (see ``WritePlan``).
     private let writePlans = Locked<[ObjectIdentifier: WritePlan]>([:])
-    /// The read plans again, by the type that read with them last (see `readPlan(for:of:)`).
-    private let readPlansByType = Locked<[ObjectIdentifier: ReadPlan]>([:])
+    /// What a key look-up of a type needs (its collection, its name and the read plan it used
+    /// last), by the type's identity: one lock and one hash of an identity a look-up (see
+    /// ``TypeReadPlan``).
+    private let typeReadPlans = Locked<[ObjectIdentifier: TypeReadPlan]>([:])
     /// Orders the publication of committed changes (change streams deliver in commit order).
     private let commits = CommitSequencer()
     let changeHub = ChangeHub()
@@ -115,14 +117,19 @@ public final class ObjectStore: Sendable {
         return plan
     }
 
-    /// `readPlan(for:)`, found by the type reading with it: hashing a type's identity costs
-    /// less than hashing a collection's name (about 260 instructions of a look-up).
-    func readPlan<T>(for stored: CollectionSchema, of type: T.Type) -> ReadPlan {
+    /// The look-up plan `type` read with last, if any: its collection is always right, its read
+    /// plan only while `plan.schema` is the stored schema.
+    func typeReadPlan<T>(for type: T.Type) -> TypeReadPlan? {
         let id = ObjectIdentifier(type)
-        if let plan = readPlansByType.withLock({ $0[id] }), plan.schema == stored { return plan }
-        let plan = readPlan(for: stored)
-        readPlansByType.withLock { $0[id] = plan }
-        return plan
+        return typeReadPlans.withLock { $0[id] }
+    }
+
+    /// A look-up plan for `type` over `stored`, kept for the next look-ups of the type.
+    func makeTypeReadPlan<T>(for type: T.Type, info: ModelInfo, stored: CollectionSchema) -> TypeReadPlan {
+        let id = ObjectIdentifier(type)
+        let made = TypeReadPlan(collection: info.collection, typeName: info.typeName, plan: readPlan(for: stored))
+        typeReadPlans.withLock { $0[id] = made }
+        return made
     }
 
     /// The name of the collection values of `type` are stored in.
@@ -147,16 +154,37 @@ public final class ObjectStore: Sendable {
     /// - Throws: what `body` throws, ``StorageError`` with `.closed` after `close()`, or the
     ///   backend's failure.
     func withReadSession<R>(singleQuery: Bool = false, _ body: (Session) throws -> R) throws -> R {
+        try withReader(singleQuery: singleQuery) { reader, session in
+            try body(session ?? Session(store: self, reader: reader, writer: nil))
+        }
+    }
+
+    /// `withReadSession`, without making a ``Session`` for a read of its own: `body` gets the
+    /// backend's read transaction, and the current thread's write session when the read joins
+    /// it (whose reads must go through the session, which knows the schemas it prepared). A key
+    /// look-up needs no more, and a session was an allocation and a free a look-up.
+    func withReader<R>(
+        singleQuery: Bool = false,
+        _ body: (any StorageReadTransaction, Session?) throws -> R
+    ) throws -> R {
         try owner.check(path: nil)
         try lifecycle.enter()
         defer { lifecycle.leave() }
-        if let active = currentWrite() { return try body(active.session) }
-        let run = { (transaction: any StorageReadTransaction) throws -> R in
+        if let active = currentWrite() { return try body(active.session.reader, active.session) }
+        // The closure is written out at each call: one kept in a local was allocated on the heap
+        // at every read (its context escapes into the local).
+        if singleQuery {
+            return try backend.readSingleQuery { transaction in
+                CommitSequencer.readDepth += 1
+                defer { CommitSequencer.readDepth -= 1 }
+                return try body(transaction, nil)
+            }
+        }
+        return try backend.read { transaction in
             CommitSequencer.readDepth += 1
             defer { CommitSequencer.readDepth -= 1 }
-            return try body(Session(store: self, reader: transaction, writer: nil))
+            return try body(transaction, nil)
         }
-        return try singleQuery ? backend.readSingleQuery(run) : backend.read(run)
     }
 
     /// Runs `body` in a write session, joining the current thread's write transaction if any.

@@ -48,3 +48,19 @@ final class ReadPlan: Sendable {
         }
     }
 }
+
+/// What a key look-up of one Swift type needs, kept by ``ObjectStore`` per type and found with
+/// one lock: the type's collection and name (from its ``ModelInfo``, which never change) and
+/// the read plan of the stored schema it read last (valid while `plan.schema` is the stored
+/// schema; a look-up that finds another schema makes a new one).
+final class TypeReadPlan: Sendable {
+    let collection: String
+    let typeName: String
+    let plan: ReadPlan
+
+    init(collection: String, typeName: String, plan: ReadPlan) {
+        self.collection = collection
+        self.typeName = typeName
+        self.plan = plan
+    }
+}

@@ -315,33 +315,11 @@ final class Session {
     /// argument such as the result type of a transaction closure) fetches the metadata of
     /// `Optional<T>` from the runtime, about 400 instructions each time, four times a look-up.
     func fetch<T: Decodable>(_ type: T.Type, id: StorageValue, into slot: UnsafeMutablePointer<T>) throws -> Bool {
-        let info = try store.info(for: type)
-        guard let stored = try storedSchema(info.collection) else { return false }
-        let plan = store.readPlan(for: stored, of: T.self)
-        let key = try normalizedKey(id, plan)
-        let decoder =
-            plan.takeDecoder(for: T.self)
-            ?? RowDecoder(typeName: info.typeName, collection: info.collection, plan: plan)
-        defer { plan.keepDecoder(decoder, for: T.self) }
-        var decoded = false
-        do {
-            _ = try reader.get(info.collection, key: key, columns: plan.columns) { row in
-                if decoded {
-                    slot.deinitialize(count: 1)
-                    decoded = false
-                }
-                try decoder.decode(T.self, from: row, into: slot)
-                decoded = true
-            }
-        } catch {
-            if decoded { slot.deinitialize(count: 1) }
-            throw error
-        }
-        return decoded
+        try store.fetch(type, id: id, into: slot, reader: reader, session: self)
     }
 
     /// A primary key converted with the key column's affinity, as it is stored.
-    private func normalizedKey(_ key: StorageValue, _ plan: ReadPlan) throws -> StorageValue {
+    static func normalizedKey(_ key: StorageValue, _ plan: ReadPlan) throws -> StorageValue {
         guard !key.isNull else {
             throw StorageError(.invalidKey, "a primary key may not be null", collection: plan.schema.name)
         }
@@ -453,7 +431,7 @@ final class Session {
     func delete<T>(_ type: T.Type, id: StorageValue) throws -> Bool {
         let info = try store.info(for: type)
         guard let stored = try storedSchema(info.collection) else { return false }
-        let key = try normalizedKey(id, store.readPlan(for: stored))
+        let key = try Self.normalizedKey(id, store.readPlan(for: stored))
         let deleted = try requireWriter().delete(from: info.collection, key: key)
         if deleted { noteChange(.delete([key]), in: info.collection) }
         return deleted
@@ -552,5 +530,56 @@ struct ValueBuffer {
         count = 0
         capacity = 0
         isResized = false
+    }
+}
+
+extension ObjectStore {
+    /// `Session.fetch(_:id:into:)` over `reader`, with `session` when the read joined the current
+    /// thread's write session (see `withReader`): the look-up plan of `type` is found with one
+    /// lock, and no session is made for a read of its own.
+    func fetch<T: Decodable>(
+        _ type: T.Type,
+        id: StorageValue,
+        into slot: UnsafeMutablePointer<T>,
+        reader: any StorageReadTransaction,
+        session: Session?
+    ) throws -> Bool {
+        let kept = typeReadPlan(for: T.self)
+        let info = kept == nil ? try self.info(for: type) : nil
+        let collection = kept?.collection ?? info!.collection
+        let found: CollectionSchema?
+        if let session {
+            found = try session.storedSchema(collection)
+        } else {
+            found = try reader.schema(of: collection)
+        }
+        guard let stored = found else { return false }
+        let lookup: TypeReadPlan
+        if let kept, kept.plan.schema == stored {
+            lookup = kept
+        } else {
+            lookup = makeTypeReadPlan(for: T.self, info: try info ?? self.info(for: type), stored: stored)
+        }
+        let plan = lookup.plan
+        let key = try Session.normalizedKey(id, plan)
+        let decoder =
+            plan.takeDecoder(for: T.self)
+            ?? RowDecoder(typeName: lookup.typeName, collection: lookup.collection, plan: plan)
+        defer { plan.keepDecoder(decoder, for: T.self) }
+        var decoded = false
+        do {
+            _ = try reader.get(lookup.collection, key: key, columns: plan.columns) { row in
+                if decoded {
+                    slot.deinitialize(count: 1)
+                    decoded = false
+                }
+                try decoder.decode(T.self, from: row, into: slot)
+                decoded = true
+            }
+        } catch {
+            if decoded { slot.deinitialize(count: 1) }
+            throw error
+        }
+        return decoded
     }
 }
