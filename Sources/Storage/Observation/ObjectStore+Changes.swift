@@ -52,6 +52,9 @@ extension ObjectStore {
             bufferingPolicy: bufferingPolicy
         )
         changeHub.subscribe(collection, continuation)
+        // A backend that reports other processes' commits starts doing so now, at the store's
+        // first subscription, and is reporting when this returns.
+        observeCommitsElsewhere()
         return stream
     }
 
