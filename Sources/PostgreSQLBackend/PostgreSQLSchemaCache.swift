@@ -30,6 +30,11 @@ final class PostgreSQLSchemaCache: Sendable {
         var lookups: [Lookup: String] = [:]
         /// The writer plans made from `schemas`.
         var writerPlans: [WriterLayout: PostgreSQLWriterPlan] = [:]
+        /// The writer plan found or stored last, and its layout: a store saving one type again
+        /// and again passes the same collection and column array each time, which compare equal
+        /// at once (same storage), where the dictionary hashed every column name (about 2,300
+        /// instructions of a single save).
+        var lastWriterPlan: (layout: WriterLayout, plan: PostgreSQLWriterPlan)?
         /// By folded name, the last schema a transaction asked to prepare that the cached schema
         /// already covered (see `covered(_:folded:)`).
         var covered: [String: CollectionSchema] = [:]
@@ -37,6 +42,7 @@ final class PostgreSQLSchemaCache: Sendable {
         mutating func dropDerived() {
             lookups.removeAll()
             writerPlans.removeAll()
+            lastWriterPlan = nil
             covered.removeAll()
         }
     }
@@ -44,7 +50,12 @@ final class PostgreSQLSchemaCache: Sendable {
     private let state = Locked(State())
 
     func writerPlan(_ layout: WriterLayout) -> PostgreSQLWriterPlan? {
-        state.withLock { $0.writerPlans[layout] }
+        state.withLock { state in
+            if let last = state.lastWriterPlan, last.layout == layout { return last.plan }
+            guard let plan = state.writerPlans[layout] else { return nil }
+            state.lastWriterPlan = (layout, plan)
+            return plan
+        }
     }
 
     /// Keeps `plan` for `layout`, made from `schema` if that is still the cached one.
@@ -53,6 +64,7 @@ final class PostgreSQLSchemaCache: Sendable {
         state.withLock { state in
             guard state.schemas[folded] == schema else { return }
             state.writerPlans[layout] = plan
+            state.lastWriterPlan = (layout, plan)
         }
     }
 
