@@ -210,10 +210,15 @@ final class PostgreSQLRecordWriter: RecordWriter {
     /// - Returns: the statement, or `nil`.
     func pendingSave(origin: String, lockKey: Int64, channel: String) -> PostgreSQLConnection.PipelinedStatement? {
         guard tupleCount == 1, let key = bufferedKeys.first else { return nil }
-        var parameters = PostgreSQLParameters(copyTuple: tuples.bytes)
+        let upserted = PostgreSQLChangeFeed.encode([key])
+        var parameters = PostgreSQLParameters(
+            copyTuple: tuples.bytes,
+            extra: 5,
+            extraBytes: origin.utf8.count + collection.utf8.count + upserted.utf8.count + 8 + channel.utf8.count
+        )
         parameters.append(.text(origin))
         parameters.append(.text(collection))
-        parameters.append(.text(PostgreSQLChangeFeed.encode([key])))
+        parameters.append(.text(upserted))
         parameters.append(.integer(lockKey))
         parameters.append(.text(channel))
         return .init(
