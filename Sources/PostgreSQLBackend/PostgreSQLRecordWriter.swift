@@ -69,7 +69,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
         try appendTuple(values, key: key)
         bufferedKeys.insert(key)
         tupleCount += 1
-        transaction.changes.record(collection, key)
+        transaction.changes.record(collection, folded: plan.folded, key)
         if tupleCount >= transaction.batchSize || tuples.count >= Self.maximumBatchBytes { try flush() }
         return key
     }
@@ -317,6 +317,8 @@ final class PostgreSQLTupleBuffer {
 /// transaction.
 final class PostgreSQLWriterPlan: Sendable {
     let collection: String
+    /// `collection` folded (`Identifier.folded`), made once for the change set's records.
+    let folded: String
     let columns: [ColumnDefinition]
     let keyIndex: Int
     let hasAutoKey: Bool
@@ -343,6 +345,7 @@ final class PostgreSQLWriterPlan: Sendable {
         columns: [String]
     ) throws {
         self.collection = collection
+        folded = Identifier.folded(collection)
         let compiler = PostgreSQLQueryCompiler(schema: schema)
         self.columns = try columns.map { name in
             guard let definition = compiler.definition(of: name) else {
