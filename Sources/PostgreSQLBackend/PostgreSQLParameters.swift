@@ -49,13 +49,19 @@ struct PostgreSQLParameters {
     /// The fields of one COPY binary tuple (a 16-bit field count, then each field's 32-bit
     /// length, -1 for null, and its bytes), each a parameter: COPY and parameters share the
     /// binary formats.
-    init(copyTuple tuple: UnsafeRawBufferPointer) {
-        func length(at offset: Int) -> Int32 {
-            Int32(bitPattern: tuple[offset..<offset + 4].reduce(0) { $0 << 8 | UInt32($1) })
-        }
+    ///
+    /// `extra` parameters are expected after the tuple's fields (`extraBytes` bytes in all), so
+    /// that the arrays are allocated once. The fields are copied with one `memcpy` each and their
+    /// lengths loaded whole: a byte-wise copy through `Slice` and a `reduce` per length were
+    /// about 6,900 instructions of a single save.
+    init(copyTuple tuple: UnsafeRawBufferPointer, extra: Int = 0, extraBytes: Int = 0) {
+        let fields = tuple.count >= 2 ? Int(tuple.loadUnaligned(as: UInt16.self).bigEndian) : 0
+        offsets.reserveCapacity(fields + extra)
+        lengths.reserveCapacity(fields + extra)
+        bytes.reserveCapacity(tuple.count + extraBytes)
         var offset = 2
         while offset + 4 <= tuple.count {
-            let fieldLength = length(at: offset)
+            let fieldLength = Int32(bitPattern: tuple.loadUnaligned(fromByteOffset: offset, as: UInt32.self).bigEndian)
             offset += 4
             if fieldLength < 0 {
                 offsets.append(-1)
@@ -64,7 +70,7 @@ struct PostgreSQLParameters {
             }
             offsets.append(bytes.count)
             lengths.append(fieldLength)
-            bytes.append(contentsOf: tuple[offset..<offset + Int(fieldLength)])
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: tuple[offset..<offset + Int(fieldLength)]))
             offset += Int(fieldLength)
         }
     }
@@ -134,17 +140,29 @@ struct PostgreSQLParameters {
             Int32, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?
         ) throws -> Result
     ) rethrows -> Result {
-        let formats = [Int32](repeating: 1, count: count)
         // A non-empty buffer, so that a zero-length value still gets a non-null pointer (null
         // pointers are SQL nulls).
         let storage = bytes.isEmpty ? [0] : bytes
-        return try storage.withUnsafeBufferPointer { buffer in
-            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
-            let pointers: [UnsafePointer<CChar>?] = offsets.map { $0 < 0 ? nil : base + $0 }
-            return try pointers.withUnsafeBufferPointer { values in
-                try lengths.withUnsafeBufferPointer { lengths in
-                    try formats.withUnsafeBufferPointer { formats in
-                        try body(Int32(count), values.baseAddress, lengths.baseAddress, formats.baseAddress)
+        let count = count
+        // The formats and pointers on the stack (for a statement's usual few parameters): two
+        // heap arrays per statement fewer.
+        return try withUnsafeTemporaryAllocation(of: Int32.self, capacity: max(count, 1)) { formats in
+            formats.initialize(repeating: 1)
+            return try withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: max(count, 1)) {
+                values in
+                try storage.withUnsafeBufferPointer { buffer in
+                    let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+                    for index in 0..<count {
+                        let offset = offsets[index]
+                        values.initializeElement(at: index, to: offset < 0 ? nil : base + offset)
+                    }
+                    return try lengths.withUnsafeBufferPointer { lengths in
+                        try body(
+                            Int32(count),
+                            UnsafePointer(values.baseAddress),
+                            lengths.baseAddress,
+                            UnsafePointer(formats.baseAddress)
+                        )
                     }
                 }
             }

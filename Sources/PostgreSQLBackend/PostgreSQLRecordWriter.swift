@@ -69,7 +69,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
         try appendTuple(values, key: key)
         bufferedKeys.insert(key)
         tupleCount += 1
-        transaction.changes.record(collection, key)
+        transaction.changes.record(collection, folded: plan.folded, key)
         if tupleCount >= transaction.batchSize || tuples.count >= Self.maximumBatchBytes { try flush() }
         return key
     }
@@ -210,10 +210,15 @@ final class PostgreSQLRecordWriter: RecordWriter {
     /// - Returns: the statement, or `nil`.
     func pendingSave(origin: String, lockKey: Int64, channel: String) -> PostgreSQLConnection.PipelinedStatement? {
         guard tupleCount == 1, let key = bufferedKeys.first else { return nil }
-        var parameters = PostgreSQLParameters(copyTuple: tuples.bytes)
+        let upserted = PostgreSQLChangeFeed.encode([key])
+        var parameters = PostgreSQLParameters(
+            copyTuple: tuples.bytes,
+            extra: 5,
+            extraBytes: origin.utf8.count + collection.utf8.count + upserted.utf8.count + 8 + channel.utf8.count
+        )
         parameters.append(.text(origin))
         parameters.append(.text(collection))
-        parameters.append(.text(PostgreSQLChangeFeed.encode([key])))
+        parameters.append(.text(upserted))
         parameters.append(.integer(lockKey))
         parameters.append(.text(channel))
         return .init(
@@ -312,6 +317,8 @@ final class PostgreSQLTupleBuffer {
 /// transaction.
 final class PostgreSQLWriterPlan: Sendable {
     let collection: String
+    /// `collection` folded (`Identifier.folded`), made once for the change set's records.
+    let folded: String
     let columns: [ColumnDefinition]
     let keyIndex: Int
     let hasAutoKey: Bool
@@ -338,6 +345,7 @@ final class PostgreSQLWriterPlan: Sendable {
         columns: [String]
     ) throws {
         self.collection = collection
+        folded = Identifier.folded(collection)
         let compiler = PostgreSQLQueryCompiler(schema: schema)
         self.columns = try columns.map { name in
             guard let definition = compiler.definition(of: name) else {

@@ -30,6 +30,15 @@ final class PostgreSQLSchemaCache: Sendable {
         var lookups: [Lookup: String] = [:]
         /// The writer plans made from `schemas`.
         var writerPlans: [WriterLayout: PostgreSQLWriterPlan] = [:]
+        /// The writer plan found or stored last, and its layout: a store saving one type again
+        /// and again passes the same collection and column array each time, which compare equal
+        /// at once (same storage), where the dictionary hashed every column name (about 2,300
+        /// instructions of a single save).
+        var lastWriterPlan: (layout: WriterLayout, plan: PostgreSQLWriterPlan)?
+        /// The schema `lookup` found last, by the name it was asked for: a name asked again (the
+        /// same string, compared at once) needs no folding and no hashing (about 1,900
+        /// instructions of a single save or a look-up). Dropped whenever `schemas` changes.
+        var lastLookup: (name: String, schema: CollectionSchema)?
         /// By folded name, the last schema a transaction asked to prepare that the cached schema
         /// already covered (see `covered(_:folded:)`).
         var covered: [String: CollectionSchema] = [:]
@@ -37,6 +46,7 @@ final class PostgreSQLSchemaCache: Sendable {
         mutating func dropDerived() {
             lookups.removeAll()
             writerPlans.removeAll()
+            lastWriterPlan = nil
             covered.removeAll()
         }
     }
@@ -44,7 +54,12 @@ final class PostgreSQLSchemaCache: Sendable {
     private let state = Locked(State())
 
     func writerPlan(_ layout: WriterLayout) -> PostgreSQLWriterPlan? {
-        state.withLock { $0.writerPlans[layout] }
+        state.withLock { state in
+            if let last = state.lastWriterPlan, last.layout == layout { return last.plan }
+            guard let plan = state.writerPlans[layout] else { return nil }
+            state.lastWriterPlan = (layout, plan)
+            return plan
+        }
     }
 
     /// Keeps `plan` for `layout`, made from `schema` if that is still the cached one.
@@ -53,6 +68,7 @@ final class PostgreSQLSchemaCache: Sendable {
         state.withLock { state in
             guard state.schemas[folded] == schema else { return }
             state.writerPlans[layout] = plan
+            state.lastWriterPlan = (layout, plan)
         }
     }
 
@@ -89,8 +105,17 @@ final class PostgreSQLSchemaCache: Sendable {
     }
 
     func lookup(_ name: String) -> CollectionSchema? {
+        let last = state.withLock { state -> CollectionSchema? in
+            guard let last = state.lastLookup, last.name == name else { return nil }
+            return last.schema
+        }
+        if let last { return last }
         let folded = Identifier.folded(name)
-        return state.withLock { $0.schemas[folded] }
+        return state.withLock { state in
+            guard let schema = state.schemas[folded] else { return nil }
+            state.lastLookup = (name, schema)
+            return schema
+        }
     }
 
     /// Caches `schema`; what was made from the schemas is dropped when it differs from the one
@@ -100,6 +125,7 @@ final class PostgreSQLSchemaCache: Sendable {
         state.withLock { state in
             guard state.schemas[folded] != schema else { return }
             state.schemas[folded] = schema
+            state.lastLookup = nil
             state.dropDerived()
         }
     }
@@ -107,6 +133,7 @@ final class PostgreSQLSchemaCache: Sendable {
     func remove(_ folded: String) {
         state.withLock { state in
             state.schemas[folded] = nil
+            state.lastLookup = nil
             state.dropDerived()
         }
     }
@@ -114,6 +141,7 @@ final class PostgreSQLSchemaCache: Sendable {
     func removeAll() {
         state.withLock { state in
             state.schemas.removeAll()
+            state.lastLookup = nil
             state.dropDerived()
         }
     }

@@ -41,8 +41,10 @@ extension PostgreSQLStorageBackend {
         /// them). Default: 10,000.
         public var batchSize: Int
         /// Whether the store listens for the commits of other processes and machines (one more
-        /// connection, `LISTEN`), so that change streams and settings caches see them. Commits are
-        /// recorded for other listeners either way. Default: `true`.
+        /// connection, `LISTEN`), so that change streams and settings caches see them. The
+        /// connection is opened when the store is first observed (its first change stream or
+        /// settings read), not at open. Commits are recorded for other listeners either way.
+        /// Default: `true`.
         public var observesOtherProcesses: Bool
         /// How long a change listener may stay silent (its process gone, or its connection lost)
         /// before the change rows it has not read may be deleted. Listeners report their position

@@ -47,7 +47,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     private let owner = OwningProcess()
     /// This backend's name in the change table, so that its listeners skip its own commits.
     private let origin = UUID().uuidString
-    private let listeners = Locked<[PostgreSQLChangeListener]>([])
+    /// The change listeners started (`observeExternalCommits`, at the store's first observation;
+    /// none for a store never observed), and whether `close()` ran, after which none starts.
+    private let listeners = Locked<(started: [PostgreSQLChangeListener], closed: Bool)>(([], false))
     /// The commits that recorded changes, to prune the change table every
     /// `PostgreSQLChangeFeed.pruneEvery` of them.
     private let publishedCommits = Locked(0)
@@ -59,7 +61,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     private let changeChannel: String
 
     deinit {
-        for listener in listeners.withLock({ $0 }) { listener.stop() }
+        for listener in listeners.withLock({ $0.started }) { listener.stop() }
     }
 
     /// Connects to the server `url` names and creates the store's schema and catalog when
@@ -134,7 +136,11 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         primary.close()
         singleStatementWriters.close()
         for replica in replicas { replica.close() }
-        for listener in listeners.withLock({ $0 }) { listener.stop() }
+        let started = listeners.withLock { listeners in
+            listeners.closed = true
+            return listeners.started
+        }
+        for listener in started { listener.stop() }
     }
 
     /// Whether the current thread asked for reads from the primary (`readingFromPrimary`).
@@ -361,6 +367,10 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
 
     /// Reports the commits of other backends on this store (other processes, other machines) to
     /// `handler`, from a listener connection of its own (`LISTEN`), until the backend is closed.
+    /// `ObjectStore` calls it when the store is first observed, not at open: a store that is never
+    /// observed opens no listener connection. Returns once `LISTEN` is in effect and the listener
+    /// is registered (or its first attempt failed; it then keeps trying), so a commit made
+    /// elsewhere after it returns is reported. Does nothing after `close()`.
     /// - Parameter handler: called with the changes of each commit made elsewhere, on the
     ///   listener's thread.
     public func observeExternalCommits(_ handler: @escaping @Sendable ([CollectionChange]) -> Void) {
@@ -375,9 +385,19 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             retention: configuration.changeRetention,
             handler: handler
         )
-        listeners.withLock { $0.append(listener) }
+        // Registered before it starts: a `close()` from now on stops it, and one that ran already
+        // keeps it from starting at all.
+        let closed = listeners.withLock { listeners in
+            if !listeners.closed { listeners.started.append(listener) }
+            return listeners.closed
+        }
+        guard !closed else { return }
         listener.start()
     }
+
+    /// How many change listeners this backend has started (at most one per `ObjectStore`, none
+    /// until the store is first observed).
+    package var startedListenerCount: Int { listeners.withLock { $0.started.count } }
 
     /// Rolls back whatever is open on `connection` and returns it to the pool when still usable.
     private func finish(_ connection: PostgreSQLConnection, in pool: PostgreSQLConnectionPool) {

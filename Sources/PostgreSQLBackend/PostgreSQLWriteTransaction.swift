@@ -76,6 +76,11 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
     override var usesCachedLookups: Bool { changedSchemas.isEmpty && droppedCollections.isEmpty }
 
     override func storedSchema(of name: String, needing columns: [String] = []) throws -> CollectionSchema? {
+        // Nothing changed by this transaction (a save's usual case): the cache answers, without
+        // folding the name here.
+        if changedSchemas.isEmpty && droppedCollections.isEmpty {
+            return try super.storedSchema(of: name, needing: columns)
+        }
         let folded = Identifier.folded(name)
         if let changed = changedSchemas[folded] { return changed }
         if droppedCollections.contains(folded) { return nil }

@@ -55,8 +55,8 @@ public import Foundation
 /// # Commits made elsewhere
 ///
 /// A backend whose store other processes or machines also write (a database server) may adopt
-/// ``ExternalCommitSource`` as well. ``ObjectStore`` then subscribes when it is created and feeds each
-/// reported commit into its change streams (`changes(of:)`) and its settings cache, exactly as
+/// ``ExternalCommitSource`` as well. ``ObjectStore`` then subscribes when it is first observed (its
+/// first change stream or settings read, not when it is created) and feeds each reported commit into its change streams (`changes(of:)`) and its settings cache, exactly as
 /// it does its own commits. A backend without it sees only its own commits in its change
 /// streams; an embedded engine adopts ``ExternalCommitCounter`` so that ``Settings`` reads still see
 /// other processes' commits.
@@ -121,9 +121,21 @@ extension StorageBackend {
 /// commit touched (each key once, in `upserted` or `deleted`, however many keys there are). Never
 /// call it for this instance's own commits, which ``ObjectStore`` already publishes. Calls come
 /// from a thread of the backend's own; the handler does not block.
+///
+/// ``ObjectStore`` starts the reports lazily: it calls `observeExternalCommits(_:)` the first time
+/// the store is observed (its first change stream, the first ``Settings`` value it is about to
+/// cache, the first settings subscription), never for a store that is not observed, so a
+/// backend's listening costs (a connection, a thread, a wake-up per commit) are paid only by
+/// stores that use them.
 public protocol ExternalCommitSource: StorageBackend {
     /// Starts reporting commits made elsewhere to `handler`, until the backend is closed or
-    /// released. Called at most once per ``ObjectStore``.
+    /// released. Called at most once per ``ObjectStore``, when it is first observed, possibly
+    /// long after the backend was opened, and never after ``StorageBackend/close()``.
+    ///
+    /// Returns only once reporting is in effect: a commit made elsewhere after it returns must be
+    /// reported (when the backend cannot reach its engine then, it reports from the moment it can).
+    /// - Parameter handler: called with the changes of each commit made elsewhere, on a thread of
+    ///   the backend's.
     func observeExternalCommits(_ handler: @escaping @Sendable ([CollectionChange]) -> Void)
 }
 

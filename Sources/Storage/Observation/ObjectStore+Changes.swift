@@ -10,7 +10,9 @@ extension ObjectStore {
     /// The subscription starts when this method returns, so a transaction committed after the
     /// call is delivered even when the loop starts consuming later. Rolled-back transactions and
     /// other collections deliver nothing. Changes are made by this ``ObjectStore`` instance; writes
-    /// by other processes, or by another ``ObjectStore`` on the same files, are not seen.
+    /// by other processes, or by another ``ObjectStore`` on the same files, are not seen, except on
+    /// a backend that reports them (``ExternalCommitSource``, PostgreSQL): the store's first stream
+    /// starts those reports, and this method returns once they run.
     ///
     /// A slow consumer never blocks a writer: changes wait in the stream's buffer. With the
     /// default `.unbounded` policy a consumer that falls behind gets every change later, and
@@ -52,6 +54,9 @@ extension ObjectStore {
             bufferingPolicy: bufferingPolicy
         )
         changeHub.subscribe(collection, continuation)
+        // A backend that reports other processes' commits starts doing so now, at the store's
+        // first subscription, and is reporting when this returns.
+        observeCommitsElsewhere()
         return stream
     }
 

@@ -129,6 +129,8 @@ public struct SettingHandle<Value: Codable & Sendable>: Sendable {
             continuation.yield(json.flatMap { try? state.decode($0) } ?? state.defaultValue)
         }
         continuation.onTermination = { _ in cancel() }
+        // Other processes' changes to the setting are reported from now on.
+        owner.store.observeCommitsElsewhere()
         return stream
     }
 }

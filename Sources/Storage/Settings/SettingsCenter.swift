@@ -31,7 +31,12 @@ final class SettingsCenter: Sendable {
         // commit is seen by the next read after it, not only this store's own commits.
         // Inside a write transaction nothing is cached, and the engine may not allow a second
         // transaction on this thread.
-        if !store.isWritingOnCurrentThread, let count = try store.externalCommitCount() {
+        let writing = store.isWritingOnCurrentThread
+        // A backend that reports other processes' commits (`ExternalCommitSource`) keeps the cache
+        // right through those reports: they start before the first value read here can be cached,
+        // so no value is cached that a commit elsewhere could leave stale unreported.
+        if !writing { store.observeCommitsElsewhere() }
+        if !writing, let count = try store.externalCommitCount() {
             state.withLock { state in
                 guard state.commitCount != count else { return }
                 state.commitCount = count
@@ -43,7 +48,7 @@ final class SettingsCenter: Sendable {
         if let cached { return cached }
         let json = try store.fetch(SettingRecord.self, id: id)?.value
         // Inside a write transaction the read may see uncommitted writes: never cache those.
-        if !store.isWritingOnCurrentThread {
+        if !writing {
             state.withLock { state in
                 if state.generation == generation { state.cache[key] = .some(json) }
             }

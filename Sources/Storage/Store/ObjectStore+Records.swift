@@ -10,7 +10,7 @@ extension ObjectStore {
     ///   (nothing is written then).
     @discardableResult
     public func save<T: Encodable>(_ value: T) throws -> StorageValue {
-        try withWriteSession { try $0.save(CollectionOfOne(value))[0] }
+        try withWriteSession { try $0.save(one: value) }
     }
 
     /// Saves every value in one transaction: all of them or, on any error, none.

@@ -59,10 +59,41 @@ public final class ObjectStore: Sendable {
     public init(backend: some StorageBackend) {
         self.backend = backend
         commitCounter = backend as? any ExternalCommitCounter
-        if let source = backend as? any ExternalCommitSource {
-            source.observeExternalCommits { [weak self] changes in self?.didCommitElsewhere(changes) }
+        commitSource = backend as? any ExternalCommitSource
+    }
+
+    /// The backend as a source of other processes' commits, cast once; it is asked to report them
+    /// only when the store is first observed (`observeCommitsElsewhere()`).
+    private let commitSource: (any ExternalCommitSource)?
+    /// Whether `commitSource` reports to this store: read without the lock on every settings read
+    /// and change subscription once set. Set, under `commitSourceStart`, only after the source's
+    /// `observeExternalCommits` returned.
+    private let observingElsewhere = Atomic<Bool>(false)
+    /// Serializes the first observers, so that concurrent ones start one report and each returns
+    /// only once it runs.
+    private let commitSourceStart = Locked(false)
+
+    /// Starts the backend's reports of commits made elsewhere (``ExternalCommitSource``), once, the
+    /// first time the store is observed: a change stream, a settings value about to be cached, a
+    /// settings subscription. A store that is never observed never pays for them (a PostgreSQL
+    /// store opens no `LISTEN` connection). Returns once the reports run, so that a commit made
+    /// elsewhere after it returns is reported; concurrent first callers wait for one start.
+    /// Does nothing for other backends, after `close()`, or in a child process made by `fork()`.
+    func observeCommitsElsewhere() {
+        guard let commitSource, !observingElsewhere.load(ordering: .acquiring) else { return }
+        guard (try? owner.check(path: nil)) != nil, (try? lifecycle.enter()) != nil else { return }
+        defer { lifecycle.leave() }
+        commitSourceStart.withLock { started in
+            guard !started else { return }
+            commitSource.observeExternalCommits { [weak self] changes in self?.didCommitElsewhere(changes) }
+            started = true
+            observingElsewhere.store(true, ordering: .releasing)
         }
     }
+
+    /// Whether this store has asked its backend for the commits made elsewhere (see
+    /// `observeCommitsElsewhere()`): for tests.
+    package var isObservingCommitsElsewhere: Bool { observingElsewhere.load(ordering: .acquiring) }
 
     /// Whether the backend tells this store of other processes' commits (``ExternalCommitSource``):
     /// they then reach change streams and settings a moment after they commit, not at once.

@@ -142,48 +142,88 @@ final class Session {
         var keys: [StorageValue] = []
         keys.reserveCapacity(values.underestimatedCount)
         for value in values {
-            var current: WriteState
-            if let state {
-                current = state
-            } else {
-                current = try writeState(for: value, info: info, cached: cached)
-                try current.writer.expectRecords(values.underestimatedCount)
-            }
-            reusable = nil
-            do {
-                try current.encoder.encode(value)
-            } catch is PlanMiss {
-                current = try makeWriteState(for: value, extending: current.encoder.columns)
-                try current.encoder.encode(value)
-            }
-            state = current
-            reusable = current
-            let plan = current.plan
-            var record = current.encoder.values
-            for fix in plan.affinityFixes { record[fix.index] = record[fix.index].applyingAffinity(fix.type) }
-            let key = record[plan.keyIndex]
-            if plan.schema.hasAutoKey {
-                record[plan.keyIndex] = .null
-            } else if key.isNull {
-                throw StorageError(
-                    .invalidKey,
-                    "a \(info.typeName) has no value for its primary key '\(plan.schema.primaryKey)'",
-                    collection: info.collection,
-                    column: plan.schema.primaryKey
+            keys.append(
+                try put(
+                    value,
+                    info: info,
+                    cached: cached,
+                    state: &state,
+                    reusable: &reusable,
+                    expecting: values.underestimatedCount
                 )
-            }
-            do {
-                keys.append(try current.writer.put(record))
-            } catch let error as StorageError {
-                var error = error.inCollection(info.collection)
-                if error.key == nil && !key.isNull { error.key = key }
-                throw error
-            }
+            )
         }
         if let plan = state?.plan, !keys.isEmpty {
             noteChange(.upsert(keys), in: info.collection, folded: plan.foldedCollection)
         }
         return keys
+    }
+
+    /// `save(_:)` of one value, without a sequence around it: `ObjectStore.save(_:)`'s path. Its
+    /// generic code is not specialized for the caller's type, and iterating a
+    /// `CollectionOfOne<T>` there looked up the iterator's and its `Optional`'s metadata at run
+    /// time, about 2,500 instructions of a single save.
+    func save<T: Encodable>(one value: T) throws -> StorageValue {
+        let cached = store.writePlan(for: T.self)
+        let info = try cached?.info ?? store.info(for: T.self)
+        var state: WriteState?
+        var reusable: WriteState?
+        defer { if let reusable { reusable.plan.keepEncoder(reusable.encoder) } }
+        let key = try put(value, info: info, cached: cached, state: &state, reusable: &reusable, expecting: 1)
+        if let plan = state?.plan {
+            noteChange(.upsert([key]), in: info.collection, folded: plan.foldedCollection)
+        }
+        return key
+    }
+
+    /// Encodes `value` and hands it to the writer of `state` (made for it when `nil`): one record
+    /// of `save(_:)`. `reusable` is the state whose encoder encoded its last record whole.
+    /// - Returns: the record's key as the writer stored it.
+    private func put<T: Encodable>(
+        _ value: T,
+        info: ModelInfo,
+        cached: WritePlan?,
+        state: inout WriteState?,
+        reusable: inout WriteState?,
+        expecting count: Int
+    ) throws -> StorageValue {
+        var current: WriteState
+        if let state {
+            current = state
+        } else {
+            current = try writeState(for: value, info: info, cached: cached)
+            try current.writer.expectRecords(count)
+        }
+        reusable = nil
+        do {
+            try current.encoder.encode(value)
+        } catch is PlanMiss {
+            current = try makeWriteState(for: value, extending: current.encoder.columns)
+            try current.encoder.encode(value)
+        }
+        state = current
+        reusable = current
+        let plan = current.plan
+        var record = current.encoder.values
+        for fix in plan.affinityFixes { record[fix.index] = record[fix.index].applyingAffinity(fix.type) }
+        let key = record[plan.keyIndex]
+        if plan.schema.hasAutoKey {
+            record[plan.keyIndex] = .null
+        } else if key.isNull {
+            throw StorageError(
+                .invalidKey,
+                "a \(info.typeName) has no value for its primary key '\(plan.schema.primaryKey)'",
+                collection: info.collection,
+                column: plan.schema.primaryKey
+            )
+        }
+        do {
+            return try current.writer.put(record)
+        } catch let error as StorageError {
+            var error = error.inCollection(info.collection)
+            if error.key == nil && !key.isNull { error.key = key }
+            throw error
+        }
     }
 
     // MARK: Reading models

@@ -149,7 +149,7 @@ public final class StoreTransaction: StoreReadTransaction {
     /// - Throws: ``StorageError``, e.g. `.constraintViolation`.
     @discardableResult
     public func save<T: Encodable>(_ value: T) throws -> StorageValue {
-        try open().save(CollectionOfOne(value))[0]
+        try open().save(one: value)
     }
 
     /// Inserts or replaces every value; see `ObjectStore.save(contentsOf:)`.
