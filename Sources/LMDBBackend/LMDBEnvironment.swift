@@ -367,6 +367,27 @@ final class LMDBEnvironment: @unchecked Sendable {
         }
     }
 
+    /// Begins a read transaction as `begin(readOnly: true)` does, unless that would wait: `nil`
+    /// when a map growth is asked for or running (the gate would hold it back) or another
+    /// process grew the map (adopting it waits for every transaction of the process, the
+    /// writer's among them). On return it has passed the map gate, until `endRead`.
+    func beginReadWithoutWaiting() throws -> OpaquePointer? {
+        guard mapGate.tryEnter(nested: holdsTransaction) else { return nil }
+        var rc: Int32
+        if let idle = idleReaders.withLock({ $0.popLast() }) {
+            rc = mdb_txn_renew(idle)
+            if rc == 0 { return idle }
+            mdb_txn_abort(idle)
+        } else {
+            var transaction: OpaquePointer?
+            rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &transaction)
+            if rc == 0, let transaction { return transaction }
+        }
+        mapGate.leave(write: false)
+        guard rc == MDB_MAP_RESIZED else { throw StorageError.lmdb(rc, "cannot begin a transaction", path: path) }
+        return nil
+    }
+
     /// Ends a read transaction begun with `begin(readOnly: true)`, keeping it for reuse, and
     /// leaves the map gate.
     func endRead(_ transaction: OpaquePointer) {

@@ -93,6 +93,48 @@ public final class LMDBStorageBackend: StorageBackend {
         return try body(transaction)
     }
 
+    /// `true`: a read transaction waits for no writer (MVCC), only, at the map gate, for a
+    /// growth of the map, which `readSingleQueryWithoutWaiting` declines instead.
+    public var readsWithoutWaiting: Bool { true }
+
+    /// Runs `body` in a read transaction as `read` does, unless beginning it would wait: `nil`
+    /// while the map is being grown (here or by another process) or when another process created
+    /// databases whose handles must be opened first. Unlike `read`, it never grows the map (a
+    /// growth waits for every live transaction, a long write's among them): a one-query read
+    /// starts no write.
+    /// - Parameter body: the reads; the transaction is valid only during the call.
+    /// - Returns: what `body` returns, or `nil` when the read would have waited.
+    /// - Throws: what `body` throws, or a `StorageError` for an engine failure.
+    public func readSingleQueryWithoutWaiting<Result>(
+        _ body: (any StorageReadTransaction) throws -> Result
+    ) throws -> Result? {
+        try checkOpen()
+        guard let txn = try environment.beginReadWithoutWaiting() else { return nil }
+        let snapshot = Int(bitPattern: UInt(mdb_txn_id(txn)))
+        if !environment.isCheckedSnapshot(snapshot) {
+            let generation: UInt64
+            do {
+                generation = try LMDBEnvironment.readGeneration(txn, environment.metadata, path: path)
+            } catch {
+                environment.endRead(txn)
+                throw error
+            }
+            guard !environment.needsRefresh(for: generation) else {
+                environment.endRead(txn)
+                return nil
+            }
+            environment.markCheckedSnapshot(snapshot)
+        }
+        let transaction = LMDBReadTransaction(environment: environment, txn: txn, snapshot: snapshot)
+        environment.readDepth += 1
+        defer {
+            environment.readDepth -= 1
+            transaction.invalidate()
+            environment.endRead(txn)
+        }
+        return try body(transaction)
+    }
+
     /// Begins a transaction whose handles are complete for the catalog it sees: when another
     /// process created databases since this process last looked, their handles are opened first.
     private func beginCurrent(readOnly: Bool) throws -> OpaquePointer {
