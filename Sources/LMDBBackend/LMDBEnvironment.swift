@@ -361,21 +361,38 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// `endRead`. Renewing always starts on the newest committed snapshot, as a new one would.
     /// - Throws: as `begin(readOnly:)`.
     func beginRead() throws -> LMDBReadTransaction {
-        try passingGate(readOnly: true) { () -> (Int32, LMDBReadTransaction?) in
-            if let idle = idleReaders.withLock({ $0.popLast() }) {
-                let rc = mdb_txn_renew(idle.txn)
-                if rc == 0 {
-                    idle.renewed()
-                    return (0, idle)
-                }
-                mdb_txn_abort(idle.txn)
-                return (rc, nil)
+        try passingGate(readOnly: true) { startRead() }
+    }
+
+    /// Begins a read transaction as `beginRead()` does, unless that would wait: `nil` when a map
+    /// growth is asked for or running (the gate would hold it back) or another process grew the
+    /// map (adopting it waits for every transaction of the process, the writer's among them). On
+    /// return it has passed the map gate, until `endRead`.
+    /// - Throws: a `StorageError` for another failure to begin.
+    func beginReadWithoutWaiting() throws -> LMDBReadTransaction? {
+        guard mapGate.tryEnter(nested: holdsTransaction) else { return nil }
+        let (rc, started) = startRead()
+        if let started { return started }
+        mapGate.leave(write: false)
+        guard rc == MDB_MAP_RESIZED else { throw StorageError.lmdb(rc, "cannot begin a transaction", path: path) }
+        return nil
+    }
+
+    /// Renews a kept read transaction, or begins a new one: the transaction, or LMDB's code.
+    private func startRead() -> (Int32, LMDBReadTransaction?) {
+        if let idle = idleReaders.withLock({ $0.popLast() }) {
+            let rc = mdb_txn_renew(idle.txn)
+            if rc == 0 {
+                idle.renewed()
+                return (0, idle)
             }
-            var transaction: OpaquePointer?
-            let rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &transaction)
-            guard rc == 0, let transaction else { return (rc, nil) }
-            return (0, LMDBReadTransaction(environment: self, txn: transaction, readOnly: true))
+            mdb_txn_abort(idle.txn)
+            return (rc, nil)
         }
+        var transaction: OpaquePointer?
+        let rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &transaction)
+        guard rc == 0, let transaction else { return (rc, nil) }
+        return (0, LMDBReadTransaction(environment: self, txn: transaction, readOnly: true))
     }
 
     /// Passes the map gate and runs `start`, which begins a transaction (its result) or returns

@@ -85,6 +85,17 @@ final class LMDBMapGate: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
+    /// Admits a read transaction as `enter(write: false, nested:)` does if it can at once.
+    /// - Parameter nested: as for `enter`.
+    /// - Returns: whether it was admitted (`false` while a growth is asked for or running).
+    func tryEnter(nested: Bool) -> Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        guard !isGrowing && (askedGrowths == 0 || nested) else { return false }
+        liveReads += 1
+        return true
+    }
+
     /// Ends a transaction admitted by `enter`.
     func leave(write: Bool) {
         pthread_mutex_lock(mutex)

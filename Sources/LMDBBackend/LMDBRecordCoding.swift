@@ -84,8 +84,15 @@ enum LMDBRecordCoding {
             return offset + 8
         case .text(let text):
             tag(textTag)
-            var text = text
-            return text.withUTF8 { utf8 in
+            // A native string's bytes where they are; `withUTF8` needs a copy of the string.
+            let written = text.utf8.withContiguousStorageIfAvailable { utf8 -> Int in
+                let start = writeVarint(UInt64(utf8.count), to: out, at: offset)
+                if let base = utf8.baseAddress { (out + start).copyMemory(from: base, byteCount: utf8.count) }
+                return start + utf8.count
+            }
+            if let written { return written }
+            var copy = text
+            return copy.withUTF8 { utf8 in
                 offset = writeVarint(UInt64(utf8.count), to: out, at: offset)
                 if let base = utf8.baseAddress { (out + offset).copyMemory(from: base, byteCount: utf8.count) }
                 return offset + utf8.count

@@ -17,6 +17,15 @@ final class LMDBRecordWriter: RecordWriter {
     /// Each index, its database, and for each of its columns the writer's position or -1.
     private let indexes: [(index: LMDBCollection.Index, dbi: MDB_dbi, positions: [Int], fields: [Int])]
     private let storedRow: LMDBRow
+    /// The collection's key type and whether it assigns keys, read once: each is a search of
+    /// its fields by name (about 280 instructions a record).
+    private let keyType: ColumnType
+    private let hasAutoKey: Bool
+    private let maximumKeySize: Int
+    /// The record being encoded, in memory kept from record to record (an array allocated and
+    /// freed per record was about 780 instructions of an insert). Behind a pointer: a stored
+    /// `var` of the class would cost an exclusivity check per access.
+    private let scratch: UnsafeMutablePointer<(bytes: UnsafeMutableRawPointer, capacity: Int)>
 
     init(transaction: LMDBWriteTransaction, info: LMDBCollectionInfo, columns: [String]) throws {
         let collection = info.collection
@@ -54,6 +63,26 @@ final class LMDBRecordWriter: RecordWriter {
             )
         }
         storedRow = LMDBRow(requested: [], fieldCount: collection.nextFieldID)
+        keyType = collection.keyType
+        hasAutoKey = collection.hasAutoKey
+        maximumKeySize = transaction.environment.maximumKeySize
+        scratch = .allocate(capacity: 1)
+        scratch.initialize(to: (.allocate(byteCount: 256, alignment: 8), 256))
+    }
+
+    deinit {
+        scratch.pointee.bytes.deallocate()
+        scratch.deallocate()
+    }
+
+    /// The scratch memory, grown to hold at least `count` bytes.
+    private func scratchBytes(_ count: Int) -> UnsafeMutableRawPointer {
+        if scratch.pointee.capacity < count {
+            let capacity = max(count, scratch.pointee.capacity * 2)
+            scratch.pointee.bytes.deallocate()
+            scratch.pointee = (.allocate(byteCount: capacity, alignment: 8), capacity)
+        }
+        return scratch.pointee.bytes
     }
 
     func expectRecords(_ count: Int) throws {
@@ -79,12 +108,12 @@ final class LMDBRecordWriter: RecordWriter {
             )
         }
         var key = values[keyPosition]
-        if collection.hasAutoKey, key.isNull {
+        if hasAutoKey, key.isNull {
             key = .integer(try transaction.nextKey(name))
         } else if key.isNull {
             throw StorageError(.invalidKey, "a record's primary key is null", collection: name, key: key)
         }
-        if collection.keyType == .integer {
+        if keyType == .integer {
             // As SQLite's INTEGER PRIMARY KEY: only integers.
             guard case .integer(let number) = key else {
                 throw StorageError(
@@ -94,39 +123,42 @@ final class LMDBRecordWriter: RecordWriter {
                     key: key
                 )
             }
-            if collection.hasAutoKey { try transaction.noteKey(number, in: name) }
-        }
-        let keyBytes = LMDBKeyCoding.encode(key)
-        guard keyBytes.count <= transaction.environment.maximumKeySize else {
-            throw StorageError(
-                .invalidKey,
-                "the primary key takes \(keyBytes.count) bytes; LMDB keys hold at most"
-                    + " \(transaction.environment.maximumKeySize)",
-                collection: name,
-                column: collection.primaryKey,
-                key: key
-            )
+            if hasAutoKey { try transaction.noteKey(number, in: name) }
         }
 
-        // Written to raw memory sized for the largest encoding, then trimmed: one allocation
-        // rather than a capacity and uniqueness check per byte appended.
+        // Written to raw memory sized for the largest encoding, kept from record to record: no
+        // allocation, and no capacity and uniqueness check per byte appended.
+        // Each value is passed where it lies: a `position == keyPosition ? key : value` would
+        // copy it (a retain and a release for text and blobs).
         var capacity = 1
-        for (position, value) in values.enumerated() {
-            capacity += LMDBRecordCoding.maximumFieldSize(position == keyPosition ? key : value)
+        for position in values.indices {
+            capacity +=
+                position == keyPosition
+                ? LMDBRecordCoding.maximumFieldSize(key) : LMDBRecordCoding.maximumFieldSize(values[position])
         }
-        var buffer = [UInt8](unsafeUninitializedCapacity: capacity) { out, count in
-            let base = UnsafeMutableRawPointer(out.baseAddress!)
-            base.storeBytes(of: LMDBRecordCoding.formatVersion, as: UInt8.self)
-            var offset = 1
-            for (position, field) in fields.enumerated() {
-                let value = position == keyPosition ? key : values[position]
-                offset += LMDBRecordCoding.writeField(field, value, to: base + offset)
-            }
-            count = offset
+        let base = scratchBytes(capacity)
+        base.storeBytes(of: LMDBRecordCoding.formatVersion, as: UInt8.self)
+        var length = 1
+        for (position, field) in fields.enumerated() {
+            length +=
+                position == keyPosition
+                ? LMDBRecordCoding.writeField(field, key, to: base + length)
+                : LMDBRecordCoding.writeField(field, values[position], to: base + length)
         }
+        let record = UnsafeRawBufferPointer(start: base, count: length)
         if indexes.isEmpty {
-            return try putWithoutIndexes(key: key, keyBytes: keyBytes, buffer: &buffer)
+            // An integer key's bytes on the stack: no array allocated and freed per record.
+            if case .integer(let number) = key {
+                return try LMDBKeyCoding.withInteger(number) { keyBytes in
+                    try putWithoutIndexes(key: key, keyBytes: keyBytes, record: record)
+                }
+            }
+            return try LMDBKeyCoding.encode(key).withUnsafeBytes { keyBytes in
+                try putWithoutIndexes(key: key, keyBytes: keyBytes, record: record)
+            }
         }
+        let keyBytes = try checkedKeyBytes(key)
+        var buffer = [UInt8](record)
 
         // Everything that needs the stored record is done before the first write, which may move
         // its mapped bytes.
@@ -193,11 +225,17 @@ final class LMDBRecordWriter: RecordWriter {
     /// Writes a record of a collection without indexes: a new key takes one `mdb_put`; a stored
     /// record (which that put reports and leaves alone) gets the fields the writer does not name
     /// appended, then is replaced.
-    private func putWithoutIndexes(key: StorageValue, keyBytes: [UInt8], buffer: inout [UInt8]) throws -> StorageValue {
+    private func putWithoutIndexes(
+        key: StorageValue,
+        keyBytes: UnsafeRawBufferPointer,
+        record: UnsafeRawBufferPointer
+    ) throws -> StorageValue {
         let name = collection.name
+        guard keyBytes.count <= maximumKeySize else { throw keyTooLong(key, keyBytes.count) }
         do {
-            guard let stored = try transaction.putIfAbsent(records, key: keyBytes, value: buffer, collection: name)
+            guard let stored = try transaction.putIfAbsent(records, key: keyBytes, value: record, collection: name)
             else { return key }
+            var buffer = [UInt8](record)
             guard storedRow.load(stored) else { throw transaction.damaged(name) }
             let written = self.written
             var kept: [UInt8] = []
@@ -207,11 +245,30 @@ final class LMDBRecordWriter: RecordWriter {
                 }
             }
             buffer.append(contentsOf: kept)
-            try transaction.put(records, key: keyBytes, value: buffer, collection: name)
+            try buffer.withUnsafeBytes { bytes in
+                try transaction.put(records, key: keyBytes, value: bytes, collection: name)
+            }
         } catch var error as StorageError {
             error.key = key
             throw error
         }
         return key
+    }
+
+    /// The bytes of `key`, checked against LMDB's key size limit.
+    private func checkedKeyBytes(_ key: StorageValue) throws -> [UInt8] {
+        let keyBytes = LMDBKeyCoding.encode(key)
+        guard keyBytes.count <= maximumKeySize else { throw keyTooLong(key, keyBytes.count) }
+        return keyBytes
+    }
+
+    private func keyTooLong(_ key: StorageValue, _ count: Int) -> StorageError {
+        StorageError(
+            .invalidKey,
+            "the primary key takes \(count) bytes; LMDB keys hold at most \(maximumKeySize)",
+            collection: collection.name,
+            column: collection.primaryKey,
+            key: key
+        )
     }
 }

@@ -91,12 +91,48 @@ public final class LMDBStorageBackend: StorageBackend {
         return try body(transaction)
     }
 
+    /// `true`: a read transaction waits for no writer (MVCC), only, at the map gate, for a
+    /// growth of the map, which `readSingleQueryWithoutWaiting` declines instead.
+    public var readsWithoutWaiting: Bool { true }
+
+    /// Runs `body` in a read transaction as `read` does, unless beginning it would wait: `nil`
+    /// while the map is being grown (here or by another process) or when another process created
+    /// databases whose handles must be opened first. Unlike `read`, it never grows the map (a
+    /// growth waits for every live transaction, a long write's among them): a one-query read
+    /// starts no write.
+    /// - Parameter body: the reads; the transaction is valid only during the call.
+    /// - Returns: what `body` returns, or `nil` when the read would have waited.
+    /// - Throws: what `body` throws, or a `StorageError` for an engine failure.
+    public func readSingleQueryWithoutWaiting<Result>(
+        _ body: (any StorageReadTransaction) throws -> Result
+    ) throws -> Result? {
+        try checkOpen()
+        guard let transaction = try beginCurrentRead(waiting: false) else { return nil }
+        environment.readDepth += 1
+        defer {
+            environment.readDepth -= 1
+            environment.endRead(transaction)
+        }
+        return try body(transaction)
+    }
+
     /// Begins a read transaction whose handles are complete for the catalog it sees: when another
     /// process created databases since this process last looked, their handles are opened first.
     /// A renewed transaction that is still on the snapshot it checked last time skips the check.
     private func beginCurrentRead() throws -> LMDBReadTransaction {
+        guard let transaction = try beginCurrentRead(waiting: true) else {
+            throw StorageError(.misuse, "a read that may wait did not begin", path: path)
+        }
+        return transaction
+    }
+
+    /// `beginCurrentRead()`, or with `waiting` false `nil` where it would wait: at the map gate
+    /// (`LMDBEnvironment.beginReadWithoutWaiting`) or to open the handles of databases another
+    /// process created.
+    private func beginCurrentRead(waiting: Bool) throws -> LMDBReadTransaction? {
         while true {
-            let transaction = try environment.beginRead()
+            guard let transaction = try waiting ? environment.beginRead() : environment.beginReadWithoutWaiting()
+            else { return nil }
             if transaction.isCheckedSnapshot { return transaction }
             let snapshot = transaction.snapshot ?? -1
             if environment.isCheckedSnapshot(snapshot) {
@@ -116,6 +152,7 @@ public final class LMDBStorageBackend: StorageBackend {
                 return transaction
             }
             environment.endRead(transaction)
+            guard waiting else { return nil }
             try environment.refreshHandles()
         }
     }

@@ -145,14 +145,27 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
 
     /// Refuses a record LMDB could not store, naming the limit.
     private func checkValueSize(_ value: [UInt8], collection: String) throws {
-        guard value.count <= Self.maximumValueSize else {
+        try checkValueSize(count: value.count, collection: collection)
+    }
+
+    private func checkValueSize(count: Int, collection: String) throws {
+        guard count <= Self.maximumValueSize else {
             throw StorageError(
                 .limitExceeded,
-                "a record takes \(value.count) bytes; LMDB stores at most \(Self.maximumValueSize) bytes a record",
+                "a record takes \(count) bytes; LMDB stores at most \(Self.maximumValueSize) bytes a record",
                 collection: collection,
                 path: environment.path
             )
         }
+    }
+
+    /// Writes `value` under `key`, from raw memory (see `put(_:key:value:collection:)`).
+    func put(_ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, collection: String) throws {
+        try checkValueSize(count: value.count, collection: collection)
+        bytesPut += key.count + value.count + Self.nodeOverhead
+        var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var dataValue = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        try check(mdb_put(txn, dbi, &keyValue, &dataValue, 0), "cannot write a record", collection: collection)
     }
 
     func put(_ dbi: MDB_dbi, key: [UInt8], value: [UInt8], collection: String) throws {
@@ -180,26 +193,15 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
     ///   as it was (the map's own bytes, valid until the next write).
     func putIfAbsent(
         _ dbi: MDB_dbi,
-        key: [UInt8],
-        value: [UInt8],
+        key: UnsafeRawBufferPointer,
+        value: UnsafeRawBufferPointer,
         collection: String
     ) throws -> UnsafeRawBufferPointer? {
-        try checkValueSize(value, collection: collection)
+        try checkValueSize(count: value.count, collection: collection)
         bytesPut += key.count + value.count + Self.nodeOverhead
-        var dataValue = MDB_val()
-        let rc = key.withUnsafeBytes { keyBytes in
-            value.withUnsafeBytes { valueBytes in
-                var keyValue = MDB_val(
-                    mv_size: keyBytes.count,
-                    mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress)
-                )
-                dataValue = MDB_val(
-                    mv_size: valueBytes.count,
-                    mv_data: UnsafeMutableRawPointer(mutating: valueBytes.baseAddress)
-                )
-                return mdb_put(txn, dbi, &keyValue, &dataValue, UInt32(MDB_NOOVERWRITE))
-            }
-        }
+        var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var dataValue = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        let rc = mdb_put(txn, dbi, &keyValue, &dataValue, UInt32(MDB_NOOVERWRITE))
         if rc == MDB_KEYEXIST { return UnsafeRawBufferPointer(start: dataValue.mv_data, count: dataValue.mv_size) }
         try check(rc, "cannot write a record", collection: collection)
         return nil

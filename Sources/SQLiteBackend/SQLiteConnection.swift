@@ -59,7 +59,17 @@ final class SQLiteConnection: @unchecked Sendable {
             milliseconds.overflow
             ? Int32.max : Int32(clamping: milliseconds.partialValue + attoseconds / 1_000_000_000_000_000)
         try check(sqlite3_busy_timeout(database, timeout), "cannot set the busy timeout")
+        busyMilliseconds = timeout
         try execute("PRAGMA foreign_keys = OFF")
+    }
+
+    /// The busy timeout the connection was opened with, in milliseconds.
+    private var busyMilliseconds: Int32 = 0
+
+    /// Sets whether a lock held elsewhere is waited for (the busy timeout) or answered at once
+    /// with `SQLITE_BUSY` (a read on the caller's task, `readSingleQueryWithoutWaiting`).
+    func waitsWhenBusy(_ waits: Bool) {
+        sqlite3_busy_timeout(handle, waits ? busyMilliseconds : 0)
     }
 
     deinit {

@@ -196,6 +196,40 @@ public final class SQLiteStorageBackend: StorageBackend {
         guard let databasePath else { return try read(body) }
         let connection = try checkOutReader(databasePath)
         defer { checkIn(connection) }
+        return try readSingleQuery(on: connection, body)
+    }
+
+    /// `true` for a database in a file, whose readers (WAL) wait for no writer; in memory the
+    /// one connection is the writer's.
+    public var readsWithoutWaiting: Bool { databasePath != nil }
+
+    /// Runs `body` as `readSingleQuery` does, on an idle reader connection whose busy handler
+    /// is off for the call: `nil` in memory (reads wait for the writer there), when no reader
+    /// connection is idle (opening one reads the file's header and schema), or when SQLite
+    /// answers `SQLITE_BUSY` (a WAL being recovered or reset by another connection), where
+    /// `readSingleQuery` would wait up to the busy timeout.
+    /// - Parameter body: the reads; the transaction is valid only during the call.
+    /// - Returns: what `body` returns, or `nil` when the read would have waited.
+    /// - Throws: what `body` throws, or a `StorageError` for an engine failure.
+    public func readSingleQueryWithoutWaiting<Result>(
+        _ body: (any StorageReadTransaction) throws -> Result
+    ) throws -> Result? {
+        try checkOpen()
+        guard databasePath != nil, let connection = idleReaders.withLock({ $0.popLast() }) else { return nil }
+        defer { checkIn(connection) }
+        connection.waitsWhenBusy(false)
+        defer { connection.waitsWhenBusy(true) }
+        do {
+            return try readSingleQuery(on: connection, body)
+        } catch let error as StorageError where error.code == .busy {
+            return nil
+        }
+    }
+
+    private func readSingleQuery<Result>(
+        on connection: SQLiteConnection,
+        _ body: (any StorageReadTransaction) throws -> Result
+    ) throws -> Result {
         if let assumed = connection.lastSchemaVersion {
             let transaction = SQLiteReadTransaction(connection: connection, schemaCache: schemaCache)
             transaction.baseSchemaVersion = assumed

@@ -172,6 +172,27 @@ public final class FileArchiveStorageBackend: StorageBackend {
         return try body(transaction)
     }
 
+    /// `true`: a read runs on the snapshot in memory; only a reload waits (for the lock file).
+    public var readsWithoutWaiting: Bool { true }
+
+    /// Runs `body` on the snapshot in memory as `read` does, unless another process committed
+    /// since it was loaded: `nil` then, since the reload waits for the store's lock file (up to
+    /// `lockTimeout`) and reads every file.
+    /// - Parameter body: the reads; the transaction is valid only during the call.
+    /// - Returns: what `body` returns, or `nil` when the read would have waited.
+    /// - Throws: what `body` throws, or `StorageError` when the store is closed.
+    public func readSingleQueryWithoutWaiting<Result>(
+        _ body: (any StorageReadTransaction) throws -> Result
+    ) throws -> Result? {
+        try checkOpen()
+        let snapshot = committed.withLock { $0 }
+        let reloads = snapshot.isStale || files.generation(lockDescriptor) > snapshot.generation
+        guard !reloads || isWriterThread else { return nil }
+        let transaction = FileArchiveTransaction(database: snapshot.database, isWritable: false)
+        defer { transaction.isOpen = false }
+        return try body(transaction)
+    }
+
     private func currentDatabase() throws -> ArchiveDatabase {
         let snapshot = committed.withLock { $0 }
         guard snapshot.isStale || files.generation(lockDescriptor) > snapshot.generation, !isWriterThread else {

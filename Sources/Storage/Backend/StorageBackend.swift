@@ -86,6 +86,31 @@ public protocol StorageBackend: Sendable {
     /// - Throws: what `body` throws, or a ``StorageError`` for an engine failure, as `read` does.
     func readSingleQuery<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result
 
+    /// Whether `readSingleQueryWithoutWaiting` may run reads at all: ``ObjectStore`` then tries
+    /// the `async` overloads of its one-query reads on the calling task first (see below).
+    ///
+    /// The default is `false`.
+    var readsWithoutWaiting: Bool { get }
+
+    /// Runs `body` as `readSingleQuery` does, on the calling thread, when the backend can do it
+    /// waiting for nothing but its own work (CPU and the pages or bytes it reads): not for the
+    /// writer, a lock another transaction or process holds, a busy handler, a map change, a
+    /// reload or a server. When it would have to wait, it returns `nil` instead, having
+    /// delivered nothing (`body` may have begun and been abandoned: it only reads).
+    ///
+    /// ``ObjectStore``'s `async` `fetch(_:id:)`, `fetchAll`, `count` call it on the caller's task
+    /// (a thread of Swift's cooperative pool) when `readsWithoutWaiting` is `true`, and hand the
+    /// call to the store's own threads when it returns `nil`: a read that costs microseconds
+    /// then costs no thread hand-off, and a read that would block never blocks the pool.
+    ///
+    /// The default implementation returns `nil`.
+    /// - Parameter body: the reads, as for `readSingleQuery`.
+    /// - Returns: what `body` returns, or `nil` when the read would have waited.
+    /// - Throws: what `body` throws, or a ``StorageError`` for an engine failure, as `read` does.
+    func readSingleQueryWithoutWaiting<Result>(
+        _ body: (any StorageReadTransaction) throws -> Result
+    ) throws -> Result?
+
     /// Runs `body` in a write transaction that commits when it returns and rolls back when it throws.
     func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result
 
@@ -110,6 +135,19 @@ extension StorageBackend {
     /// - Throws: what `read` throws.
     public func readSingleQuery<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
         try read(body)
+    }
+
+    /// `false`: the default, a backend whose reads run on the store's own threads.
+    public var readsWithoutWaiting: Bool { false }
+
+    /// Returns `nil` without running `body`: the default, a backend whose reads may always wait.
+    /// - Parameter body: the reads (not run).
+    /// - Returns: `nil`.
+    /// - Throws: nothing.
+    public func readSingleQueryWithoutWaiting<Result>(
+        _ body: (any StorageReadTransaction) throws -> Result
+    ) throws -> Result? {
+        nil
     }
 }
 

@@ -124,7 +124,10 @@ final class RowEncoderCore {
 
     /// Clears the record for the next value.
     func startRecord() {
-        for index in state.pointee.values.indices { state.pointee.values[index] = .null }
+        // One uniqueness check for the whole record, not one per value.
+        state.pointee.values.withUnsafeMutableBufferPointer { values in
+            for index in values.indices { values[index] = .null }
+        }
         state.pointee.cursor = 0
     }
 

@@ -3,9 +3,12 @@ public import Foundation
 /// The `async` overloads: the same calls as the synchronous API, with the same names, so that
 /// Swift picks them inside `async` code. Each runs its synchronous twin on the store's own
 /// threads (`StoreExecutor`), never blocking a thread of Swift's cooperative pool while it waits
-/// for the writer, a lock or the disk. A task cancelled before its call begins gets
-/// `CancellationError` and nothing is done; a call that has begun (a transaction among them)
-/// runs to its end, committing or rolling back as a whole.
+/// for the writer, a lock or the disk. The one-query reads (`fetch(_:id:)`, `fetchAll`, `count`)
+/// run on the calling task instead when the backend can run them without waiting for anything
+/// but their own work (`StorageBackend.readsWithoutWaiting`: LMDB, SQLite on a file, the file
+/// archive), and go to the store's threads when it cannot. A task cancelled before its call
+/// begins gets `CancellationError` and nothing is done; a call that has begun (a transaction
+/// among them) runs to its end, committing or rolling back as a whole.
 extension ObjectStore {
     /// Inserts `value`, or replaces the stored value with the same primary key; see `save(_:)`.
     /// - Parameter value: the value.
@@ -36,7 +39,7 @@ extension ObjectStore {
     /// - Throws: ``StorageError``, or `CancellationError` when the task was cancelled first.
     public func fetch<T: Decodable & Sendable>(_ type: T.Type, id: some StorageValueConvertible) async throws -> T? {
         let key = id.storageValue
-        return try await perform { try self.fetch(type, id: key) }
+        return try await performRead { try self.fetch(type, id: key) }
     }
 
     /// The values of `type` matching `predicate`; see `fetchAll(_:where:orderBy:limit:offset:)`.
@@ -55,7 +58,7 @@ extension ObjectStore {
         limit: Int? = nil,
         offset: Int = 0
     ) async throws -> [T] {
-        try await perform {
+        try await performRead {
             try self.fetchAll(type, where: predicate, orderBy: ordering, limit: limit, offset: offset)
         }
     }
@@ -68,7 +71,7 @@ extension ObjectStore {
     /// - Throws: ``StorageError``, or `CancellationError` when the task was cancelled first.
     public func count<T: SendableMetatype>(_ type: T.Type, where predicate: StoragePredicate? = nil) async throws -> Int
     {
-        try await perform { try self.count(type, where: predicate) }
+        try await performRead { try self.count(type, where: predicate) }
     }
 
     /// Deletes the value of `type` with primary key `id`; see `delete(_:id:)`.
@@ -205,7 +208,7 @@ extension ObjectStore {
     /// - Throws: ``StorageError`` (`.invalidIdentifier`, `.unknownColumn`), or `CancellationError`
     ///   when the task was cancelled first.
     public func count(in collection: String, where predicate: StoragePredicate? = nil) async throws -> Int {
-        try await perform { try self.count(in: collection, where: predicate) }
+        try await performRead { try self.count(in: collection, where: predicate) }
     }
 
     /// Deletes the records of the collection named `collection` matching `predicate`, in one

@@ -58,6 +58,7 @@ public final class ObjectStore: Sendable {
     /// - Parameter backend: the engine, as `.sqlite(path:)` or `.lmdb(path:)` gives it.
     public init(backend: some StorageBackend) {
         self.backend = backend
+        readsWithoutWaiting = backend.readsWithoutWaiting
         commitCounter = backend as? any ExternalCommitCounter
         commitSource = backend as? any ExternalCommitSource
     }
@@ -98,6 +99,9 @@ public final class ObjectStore: Sendable {
     /// Whether the backend tells this store of other processes' commits (``ExternalCommitSource``):
     /// they then reach change streams and settings a moment after they commit, not at once.
     package var isNotifiedOfCommitsElsewhere: Bool { backend is any ExternalCommitSource }
+
+    /// `backend.readsWithoutWaiting`, read once.
+    private let readsWithoutWaiting: Bool
 
     /// The backend as a commit counter, cast once rather than on every settings read.
     private let commitCounter: (any ExternalCommitCounter)?
@@ -204,6 +208,18 @@ public final class ObjectStore: Sendable {
         if let active = currentWrite() { return try body(active.session.reader, active.session) }
         // The closure is written out at each call: one kept in a local was allocated on the heap
         // at every read (its context escapes into the local).
+        if readsWithoutWaiting && ReadWithoutWaiting.isAsked {
+            // An `async` read tried on the caller's task (`performRead`): anything that might
+            // wait goes to the store's threads instead.
+            guard singleQuery,
+                let result = try backend.readSingleQueryWithoutWaiting({ transaction in
+                    CommitSequencer.readDepth += 1
+                    defer { CommitSequencer.readDepth -= 1 }
+                    return try body(transaction, nil)
+                })
+            else { throw ReadWithoutWaiting.WouldWait() }
+            return result
+        }
         if singleQuery {
             return try backend.readSingleQuery { transaction in
                 CommitSequencer.readDepth += 1
@@ -333,6 +349,17 @@ public final class ObjectStore: Sendable {
         }
     }
 
+    /// Runs `work`, a one-query read, on the calling task when the backend can run it without
+    /// waiting (`StorageBackend.readsWithoutWaiting`), otherwise as `perform` does. A caller
+    /// cancelled before the work begins gets `CancellationError` and the work is skipped.
+    func performRead<R: Sendable>(_ work: @escaping @Sendable () throws -> R) async throws -> R {
+        if readsWithoutWaiting {
+            try Task.checkCancellation()
+            if let result = try ReadWithoutWaiting.attempt(work) { return result }
+        }
+        return try await perform(work)
+    }
+
     /// Runs `work` on the store's threads, off Swift's cooperative pool, and returns its result.
     /// A caller cancelled before the work begins gets `CancellationError` and the work is
     /// skipped; work that has begun runs to its end.
@@ -358,5 +385,35 @@ private final class ActiveWrite: @unchecked Sendable {
     init(thread: pthread_t, session: Session) {
         self.thread = thread
         self.session = session
+    }
+}
+
+/// The mark of a thread running an `async` read on its caller's task (`performRead`): its read
+/// session asks the backend for a read that does not wait, and gives up when there is none.
+enum ReadWithoutWaiting {
+    /// Thrown out of a read session that would have waited; `attempt` catches it.
+    struct WouldWait: Error {}
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Whether the current thread is inside `attempt`.
+    static var isAsked: Bool { pthread_getspecific(key) != nil }
+
+    /// Runs `work` with the mark set.
+    /// - Returns: what `work` returns, or `nil` when its read would have waited.
+    /// - Throws: what `work` throws otherwise.
+    static func attempt<R>(_ work: () throws -> R) throws -> R? {
+        let outer = pthread_getspecific(key)
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
+        defer { pthread_setspecific(key, outer) }
+        do {
+            return try work()
+        } catch is WouldWait {
+            return nil
+        }
     }
 }
