@@ -80,7 +80,7 @@ final class LMDBMapGate: @unchecked Sendable {
     ///     lock; such a transaction waits only while the map is being changed.
     func enter(write: Bool, nested: Bool) {
         pthread_mutex_lock(mutex)
-        while isGrowing || (askedGrowths > 0 && !nested) { pthread_cond_wait(changed, mutex) }
+        while holdsBack(nested: nested) { pthread_cond_wait(changed, mutex) }
         if write { liveWrites += 1 } else { liveReads += 1 }
         pthread_mutex_unlock(mutex)
     }
@@ -91,9 +91,15 @@ final class LMDBMapGate: @unchecked Sendable {
     func tryEnter(nested: Bool) -> Bool {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        guard !isGrowing && (askedGrowths == 0 || nested) else { return false }
+        guard !holdsBack(nested: nested) else { return false }
         liveReads += 1
         return true
+    }
+
+    /// Whether a transaction must wait at the gate: while the map is being changed, and, unless
+    /// `nested`, while a growth is asked for. Called with `mutex` held.
+    private func holdsBack(nested: Bool) -> Bool {
+        isGrowing || (askedGrowths > 0 && !nested)
     }
 
     /// Ends a transaction admitted by `enter`.
