@@ -18,15 +18,21 @@ struct PostgreSQLCatalog {
     /// `PostgreSQLChangeFeed`).
     var listenersTable: String { schemaName + "." + PostgreSQLIdentifier.quote("storage$listeners") }
 
-    /// The statements that create the store's schema, catalog, change table and listener table
-    /// when missing (a store made before the listener table existed gains it).
+    /// The sequence whose value is the number of rows of `listenersTable`, as last counted under
+    /// the observer lock (see `PostgreSQLChangeFeed`): a writer reads it as it is now, not as of
+    /// its snapshot, and records its changes only when it is not zero.
+    var observedSequence: String { schemaName + "." + PostgreSQLIdentifier.quote("storage$observed") }
+
+    /// The statements that create the store's schema, catalog, change table, listener table and
+    /// listener count when missing (a store made before one of them existed gains it).
     var creationSQL: String {
         "CREATE SCHEMA IF NOT EXISTS " + schemaName + "; CREATE TABLE IF NOT EXISTS " + table
             + " (folded text COLLATE \"C\" PRIMARY KEY, definition text NOT NULL); CREATE TABLE IF NOT EXISTS "
             + changesTable + " (id bigserial PRIMARY KEY, tx bigint NOT NULL DEFAULT txid_current(),"
             + " origin text NOT NULL, collection text NOT NULL, upserted text NOT NULL, deleted text NOT NULL);"
             + " CREATE TABLE IF NOT EXISTS " + listenersTable
-            + " (origin text COLLATE \"C\" PRIMARY KEY, last_seen bigint NOT NULL, seen_at timestamptz NOT NULL)"
+            + " (origin text COLLATE \"C\" PRIMARY KEY, last_seen bigint NOT NULL, seen_at timestamptz NOT NULL);"
+            + " CREATE SEQUENCE IF NOT EXISTS " + observedSequence + " MINVALUE 0 START 0"
     }
 
     /// The qualified, quoted table of `collection`.

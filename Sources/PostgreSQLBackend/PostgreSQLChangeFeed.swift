@@ -3,29 +3,89 @@ import Storage
 
 /// Change observation across processes and machines.
 ///
-/// Every write transaction that changed records adds, just before it commits, one row per
-/// collection to the store's `storage$changes` table (the keys as JSON text, so a transaction of
-/// any size fits: NOTIFY's 8,000-byte payload never carries keys) and sends an empty
-/// `NOTIFY` on the store's channel. It takes a transaction-scoped advisory lock first, so change
-/// rows get their ids in commit order. A listener connection per backend waits for the
-/// notifications and reads the rows after the last id it delivered, skipping its own backend's.
+/// While some store listens, every write transaction that changed records adds, just before it
+/// commits, one row per collection to the store's `storage$changes` table (the keys as JSON
+/// text, so a transaction of any size fits: NOTIFY's 8,000-byte payload never carries keys) and
+/// sends an empty `NOTIFY` on the store's channel. It takes a transaction-scoped advisory lock
+/// first, so change rows get their ids in commit order. A listener connection per backend waits
+/// for the notifications and reads the rows after the last id it delivered, skipping its own
+/// backend's.
+///
+/// Recording only while some store listens: the sequence `storage$observed` holds the number of
+/// listener rows, as last counted. Every writer's change statement first takes the observer lock
+/// (`observeLockKey`) shared, until its commit, and then reads the count: a sequence is read as
+/// it is now, not as of the statement's snapshot. It records only when the count is not zero.
+/// A listener is registered, re-registered after a lost connection, removed, or pruned as gone
+/// in a transaction that holds the observer lock exclusively and sets the count before it
+/// commits: a writer that read the old count has committed before a new listener reads its
+/// starting point, and one that reads the count afterwards records.
 ///
 /// Pruning: each listener records in `storage$listeners` the last id it delivered and when
-/// (at least every quarter of `Configuration.changeRetention`, at most every 5 seconds). Change
-/// rows every listener heard from within the retention has read are deleted, the newest row
-/// always kept (a new listener starts after it); a listener silent for longer than the retention
-/// counts as gone. Listeners prune as they report, and every backend prunes after every
-/// `pruneEvery`-th commit, so the table stays bounded with no listener at all.
+/// (at least every quarter of `Configuration.changeRetention`, at most every 5 seconds), and
+/// holds a session advisory lock of its own (`listenerLockSQL`) for as long as its connection
+/// lives. Change rows every listener has read are deleted, the newest row always kept (a new
+/// listener starts after it); a listener silent for longer than the retention whose connection
+/// is gone (its lock is free) counts as gone. Listeners prune as they report, and every backend
+/// prunes after every `pruneEvery`-th commit that recorded changes, so the table stays bounded.
 enum PostgreSQLChangeFeed {
     /// How many commits of one backend pass between two prunings by its writer.
     static let pruneEvery = 256
 
+    /// What a writer needs to record its changes: made once per backend, not per commit (a
+    /// profile of single saves showed the string building and hashing among the backend's
+    /// largest costs per commit).
+    struct Recording: Sendable {
+        /// The backend's name in the change table, so that its listeners skip its own commits.
+        let origin: String
+        /// The advisory lock that orders the change rows (`lockKey(for:)`).
+        let lockKey: Int64
+        /// The store's notification channel.
+        let channel: String
+        /// The advisory lock writers hold shared and listener changes exclusively
+        /// (`observeLockKey(for:)`).
+        let observeLockKey: Int64
+        /// The listener count's sequence, as a qualified name (`PostgreSQLCatalog.observedSequence`).
+        let observedSequence: String
+
+        init(schema: String, catalog: PostgreSQLCatalog, origin: String) {
+            self.origin = origin
+            lockKey = PostgreSQLChangeFeed.lockKey(for: schema)
+            channel = PostgreSQLChangeFeed.channel(for: schema)
+            observeLockKey = PostgreSQLChangeFeed.observeLockKey(for: schema)
+            observedSequence = catalog.observedSequence
+        }
+    }
+
+    private static func key(_ text: String) -> Int64 {
+        Int64(bitPattern: UInt64(PostgreSQLIdentifier.hash(text), radix: 16) ?? 0)
+    }
+
     /// The advisory lock key that orders a listener's registration before or after a pruning,
     /// so that a pruning never deletes rows newer than the starting point of a listener it has
     /// not seen yet.
-    static func pruneLockKey(for schema: String) -> Int64 {
-        Int64(bitPattern: UInt64(PostgreSQLIdentifier.hash("prune:" + schema), radix: 16) ?? 0)
+    static func pruneLockKey(for schema: String) -> Int64 { key("prune:" + schema) }
+
+    /// The advisory lock key writers take shared before they read the listener count, and
+    /// listener changes exclusively (see the type's description).
+    static func observeLockKey(for schema: String) -> Int64 { key("observe:" + schema) }
+
+    /// The advisory lock key that orders the change rows of a store.
+    static func lockKey(for schema: String) -> Int64 { key("changes:" + schema) }
+
+    /// The notification channel of a store's schema.
+    static func channel(for schema: String) -> String {
+        "storage_" + PostgreSQLIdentifier.hash(schema)
     }
+
+    /// A listener's own advisory lock key, computed by the server from its origin (`$1`), so
+    /// that a pruning can test the lock of every listener row.
+    private static func listenerKeySQL(_ origin: String) -> String {
+        "('x' || left(md5(" + origin + "), 16))::bit(64)::int8"
+    }
+
+    /// The statement a listener's connection runs once connected: takes its own lock for the
+    /// connection's life, so that no pruning counts it as gone while it is connected.
+    static let listenerLockSQL = "SELECT pg_advisory_lock(" + listenerKeySQL("$1::text") + ")"
 
     /// How often a listener reports its position (and prunes): a quarter of the retention,
     /// between 20 milliseconds and 5 seconds.
@@ -40,7 +100,6 @@ enum PostgreSQLChangeFeed {
 
     /// The statement that records a listener's position: `$1` its origin, `$2` the last id it
     /// delivered, or null for a new listener, which starts after the newest row.
-    /// - Returns: the recorded position (one row, one column).
     static func reportSQL(_ catalog: PostgreSQLCatalog) -> String {
         "INSERT INTO " + catalog.listenersTable + " (origin, last_seen, seen_at)"
             + " SELECT $1::text, coalesce($2::int8, (SELECT max(id) FROM " + catalog.changesTable + "), 0), now()"
@@ -48,32 +107,90 @@ enum PostgreSQLChangeFeed {
             + " RETURNING last_seen"
     }
 
-    /// Registers a listener that starts now, under the pruning lock (see `pruneLockKey`).
-    /// - Returns: the id after which it reads.
-    static func register(
-        origin: String,
+    /// Runs `change` in a `READ COMMITTED` transaction holding `locks` (the observer lock last)
+    /// exclusively, then sets the listener count to the rows of the listener table, and commits.
+    /// The observer lock waits for the writers that read the count before it and have not
+    /// committed yet.
+    private static func changingListeners<Result>(
         on connection: PostgreSQLConnection,
         catalog: PostgreSQLCatalog,
-        lockKey: Int64
-    ) throws -> Int64 {
+        locks: [Int64],
+        context: String,
+        _ change: () throws -> Result
+    ) throws -> Result {
         do {
             try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
-            _ = try connection.query(
-                "SELECT pg_advisory_xact_lock($1::int8)",
-                PostgreSQLParameters([.integer(lockKey)]),
-                "cannot register a change listener"
-            )
-            let result = try connection.query(
-                reportSQL(catalog),
-                PostgreSQLParameters([.text(origin), .null]),
-                "cannot register a change listener"
-            )
+            for lock in locks {
+                _ = try connection.query(
+                    "SELECT pg_advisory_xact_lock($1::int8)",
+                    PostgreSQLParameters([.integer(lock)]),
+                    context
+                )
+            }
+            let result = try change()
+            try recount(on: connection, catalog: catalog, context: context)
             try connection.execute("COMMIT")
-            guard case .integer(let id)? = result.firstValue else { return 0 }
-            return id
+            return result
         } catch {
             if !connection.isBroken && connection.isInTransaction { try? connection.execute("ROLLBACK") }
             throw error
+        }
+    }
+
+    /// Sets the listener count to the rows of the listener table. Its caller holds the observer
+    /// lock exclusively.
+    static func recount(on connection: PostgreSQLConnection, catalog: PostgreSQLCatalog, context: String) throws {
+        _ = try connection.query(
+            "SELECT setval($1::text::regclass, (SELECT count(*) FROM " + catalog.listenersTable + "), true)",
+            PostgreSQLParameters([.text(catalog.observedSequence)]),
+            context
+        )
+    }
+
+    /// Registers a listener under the pruning lock (see `pruneLockKey`) and the observer lock:
+    /// a new one (`lastSeen` nil) starts after the newest change row; one back after a lost
+    /// connection goes on from `lastSeen`.
+    /// - Returns: the id after which it reads.
+    static func register(
+        origin: String,
+        lastSeen: Int64?,
+        on connection: PostgreSQLConnection,
+        catalog: PostgreSQLCatalog,
+        pruneLockKey: Int64,
+        observeLockKey: Int64
+    ) throws -> Int64 {
+        let context = "cannot register a change listener"
+        // The pruning lock before the observer lock, as a pruning takes them.
+        return try changingListeners(
+            on: connection,
+            catalog: catalog,
+            locks: [pruneLockKey, observeLockKey],
+            context: context
+        ) {
+            let result = try connection.query(
+                reportSQL(catalog),
+                PostgreSQLParameters([.text(origin), lastSeen.map(StorageValue.integer) ?? .null]),
+                context
+            )
+            guard case .integer(let id)? = result.firstValue else { return 0 }
+            return id
+        }
+    }
+
+    /// Removes the listener `origin` (its store closed) and lowers the count.
+    static func unregister(
+        origin: String,
+        on connection: PostgreSQLConnection,
+        catalog: PostgreSQLCatalog,
+        observeLockKey: Int64
+    ) throws {
+        let context = "cannot remove a change listener"
+        try changingListeners(on: connection, catalog: catalog, locks: [observeLockKey], context: context) {
+            _ = try connection.query(
+                "DELETE FROM " + catalog.listenersTable + " WHERE origin = $1::text",
+                PostgreSQLParameters([.text(origin)]),
+                context
+            )
         }
     }
 
@@ -91,29 +208,41 @@ enum PostgreSQLChangeFeed {
         )
     }
 
-    /// Deletes the listeners silent for longer than `retention`, then the change rows every
+    /// Deletes the listeners gone (silent for longer than `retention`, and their connection
+    /// closed: their lock is free) and lowers the count, then deletes the change rows every
     /// remaining listener has read (all but the newest when none remains). Skipped when another
     /// connection is pruning or registering a listener. Must run outside a transaction.
     static func prune(
         on connection: PostgreSQLConnection,
         catalog: PostgreSQLCatalog,
         lockKey: Int64,
+        observeLockKey: Int64,
         retention: Duration
     ) throws {
+        let context = "cannot prune the store's changes"
         do {
             try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
             let locked = try connection.query(
                 "SELECT pg_try_advisory_xact_lock($1::int8)",
                 PostgreSQLParameters([.integer(lockKey)]),
-                "cannot prune the store's changes"
+                context
             )
             if locked.firstValue == .integer(1) {
-                _ = try connection.query(
+                let gone = try connection.query(
                     "DELETE FROM " + catalog.listenersTable
-                        + " WHERE seen_at < now() - $1::int8 * interval '1 millisecond'",
+                        + " WHERE seen_at < now() - $1::int8 * interval '1 millisecond' AND pg_try_advisory_xact_lock("
+                        + listenerKeySQL("origin") + ")",
                     PostgreSQLParameters([.integer(milliseconds(retention))]),
-                    "cannot prune the store's changes"
+                    context
                 )
+                if gone.affectedRows > 0 {
+                    _ = try connection.query(
+                        "SELECT pg_advisory_xact_lock($1::int8)",
+                        PostgreSQLParameters([.integer(observeLockKey)]),
+                        context
+                    )
+                    try recount(on: connection, catalog: catalog, context: context)
+                }
                 // Statements after the lock's, each with its own snapshot (read committed), so
                 // they see every listener registered before the lock was taken.
                 _ = try connection.query(
@@ -121,7 +250,7 @@ enum PostgreSQLChangeFeed {
                         + ") AND id <= coalesce((SELECT min(last_seen) FROM " + catalog.listenersTable
                         + "), (SELECT max(id) FROM " + catalog.changesTable + "))",
                     PostgreSQLParameters(),
-                    "cannot prune the store's changes"
+                    context
                 )
             }
             try connection.execute("COMMIT")
@@ -131,46 +260,75 @@ enum PostgreSQLChangeFeed {
         }
     }
 
-    /// The notification channel of a store's schema.
-    static func channel(for schema: String) -> String {
-        "storage_" + PostgreSQLIdentifier.hash(schema)
+    /// The part of a change statement that takes the observer lock shared (`observeKey`, int8)
+    /// and then reads the listener count from `sequence` (text): a `FROM` item whose column
+    /// `n` is the count (1 when never set). The count's argument depends on the lock's result,
+    /// so it is read after the lock is granted. `after` makes the lock depend on an earlier
+    /// item (a row count), so that it is taken after that item.
+    private static func listenerCountSQL(observeKey: String, sequence: String, after: String = "") -> String {
+        "(SELECT pg_advisory_xact_lock_shared(" + observeKey + after + ")::text AS g) AS o,"
+            + " LATERAL (SELECT coalesce(pg_sequence_last_value((" + sequence
+            + " || o.g)::regclass), 1) AS n) AS k"
     }
 
-    /// The advisory lock key that orders the change rows of a store.
-    static func lockKey(for schema: String) -> Int64 {
-        Int64(bitPattern: UInt64(PostgreSQLIdentifier.hash("changes:" + schema), radix: 16) ?? 0)
-    }
-
-    /// The statement that records a transaction's changes and notifies the listeners: takes the
-    /// lock, inserts the rows, notifies, in one round trip. The notification's payload is the
-    /// origin, so that a backend's own listener need not read the rows of its own commits.
+    /// The statement that records a transaction's changes and notifies the listeners while some
+    /// store listens (see the type's description): takes the locks, inserts the rows, notifies,
+    /// in one round trip; inserts nothing when no store listens. The notification's payload is
+    /// the origin, so that a backend's own listener need not read the rows of its own commits.
+    /// Parameters: origin, change lock key, channel, collections, upserted, deleted, observer
+    /// lock key, listener count sequence.
     static func publishSQL(_ catalog: PostgreSQLCatalog) -> String {
         "INSERT INTO " + catalog.changesTable + " (origin, collection, upserted, deleted)"
-            + " SELECT $1::text, c, u, d FROM (SELECT pg_advisory_xact_lock($2::int8), pg_notify($3::text, $1::text)) AS l,"
+            + " SELECT $1::text, c, u, d FROM " + listenerCountSQL(observeKey: "$7::int8", sequence: "$8::text")
+            + ", LATERAL (SELECT pg_advisory_xact_lock($2::int8), pg_notify($3::text, $1::text) WHERE k.n > 0) AS l,"
             + " unnest($4::text[], $5::text[], $6::text[]) AS t(c, u, d)"
     }
 
-    /// One statement that upserts one record (`upsert`, whose values are `$1`…`$parameters`) and
-    /// records the change, for a transaction of one saved record run on its own: a
-    /// data-modifying `WITH` runs the upsert, then the change row is inserted after
-    /// `pg_advisory_xact_lock` (as in `publishSQL`, so change rows get their ids in commit
-    /// order) and `pg_notify`. The lock's argument depends on the upsert's row count, so the lock
-    /// is taken only after the upsert has run: a save waiting for a row lock never holds the
-    /// change lock, which every other writer needs to commit.
+    /// One statement that upserts one record (`upsert`, whose values are `$1`…`$parameters`) and,
+    /// while some store listens, records the change, for a transaction of one saved record run
+    /// on its own: a data-modifying `WITH` runs the upsert, then the observer lock and the count
+    /// are taken as in `publishSQL`, and the change row is inserted after `pg_advisory_xact_lock`
+    /// (so change rows get their ids in commit order) and `pg_notify`. The locks' arguments
+    /// depend on the upsert's row count, so they are taken only after the upsert has run: a save
+    /// waiting for a row lock never holds the change lock, which every other writer needs to
+    /// commit. Inserts no change row (the affected rows are 0) when no store listens.
     ///
     /// Its parameters after the record's: the origin (text), the collection as named (text), the
-    /// upserted key as `encode` writes it (text), the lock key (int8), the channel (text).
+    /// upserted key as `encode` writes it (text), the lock key (int8), the channel (text), the
+    /// observer lock key (int8), the listener count's sequence (text).
     static func saveOneSQL(_ catalog: PostgreSQLCatalog, upsert: String, parameters: Int) -> String {
         let origin = "$\(parameters + 1)::text"
         let collection = "$\(parameters + 2)::text"
         let upserted = "$\(parameters + 3)::text"
         let lockKey = "$\(parameters + 4)::int8"
         let channel = "$\(parameters + 5)::text"
+        let observeKey = "$\(parameters + 6)::int8"
+        let sequence = "$\(parameters + 7)::text"
         return "WITH w AS (" + upsert + " RETURNING 1) INSERT INTO " + catalog.changesTable
             + " (origin, collection, upserted, deleted) SELECT " + origin + ", " + collection + ", " + upserted
-            + ", '[]' FROM (SELECT count(*) AS n FROM w) AS s, LATERAL (SELECT pg_advisory_xact_lock(" + lockKey
-            + " + 0 * s.n), pg_notify(" + channel + ", " + origin + ")) AS l"
+            + ", '[]' FROM (SELECT count(*) AS n FROM w) AS s, LATERAL "
+            + listenerCountSQL(observeKey: observeKey, sequence: sequence, after: " + 0 * s.n")
+            + ", LATERAL (SELECT pg_advisory_xact_lock(" + lockKey + "), pg_notify(" + channel + ", " + origin
+            + ") WHERE k.n > 0) AS l"
     }
+
+    /// The upsert of one record (`upsert`, whose values are `$1`…`$parameters`) for when no
+    /// store listened at the last save: the upsert alone, whose `RETURNING` takes the observer
+    /// lock shared and divides by zero when the listener count is not zero. That error (SQLSTATE
+    /// 22012, `listenersAppeared`) rolls the statement back, and the caller runs `saveOneSQL`.
+    /// Its parameters after the record's: the observer lock key (int8), the listener count's
+    /// sequence (text). `nil` for an upsert that returns no row on a conflict (`DO NOTHING`):
+    /// its check would not run.
+    static func saveOneUnobservedSQL(upsert: String, parameters: Int, returnsRow: Bool) -> String? {
+        guard returnsRow else { return nil }
+        let observeKey = "$\(parameters + 1)::int8"
+        let sequence = "$\(parameters + 2)::text"
+        return upsert + " RETURNING (SELECT 1 / (k.n = 0)::int FROM "
+            + listenerCountSQL(observeKey: observeKey, sequence: sequence) + ")"
+    }
+
+    /// The SQLSTATE of `saveOneUnobservedSQL` when a store listens.
+    static let listenersAppeared = "22012"
 
     /// Keys as JSON text: each a tagged string (`i:`, `r:`, `t:`, `b:`), so every key type
     /// comes back exactly. Written byte by byte (a transaction may record a million keys).

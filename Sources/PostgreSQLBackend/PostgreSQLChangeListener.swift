@@ -17,6 +17,7 @@ final class PostgreSQLChangeListener: Sendable {
     private let channel: String
     private let origin: String
     private let pruneLockKey: Int64
+    private let observeLockKey: Int64
     private let retention: Duration
     private let handler: @Sendable ([CollectionChange]) -> Void
 
@@ -26,6 +27,7 @@ final class PostgreSQLChangeListener: Sendable {
         channel: String,
         origin: String,
         pruneLockKey: Int64,
+        observeLockKey: Int64,
         retention: Duration,
         handler: @escaping @Sendable ([CollectionChange]) -> Void
     ) {
@@ -34,6 +36,7 @@ final class PostgreSQLChangeListener: Sendable {
         self.channel = channel
         self.origin = origin
         self.pruneLockKey = pruneLockKey
+        self.observeLockKey = observeLockKey
         self.retention = retention
         self.handler = handler
     }
@@ -66,22 +69,22 @@ final class PostgreSQLChangeListener: Sendable {
             do {
                 let connection = try open()
                 try connection.execute("LISTEN " + PostgreSQLIdentifier.quote(channel))
-                if let lastSeen {
-                    // Back after a lost connection: still listening, from where it was.
-                    try PostgreSQLChangeFeed.report(
-                        origin: origin,
-                        lastSeen: lastSeen,
-                        on: connection,
-                        catalog: catalog
-                    )
-                } else {
-                    lastSeen = try PostgreSQLChangeFeed.register(
-                        origin: origin,
-                        on: connection,
-                        catalog: catalog,
-                        lockKey: pruneLockKey
-                    )
-                }
+                // Held while this connection lives: no pruning takes this listener for gone.
+                _ = try connection.query(
+                    PostgreSQLChangeFeed.listenerLockSQL,
+                    PostgreSQLParameters([.text(origin)]),
+                    "cannot register a change listener"
+                )
+                // New, or back after a lost connection from where it was (its row may have been
+                // pruned meanwhile): counted either way, so that writers record.
+                lastSeen = try PostgreSQLChangeFeed.register(
+                    origin: origin,
+                    lastSeen: lastSeen,
+                    on: connection,
+                    catalog: catalog,
+                    pruneLockKey: pruneLockKey,
+                    observeLockKey: observeLockKey
+                )
                 if !signalled {
                     signalled = true
                     ready.signal()
@@ -111,6 +114,7 @@ final class PostgreSQLChangeListener: Sendable {
                             on: connection,
                             catalog: catalog,
                             lockKey: pruneLockKey,
+                            observeLockKey: observeLockKey,
                             retention: retention
                         )
                         reported = clock.now
@@ -119,11 +123,12 @@ final class PostgreSQLChangeListener: Sendable {
                     pending = arrived.others
                     if arrived.any && !arrived.others { ownUnread = true }
                 }
-                // Stopped: no longer holds back the pruning.
-                _ = try? connection.query(
-                    "DELETE FROM " + catalog.listenersTable + " WHERE origin = $1::text",
-                    PostgreSQLParameters([.text(origin)]),
-                    "cannot remove a change listener"
+                // Stopped: no longer holds back the pruning, nor counts as listening.
+                try? PostgreSQLChangeFeed.unregister(
+                    origin: origin,
+                    on: connection,
+                    catalog: catalog,
+                    observeLockKey: observeLockKey
                 )
             } catch {
                 if !signalled {

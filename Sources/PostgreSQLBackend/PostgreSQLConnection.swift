@@ -234,9 +234,11 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// one round trip. `hasBegun` is set once the statement has been sent — from then on a lost
     /// connection leaves its outcome unknown — unless the server's first answer is an error (the
     /// statement did not complete, so nothing was committed).
+    /// - Returns: the rows the statement affected.
     /// - Throws: the statement's error, or the commit's (reported after the statement's own
     ///   result); `.connectionLost` when the connection broke.
-    func runAlone(_ statement: PipelinedStatement) throws {
+    @discardableResult
+    func runAlone(_ statement: PipelinedStatement) throws -> Int {
         detachStream()
         try settle()
         hasBegun = false
@@ -251,8 +253,12 @@ final class PostgreSQLConnection: @unchecked Sendable {
         hasBegun = true
         var failed: StorageError?
         var answered = false
+        var affected = 0
         while let result = PQgetResult(handle) {
             let status = PQresultStatus(result)
+            if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK {
+                affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+            }
             if failed == nil && status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK {
                 if !answered, PQresultErrorField(result, Int32(UInt8(ascii: "C"))) != nil {
                     // The server's error instead of the statement's completion (an idle
@@ -267,6 +273,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         }
         if let failed { throw failed }
         if !answered { throw failure(nil, statement.context, collection: statement.collection) }
+        return affected
     }
 
     /// Reads the answer to a commit sent without waiting, if any: afterwards the connection is

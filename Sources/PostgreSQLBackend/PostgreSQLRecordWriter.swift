@@ -201,32 +201,47 @@ final class PostgreSQLRecordWriter: RecordWriter {
         )
     }
 
-    /// The one buffered record's upsert and change record as one statement (`saveOneSQL`), not
-    /// sent, or `nil` when the writer holds no record or more than one.
+    /// The one buffered record's save as one statement, not sent, or `nil` when the writer holds
+    /// no record or more than one, or when `unobserved` is asked for and the collection has no
+    /// such statement (`PostgreSQLWriterPlan.saveOneUnobservedSQL`).
     /// - Parameters:
-    ///   - origin: the backend's name in the change table.
-    ///   - lockKey: the advisory lock that orders the change rows.
-    ///   - channel: the store's notification channel.
+    ///   - recording: what the change record needs.
+    ///   - unobserved: the upsert checked for listeners (`saveOneUnobservedSQL`), instead of the
+    ///     upsert and its change record (`saveOneSQL`).
     /// - Returns: the statement, or `nil`.
-    func pendingSave(origin: String, lockKey: Int64, channel: String) -> PostgreSQLConnection.PipelinedStatement? {
+    func pendingSave(
+        recording: PostgreSQLChangeFeed.Recording,
+        unobserved: Bool
+    ) -> PostgreSQLConnection.PipelinedStatement? {
         guard tupleCount == 1, let key = bufferedKeys.first else { return nil }
-        let upserted = PostgreSQLChangeFeed.encode([key])
-        var parameters = PostgreSQLParameters(
-            copyTuple: tuples.bytes,
-            extra: 5,
-            extraBytes: origin.utf8.count + collection.utf8.count + upserted.utf8.count + 8 + channel.utf8.count
-        )
-        parameters.append(.text(origin))
-        parameters.append(.text(collection))
-        parameters.append(.text(upserted))
-        parameters.append(.integer(lockKey))
-        parameters.append(.text(channel))
-        return .init(
-            sql: plan.saveOneSQL,
-            parameters: parameters,
-            context: "cannot write records",
-            collection: collection
-        )
+        var parameters: PostgreSQLParameters
+        let sql: String
+        if unobserved {
+            guard let unobservedSQL = plan.saveOneUnobservedSQL else { return nil }
+            sql = unobservedSQL
+            parameters = PostgreSQLParameters(
+                copyTuple: tuples.bytes,
+                extra: 2,
+                extraBytes: 8 + recording.observedSequence.utf8.count
+            )
+        } else {
+            sql = plan.saveOneSQL
+            let upserted = PostgreSQLChangeFeed.encode([key])
+            parameters = PostgreSQLParameters(
+                copyTuple: tuples.bytes,
+                extra: 7,
+                extraBytes: recording.origin.utf8.count + collection.utf8.count + upserted.utf8.count + 8
+                    + recording.channel.utf8.count + 8 + recording.observedSequence.utf8.count
+            )
+            parameters.append(.text(recording.origin))
+            parameters.append(.text(collection))
+            parameters.append(.text(upserted))
+            parameters.append(.integer(recording.lockKey))
+            parameters.append(.text(recording.channel))
+        }
+        parameters.append(.integer(recording.observeLockKey))
+        parameters.append(.text(recording.observedSequence))
+        return .init(sql: sql, parameters: parameters, context: "cannot write records", collection: collection)
     }
 
     /// Drops the buffered records (sent by other means).
@@ -335,6 +350,10 @@ final class PostgreSQLWriterPlan: Sendable {
     /// The upsert of one record and its change record in one statement (see
     /// `PostgreSQLChangeFeed.saveOneSQL`): a transaction of one saved record, run on its own.
     let saveOneSQL: String
+    /// The upsert of one record checked for listeners (see
+    /// `PostgreSQLChangeFeed.saveOneUnobservedSQL`), for when no store listened at the last save;
+    /// `nil` for a collection of the key alone.
+    let saveOneUnobservedSQL: String?
 
     /// - Throws: `.unknownColumn` for a column the schema lacks, `.invalidKey` when `columns`
     ///   lacks the primary key.
@@ -399,6 +418,11 @@ final class PostgreSQLWriterPlan: Sendable {
             "INSERT INTO " + table + " (" + quoted.joined(separator: ", ") + ") VALUES ("
             + placeholders.joined(separator: ", ") + ")" + conflict
         saveOneSQL = PostgreSQLChangeFeed.saveOneSQL(catalog, upsert: upsertOneSQL, parameters: types.count)
+        saveOneUnobservedSQL = PostgreSQLChangeFeed.saveOneUnobservedSQL(
+            upsert: upsertOneSQL,
+            parameters: types.count,
+            returnsRow: !updates.isEmpty
+        )
     }
 
 }

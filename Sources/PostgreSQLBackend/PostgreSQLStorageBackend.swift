@@ -1,6 +1,7 @@
 internal import CPostgreSQL
 import Foundation
 public import Storage
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -45,20 +46,18 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     private let nextReplica = Locked(0)
     /// libpq connections must not cross a `fork()`.
     private let owner = OwningProcess()
-    /// This backend's name in the change table, so that its listeners skip its own commits.
-    private let origin = UUID().uuidString
     /// The change listeners started (`observeExternalCommits`, at the store's first observation;
     /// none for a store never observed), and whether `close()` ran, after which none starts.
     private let listeners = Locked<(started: [PostgreSQLChangeListener], closed: Bool)>(([], false))
     /// The commits that recorded changes, to prune the change table every
     /// `PostgreSQLChangeFeed.pruneEvery` of them.
     private let publishedCommits = Locked(0)
-    /// The statement that records a commit's changes, its lock key and its notification
-    /// channel: made once, not per commit (a profile of single saves showed the string
-    /// building and hashing among the backend's largest costs per commit).
+    /// The statement that records a commit's changes (`PostgreSQLChangeFeed.publishSQL`) and
+    /// what it needs: made once, not per commit.
     private let publishSQL: String
-    private let changeLockKey: Int64
-    private let changeChannel: String
+    private let recording: PostgreSQLChangeFeed.Recording
+    /// Whether the last single save found a store listening (see `runSingleSave`).
+    private let listenersSeen = Atomic<Bool>(false)
 
     deinit {
         for listener in listeners.withLock({ $0.started }) { listener.stop() }
@@ -94,25 +93,40 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         }
         catalog = PostgreSQLCatalog(schemaName: PostgreSQLIdentifier.quote(configuration.schema))
         publishSQL = PostgreSQLChangeFeed.publishSQL(catalog)
-        changeLockKey = PostgreSQLChangeFeed.lockKey(for: configuration.schema)
-        changeChannel = PostgreSQLChangeFeed.channel(for: configuration.schema)
+        recording = PostgreSQLChangeFeed.Recording(
+            schema: configuration.schema,
+            catalog: catalog,
+            origin: UUID().uuidString
+        )
         let connection = try primary.connect()
         try createStore(on: connection)
         primary.checkIn(connection)
     }
 
-    /// Creates the schema and the catalog unless they exist. Several processes opening a new
-    /// store at once may race on the creation; the loser tries again.
+    /// Creates the schema and the catalog unless they exist, and counts the listeners (see
+    /// `PostgreSQLChangeFeed`) under the observer lock. Several processes opening a new store at
+    /// once may race on the creation; the loser tries again.
     private func createStore(on connection: PostgreSQLConnection) throws {
         let exists = try connection.query(
-            "SELECT to_regclass($1::text) IS NOT NULL AND to_regclass($2::text) IS NOT NULL",
-            PostgreSQLParameters([.text(catalog.table), .text(catalog.listenersTable)]),
+            "SELECT to_regclass($1::text) IS NOT NULL AND to_regclass($2::text) IS NOT NULL"
+                + " AND to_regclass($3::text) IS NOT NULL",
+            PostgreSQLParameters([
+                .text(catalog.table), .text(catalog.listenersTable), .text(catalog.observedSequence),
+            ]),
             "cannot look for the store's catalog"
         )
         if exists.firstValue == .integer(1) { return }
         for attempt in 0... {
             do {
-                try connection.execute("BEGIN; " + catalog.creationSQL + "; COMMIT")
+                try connection.execute(
+                    "BEGIN; SELECT pg_advisory_xact_lock(\(recording.observeLockKey)); " + catalog.creationSQL
+                )
+                try PostgreSQLChangeFeed.recount(
+                    on: connection,
+                    catalog: catalog,
+                    context: "cannot create the store's catalog"
+                )
+                try connection.execute("COMMIT")
                 return
             } catch let error as StorageError {
                 if connection.isInTransaction { try? connection.execute("ROLLBACK") }
@@ -267,7 +281,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 // Sent with the first statement.
                 try connection.begin("BEGIN ISOLATION LEVEL " + configuration.isolation.rawValue)
                 let value = try body(transaction)
-                if let save = transaction.singleSave(origin: origin, lockKey: changeLockKey, channel: changeChannel) {
+                if let writer = transaction.singleSaveWriter() {
                     // One saved record and nothing sent: one statement on a connection whose
                     // default isolation is the write isolation, no `BEGIN` and no `COMMIT`.
                     transaction.invalidate()
@@ -277,8 +291,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                     let single = try singleStatementWriters.checkOut()
                     primary.checkIn(connection)
                     (connection, pool) = (single, singleStatementWriters)
-                    try connection.runAlone(save)
-                    pruneChangesNow(on: connection)
+                    if try runSingleSave(writer, on: connection) { pruneChangesNow(on: connection) }
                     pool.checkIn(connection)
                     return value
                 }
@@ -313,6 +326,31 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         }
     }
 
+    /// Saves the one record `writer` holds by one statement on its own. While no store listened
+    /// at the last single save, the upsert alone, which fails with `listenersAppeared` (rolled
+    /// back) when a store listens now; then, or while stores listened, the upsert and its change
+    /// record (`PostgreSQLChangeFeed.saveOneSQL`, which records nothing when none listens).
+    /// - Returns: whether the save recorded its change.
+    private func runSingleSave(_ writer: PostgreSQLRecordWriter, on connection: PostgreSQLConnection) throws -> Bool {
+        defer { writer.forgetBufferedRecords() }
+        if !listenersSeen.load(ordering: .relaxed),
+            let upsert = writer.pendingSave(recording: recording, unobserved: true)
+        {
+            do {
+                try connection.runAlone(upsert)
+                return false
+            } catch let error as StorageError
+                where error.postgreSQL?.sqlState == PostgreSQLChangeFeed.listenersAppeared
+            {
+                listenersSeen.store(true, ordering: .relaxed)
+            }
+        }
+        guard let save = writer.pendingSave(recording: recording, unobserved: false) else { return false }
+        let recorded = try connection.runAlone(save) > 0
+        listenersSeen.store(recorded, ordering: .relaxed)
+        return recorded
+    }
+
     /// Records the transaction's changes for other processes' change streams (see
     /// `PostgreSQLChangeFeed`), in the transaction itself, and commits: `last` (the writers'
     /// last records), the change record and the `COMMIT` in one round trip, with the `BEGIN` when
@@ -331,11 +369,13 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         }
         let rows = transaction.changes.rows
         var parameters = PostgreSQLParameters([
-            .text(origin), .integer(changeLockKey), .text(changeChannel),
+            .text(recording.origin), .integer(recording.lockKey), .text(recording.channel),
         ])
         parameters.appendArray(rows.collections, elementType: PostgreSQLType.text)
         parameters.appendArray(rows.upserted, elementType: PostgreSQLType.text)
         parameters.appendArray(rows.deleted, elementType: PostgreSQLType.text)
+        parameters.append(.integer(recording.observeLockKey))
+        parameters.append(.text(recording.observedSequence))
         try transaction.connection.runAndCommit(
             last + [
                 .init(
@@ -361,6 +401,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             on: connection,
             catalog: catalog,
             lockKey: PostgreSQLChangeFeed.pruneLockKey(for: configuration.schema),
+            observeLockKey: recording.observeLockKey,
             retention: configuration.changeRetention
         )
     }
@@ -379,9 +420,10 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         let listener = PostgreSQLChangeListener(
             open: { try primary.connect(statementTimeout: false) },
             catalog: catalog,
-            channel: changeChannel,
-            origin: origin,
+            channel: recording.channel,
+            origin: recording.origin,
             pruneLockKey: PostgreSQLChangeFeed.pruneLockKey(for: configuration.schema),
+            observeLockKey: recording.observeLockKey,
             retention: configuration.changeRetention,
             handler: handler
         )

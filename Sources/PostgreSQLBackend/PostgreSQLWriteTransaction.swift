@@ -58,19 +58,16 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
     }
 
     /// When the transaction is one saved record and nothing else — no statement sent yet, one
-    /// writer holding one record — that record's upsert and change record as one statement
-    /// (`PostgreSQLWriterPlan.saveOneSQL`), to run on its own instead of in `BEGIN … COMMIT`;
-    /// otherwise `nil`. Its buffered record is then forgotten.
-    func singleSave(origin: String, lockKey: Int64, channel: String) -> PostgreSQLConnection.PipelinedStatement? {
+    /// writer holding one record — that writer, whose record is then saved by one statement on
+    /// its own (`PostgreSQLRecordWriter.pendingSave`) instead of in `BEGIN … COMMIT`; otherwise
+    /// `nil`.
+    func singleSaveWriter() -> PostgreSQLRecordWriter? {
         guard connection.hasPendingBegin, changedSchemas.isEmpty, droppedCollections.isEmpty, savepoints == 0,
             changes.isSingleUpsert
         else { return nil }
         let holding = writers.filter(\.hasBufferedRecords)
-        guard holding.count == 1,
-            let save = holding[0].pendingSave(origin: origin, lockKey: lockKey, channel: channel)
-        else { return nil }
-        holding[0].forgetBufferedRecords()
-        return save
+        guard holding.count == 1 else { return nil }
+        return holding[0]
     }
 
     override var usesCachedLookups: Bool { changedSchemas.isEmpty && droppedCollections.isEmpty }

@@ -122,35 +122,40 @@ import Testing
         }
     }
 
-    /// With no store listening, the writers prune the change table themselves. A listener that
-    /// reported recently (here one in another process, simulated by its row) keeps every row it
-    /// has not read; once silent for longer than the retention, it no longer does.
+    /// The writers prune the change table themselves. A listener in another process (simulated
+    /// by its row and the count it keeps) that reported recently keeps every row it has not read;
+    /// once silent for longer than the retention, with no connection holding its lock, it counts
+    /// as gone: its row is deleted, the count drops to 0 and commits record nothing more.
     @Test func writersPruneTheChangeTableButKeepWhatALiveListenerHasNotRead() throws {
         var configuration = PostgreSQLStorageBackend.Configuration(changeRetention: .seconds(30))
         configuration.observesOtherProcesses = false
         try withStore("prune-writers", configuration: configuration) { store, path in
             let raw = try RawConnection(try PostgreSQLTestServer.url())
             let schema = "\"\(PostgreSQLTestServer.schema(for: path))\""
+            let changes = "\(schema).\"storage$changes\""
+            try raw.execute("INSERT INTO \(schema).\"storage$listeners\" VALUES ('elsewhere', 0, now())")
+            try raw.execute("SELECT setval('\(schema).\"storage$observed\"'::regclass, 1)")
+            // Pruned at the 256th and the 512th commit, down to what the listener has read: nothing.
             for id in 0..<600 { try store.save(Item(id: Int64(id), text: "item \(id)")) }
-            // Pruned at the 256th and the 512th commit, down to the newest row each time.
-            #expect(try Self.changeRows(raw, path: path) < 256)
+            #expect(try Self.changeRows(raw, path: path) == 600)
 
-            let position = try raw.execute("SELECT max(id) FROM \(schema).\"storage$changes\"")[0]
+            let position = try raw.execute("SELECT max(id) FROM \(changes)")[0]
             try raw.execute(
-                "INSERT INTO \(schema).\"storage$listeners\" VALUES ('elsewhere', \(position), now())"
+                "UPDATE \(schema).\"storage$listeners\" SET last_seen = \(position), seen_at = now()"
             )
-            let unread = try raw.execute("SELECT count(*) FROM \(schema).\"storage$changes\" WHERE id > \(position)")
-            for id in 600..<1_200 { try store.save(Item(id: Int64(id), text: "item \(id)")) }
-            let kept = try raw.execute("SELECT count(*) FROM \(schema).\"storage$changes\" WHERE id > \(position)")
-            #expect(unread == ["0"])
-            #expect(kept == ["600"])
+            // Pruned at the 768th commit, down to the listener's position.
+            for id in 600..<900 { try store.save(Item(id: Int64(id), text: "item \(id)")) }
+            #expect(try raw.execute("SELECT count(*) FROM \(changes) WHERE id <= \(position)") == ["0"])
+            #expect(try raw.execute("SELECT count(*) FROM \(changes) WHERE id > \(position)") == ["300"])
 
-            try raw.execute(
-                "UPDATE \(schema).\"storage$listeners\" SET seen_at = now() - interval '1 hour' WHERE origin = 'elsewhere'"
-            )
-            for id in 1_200..<1_500 { try store.save(Item(id: Int64(id), text: "item \(id)")) }
-            #expect(try Self.changeRows(raw, path: path) < 256)
+            try raw.execute("UPDATE \(schema).\"storage$listeners\" SET seen_at = now() - interval '1 hour'")
+            // Pruned at the 1,024th commit: the listener is gone, the table down to its newest row.
+            for id in 900..<1_200 { try store.save(Item(id: Int64(id), text: "item \(id)")) }
+            #expect(try Self.changeRows(raw, path: path) == 1)
             #expect(try raw.execute("SELECT count(*) FROM \(schema).\"storage$listeners\"") == ["0"])
+            #expect(
+                try raw.execute("SELECT pg_sequence_last_value('\(schema).\"storage$observed\"'::regclass)") == ["0"]
+            )
         }
     }
 }
