@@ -27,6 +27,25 @@ import Testing
         try raw.execute("SELECT pg_sequence_last_value('\(schema(path)).\"storage$observed\"'::regclass)").first ?? ""
     }
 
+    /// The observer lock key of the store at `path` (as the backend makes it: FNV-1a of
+    /// `observe:` and the schema).
+    static func observeLockKey(_ path: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in ("observe:" + PostgreSQLTestServer.schema(for: path)).utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
+    }
+
+    /// Whether a session waits for an advisory lock in the tests' database.
+    static func someoneWaitsForAnAdvisoryLock(_ watcher: RawConnection) throws -> Bool {
+        try !watcher.execute(
+            "SELECT pid FROM pg_stat_activity"
+                + " WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND datname = current_database()"
+        ).isEmpty
+    }
+
     /// Opens another store on `path` with a small pool.
     static func open(_ path: String, observing: Bool = true) throws -> ObjectStore {
         var configuration = PostgreSQLStorageBackend.Configuration(poolSize: 2)
@@ -192,6 +211,72 @@ import Testing
             #expect(try Self.listenerCount(raw, path) == "1")
             let received = await Self.collect(changes, count: 300)
             #expect(received == (0..<300).map { .integer(Int64($0)) })
+        }
+    }
+
+    /// A store's first observation registers its listener under the observer lock: while a
+    /// writer holds that lock shared (here a raw session, as a writer between its count read and
+    /// its commit), `changes(of:)` does not return; once the writer committed, it does.
+    @Test func aNewListenerWaitsForTheWritersThatReadTheCount() async throws {
+        try await withStoreAsync("record-register-waits") { store, path in
+            try await store.save(Item(id: 1, text: "one"))
+            let writer = try RawConnection(try PostgreSQLTestServer.url())
+            let watcher = try RawConnection(try PostgreSQLTestServer.url())
+            try writer.execute("BEGIN")
+            try writer.execute("SELECT pg_advisory_xact_lock_shared(\(Self.observeLockKey(path)))")
+            let observer = try Self.open(path)
+            let returned = Locked(false)
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                _ = observer.changes(of: Item.self)
+                returned.withLock { $0 = true }
+                done.signal()
+            }.start()
+            #expect(try PostgreSQLObservationTests.eventually { try Self.someoneWaitsForAnAdvisoryLock(watcher) })
+            usleep(200_000)
+            #expect(!returned.withLock { $0 })
+            try writer.execute("COMMIT")
+            done.wait()
+            #expect(returned.withLock { $0 })
+        }
+    }
+
+    /// A writer reads the count only once it holds the observer lock: a save made while a
+    /// listener registers (here a raw session holding the lock, adding a listener row and setting
+    /// the count) waits, and then records its change.
+    @Test func aWriterReadsTheCountOnlyOnceItHoldsTheObserverLock() async throws {
+        try await withStoreAsync("record-writer-waits") { store, path in
+            try await store.save(Item(id: 1, text: "unrecorded"))
+            let raw = try RawConnection(try PostgreSQLTestServer.url())
+            let registering = try RawConnection(try PostgreSQLTestServer.url())
+            try registering.execute("BEGIN")
+            try registering.execute("SELECT pg_advisory_xact_lock(\(Self.observeLockKey(path)))")
+            try registering.execute(
+                "INSERT INTO \(Self.schema(path)).\"storage$listeners\" VALUES ('elsewhere', 0, now())"
+            )
+            try registering.execute("SELECT setval('\(Self.schema(path)).\"storage$observed\"'::regclass, 1)")
+            let failure = Locked<String?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                do {
+                    try store.save(Item(id: 2, text: "recorded"))
+                    try store.transaction { tx in
+                        try tx.save(Item(id: 3, text: "recorded"))
+                        try tx.save(Item(id: 4, text: "recorded"))
+                    }
+                } catch {
+                    failure.withLock { $0 = "\(error)" }
+                }
+                done.signal()
+            }.start()
+            #expect(try PostgreSQLObservationTests.eventually { try Self.someoneWaitsForAnAdvisoryLock(raw) })
+            try registering.execute("COMMIT")
+            done.wait()
+            #expect(failure.withLock { $0 } == nil)
+            #expect(
+                try raw.execute("SELECT upserted FROM \(Self.schema(path)).\"storage$changes\" ORDER BY id")
+                    == ["[\"i:2\"]", "[\"i:3\",\"i:4\"]"]
+            )
         }
     }
 }
