@@ -43,14 +43,16 @@ extension PostgreSQLStorageBackend {
         /// Whether the store listens for the commits of other processes and machines (one more
         /// connection, `LISTEN`), so that change streams and settings caches see them. The
         /// connection is opened when the store is first observed (its first change stream or
-        /// settings read), not at open. Commits are recorded for other listeners either way.
-        /// Default: `true`.
+        /// settings read), not at open. Commits are recorded for other stores' listeners either
+        /// way, while at least one store on the same schema listens (a commit made while none
+        /// does records nothing). Default: `true`.
         public var observesOtherProcesses: Bool
-        /// How long a change listener may stay silent (its process gone, or its connection lost)
-        /// before the change rows it has not read may be deleted. Listeners report their position
-        /// every quarter of this (at most every 5 seconds), and rows every listener has read are
-        /// deleted then; a listener cut off for longer than this may miss changes when it comes
-        /// back. Default: 5 minutes.
+        /// How long a change listener whose connection is gone (its process ended, or its
+        /// connection lost) may stay silent before it counts as gone and the change rows it has
+        /// not read may be deleted; a listener whose connection lives is never counted as gone.
+        /// Listeners report their position every quarter of this (at most every 5 seconds), and
+        /// rows every listener has read are deleted then; a listener cut off for longer than this
+        /// may miss changes when it comes back. Default: 5 minutes.
         public var changeRetention: Duration
 
         /// Creates a configuration; every parameter is the property of the same name.
