@@ -30,12 +30,7 @@ import Testing
     /// The observer lock key of the store at `path` (as the backend makes it: FNV-1a of
     /// `observe:` and the schema).
     static func observeLockKey(_ path: String) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in ("observe:" + PostgreSQLTestServer.schema(for: path)).utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return Int64(bitPattern: hash)
+        advisoryLockKey("observe", schema: PostgreSQLTestServer.schema(for: path))
     }
 
     /// Whether a session waits for an advisory lock in the tests' database.

@@ -18,14 +18,7 @@ import Testing
 
     /// The advisory lock key that orders the change rows of the store in `schema` (as the backend
     /// makes it: FNV-1a of `changes:` and the schema).
-    static func changeLockKey(schema: String) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in ("changes:" + schema).utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return Int64(bitPattern: hash)
-    }
+    static func changeLockKey(schema: String) -> Int64 { advisoryLockKey("changes", schema: schema) }
 
     /// While another session holds the change lock, a single save waits for it in one statement
     /// holding both the upsert and the change record, which has already upserted the record (its

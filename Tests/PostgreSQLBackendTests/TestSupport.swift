@@ -113,6 +113,17 @@ final class RawConnection {
     }
 }
 
+/// One of a store's advisory lock keys, as the backend makes it: FNV-1a of `purpose`, a colon
+/// and the store's schema (`changes` orders the change rows, `observe` guards the listener count).
+func advisoryLockKey(_ purpose: String, schema: String) -> Int64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in (purpose + ":" + schema).utf8 {
+        hash ^= UInt64(byte)
+        hash = hash &* 0x100_0000_01b3
+    }
+    return Int64(bitPattern: hash)
+}
+
 /// The tests' server URL with `user` in place of the tests' own user.
 func url(user: String) throws -> String {
     try PostgreSQLTestServer.url().replacingOccurrences(of: "user=postgres", with: "user=" + user)
