@@ -180,7 +180,10 @@ import Testing
                 }
                 reader.cancel()
                 let missed = all.subtracting(observer.first).subtracting(streamed.withLock { $0 })
-                #expect(missed.isEmpty, "observer \(number) missed \(missed.count) keys, e.g. \(missed.sorted().prefix(5))")
+                #expect(
+                    missed.isEmpty,
+                    "observer \(number) missed \(missed.count) keys, e.g. \(missed.sorted().prefix(5))"
+                )
                 try await observer.store.close()
             }
         }
