@@ -388,9 +388,10 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         )
     }
 
-    /// Prunes the change table after every `PostgreSQLChangeFeed.pruneEvery`-th commit that
-    /// recorded changes, so that it stays bounded even when no process listens. Best effort: the
-    /// commit has happened, a failure here is left for the next pruning.
+    /// Prunes the change table after every `PostgreSQLChangeFeed.pruneEvery`-th commit that had
+    /// changes (a single save: that recorded them; a longer transaction does not know whether its
+    /// change statement recorded anything), so that it stays bounded and listeners gone are
+    /// removed. Best effort: the commit has happened, a failure here is left for the next pruning.
     private func pruneChangesNow(on connection: PostgreSQLConnection) {
         let due = publishedCommits.withLock { count in
             count += 1
