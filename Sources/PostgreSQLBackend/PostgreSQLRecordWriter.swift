@@ -26,8 +26,11 @@ final class PostgreSQLRecordWriter: RecordWriter {
     /// The buffered records, as COPY binary tuples.
     private let tuples = PostgreSQLTupleBuffer()
     private var tupleCount = 0
-    /// The keys of the buffered records: a key saved again is sent in the next batch, as a
-    /// `COPY` (or an upsert of one statement) may not touch a row twice.
+    /// The key of the first buffered record, and the keys of the others: a key saved again is
+    /// sent in the next batch, as a `COPY` (or an upsert of one statement) may not touch a row
+    /// twice. The first key is kept apart so that a writer of one record (a single save) hashes
+    /// and allocates nothing for it.
+    private var firstKey: StorageValue?
     private var bufferedKeys: Set<StorageValue> = []
     /// Whether the next batch is tried straight into the table first.
     private var copiesDirectly = true
@@ -65,9 +68,13 @@ final class PostgreSQLRecordWriter: RecordWriter {
         } else if hasAutoKey, case .integer(let given) = key {
             try advanceSequence(past: given)
         }
-        if bufferedKeys.contains(key) { try flush() }
+        if let firstKey, firstKey == key || bufferedKeys.contains(key) { try flush() }
         try appendTuple(values, key: key)
-        bufferedKeys.insert(key)
+        if firstKey == nil {
+            firstKey = key
+        } else {
+            bufferedKeys.insert(key)
+        }
         tupleCount += 1
         transaction.changes.record(collection, folded: plan.folded, key)
         if tupleCount >= transaction.batchSize || tuples.count >= Self.maximumBatchBytes { try flush() }
@@ -213,7 +220,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
         recording: PostgreSQLChangeFeed.Recording,
         unobserved: Bool
     ) -> PostgreSQLConnection.PipelinedStatement? {
-        guard tupleCount == 1, let key = bufferedKeys.first else { return nil }
+        guard tupleCount == 1, let key = firstKey else { return nil }
         var parameters: PostgreSQLParameters
         let sql: String
         if unobserved {
@@ -248,6 +255,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
     func forgetBufferedRecords() {
         tuples.truncate(to: 0)
         tupleCount = 0
+        firstKey = nil
         bufferedKeys.removeAll(keepingCapacity: true)
     }
 

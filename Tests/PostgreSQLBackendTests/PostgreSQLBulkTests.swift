@@ -48,16 +48,23 @@ import Testing
         }
     }
 
-    /// A key saved twice in one save keeps its last values.
+    /// A key saved twice in one save keeps its last values, the batch's first key as any other.
     @Test func keySavedTwiceKeepsItsLastValues() throws {
         try withStore("bulk-twice") { store, _ in
             var batch = Self.members(0..<100)
             batch.append(Member(id: 5, email: "m5@example.org", rank: 3))
             batch.append(Member(id: 5, email: "five@example.org", rank: 4))
             batch += Self.members(100..<200)
+            batch.append(Member(id: 0, email: "zero@example.org", rank: 9))
             try store.save(contentsOf: batch)
             #expect(try store.count(Member.self) == 200)
             #expect(try store.fetch(Member.self, id: 5) == Member(id: 5, email: "five@example.org", rank: 4))
+            #expect(try store.fetch(Member.self, id: 0) == Member(id: 0, email: "zero@example.org", rank: 9))
+            try store.transaction { tx in
+                try tx.save(Member(id: 1, email: "one-a@example.org", rank: 1))
+                try tx.save(Member(id: 1, email: "one-b@example.org", rank: 2))
+            }
+            #expect(try store.fetch(Member.self, id: 1) == Member(id: 1, email: "one-b@example.org", rank: 2))
         }
     }
 

@@ -33,14 +33,6 @@ import Testing
         advisoryLockKey("observe", schema: PostgreSQLTestServer.schema(for: path))
     }
 
-    /// Whether a session waits for an advisory lock in the tests' database.
-    static func someoneWaitsForAnAdvisoryLock(_ watcher: RawConnection) throws -> Bool {
-        try !watcher.execute(
-            "SELECT pid FROM pg_stat_activity"
-                + " WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND datname = current_database()"
-        ).isEmpty
-    }
-
     /// Opens another store on `path` with a small pool.
     static func open(_ path: String, observing: Bool = true) throws -> ObjectStore {
         var configuration = PostgreSQLStorageBackend.Configuration(poolSize: 2)
@@ -230,7 +222,11 @@ import Testing
                 returned.withLock { $0 = true }
                 done.signal()
             }.start()
-            #expect(try PostgreSQLObservationTests.eventually { try Self.someoneWaitsForAnAdvisoryLock(watcher) })
+            #expect(
+                try PostgreSQLObservationTests.eventually {
+                    try !advisoryLockWaiters(Self.observeLockKey(path), on: watcher).isEmpty
+                }
+            )
             usleep(200_000)
             #expect(!returned.withLock { $0 })
             try writer.execute("COMMIT")
@@ -267,7 +263,11 @@ import Testing
                 }
                 done.signal()
             }.start()
-            #expect(try PostgreSQLObservationTests.eventually { try Self.someoneWaitsForAnAdvisoryLock(raw) })
+            #expect(
+                try PostgreSQLObservationTests.eventually {
+                    try !advisoryLockWaiters(Self.observeLockKey(path), on: raw).isEmpty
+                }
+            )
             try registering.execute("COMMIT")
             done.wait()
             #expect(failure.withLock { $0 } == nil)

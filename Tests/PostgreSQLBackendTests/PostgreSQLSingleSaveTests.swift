@@ -46,11 +46,9 @@ import Testing
             }
             saving.start()
             let watcher = try RawConnection(try PostgreSQLTestServer.url())
-            let waiting =
-                "SELECT query FROM pg_stat_activity"
-                + " WHERE wait_event_type = 'Lock' AND wait_event = 'advisory' AND datname = current_database()"
-            #expect(try PostgreSQLObservationTests.eventually { try watcher.execute(waiting).count == 1 })
-            let statement = try watcher.execute(waiting).first ?? ""
+            let key = Self.changeLockKey(schema: schema)
+            #expect(try PostgreSQLObservationTests.eventually { try advisoryLockWaiters(key, on: watcher).count == 1 })
+            let statement = try advisoryLockWaiters(key, on: watcher).first ?? ""
             #expect(statement.hasPrefix("WITH w AS (INSERT INTO \"\(schema)\".\"member\""), "\(statement)")
             #expect(statement.contains("\"storage$changes\""), "\(statement)")
             // The upsert has run: the record's row is locked by the waiting save.

@@ -124,6 +124,18 @@ func advisoryLockKey(_ purpose: String, schema: String) -> Int64 {
     return Int64(bitPattern: hash)
 }
 
+/// The statements of the sessions waiting for the advisory lock `key` (an `int8` key: its high
+/// half is `classid`, its low half `objid`). Only that key: tests run at once on one server, and
+/// some of them make sessions wait for other locks on purpose.
+func advisoryLockWaiters(_ key: Int64, on raw: RawConnection) throws -> [String] {
+    let bits = UInt64(bitPattern: key)
+    return try raw.execute(
+        "SELECT a.query FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+            + " WHERE l.locktype = 'advisory' AND NOT l.granted AND l.objsubid = 1"
+            + " AND l.classid::int8 = \(bits >> 32) AND l.objid::int8 = \(bits & 0xffff_ffff)"
+    )
+}
+
 /// The tests' server URL with `user` in place of the tests' own user.
 func url(user: String) throws -> String {
     try PostgreSQLTestServer.url().replacingOccurrences(of: "user=postgres", with: "user=" + user)
