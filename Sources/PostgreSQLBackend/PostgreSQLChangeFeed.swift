@@ -83,9 +83,10 @@ enum PostgreSQLChangeFeed {
         "('x' || left(md5(" + origin + "), 16))::bit(64)::int8"
     }
 
-    /// The statement a listener's connection runs once connected: takes its own lock for the
-    /// connection's life, so that no pruning counts it as gone while it is connected.
-    static let listenerLockSQL = "SELECT pg_advisory_lock(" + listenerKeySQL("$1::text") + ")"
+    /// The statement a listener's connection runs once connected: tries to take its own lock for
+    /// the connection's life, so that no pruning counts it as gone while it is connected.
+    /// Returns whether it holds the lock.
+    static let listenerLockSQL = "SELECT pg_try_advisory_lock(" + listenerKeySQL("$1::text") + ")"
 
     /// How often a listener reports its position (and prunes): a quarter of the retention,
     /// between 20 milliseconds and 5 seconds.

@@ -69,12 +69,10 @@ final class PostgreSQLChangeListener: Sendable {
             do {
                 let connection = try open()
                 try connection.execute("LISTEN " + PostgreSQLIdentifier.quote(channel))
-                // Held while this connection lives: no pruning takes this listener for gone.
-                _ = try connection.query(
-                    PostgreSQLChangeFeed.listenerLockSQL,
-                    PostgreSQLParameters([.text(origin)]),
-                    "cannot register a change listener"
-                )
+                // Held while this connection lives: no pruning takes this listener for gone. Tried,
+                // not waited for: after a lost connection the server may keep the old session (and
+                // its lock) a while; this connection takes it at a later report.
+                var holdsLock = try takeLock(on: connection)
                 // New, or back after a lost connection from where it was (its row may have been
                 // pruned meanwhile): counted either way, so that writers record.
                 lastSeen = try PostgreSQLChangeFeed.register(
@@ -103,6 +101,7 @@ final class PostgreSQLChangeListener: Sendable {
                     if clock.now - reported >= interval {
                         if ownUnread { lastSeen = try deliver(after: lastSeen ?? 0, on: connection) }
                         ownUnread = false
+                        if !holdsLock { holdsLock = try takeLock(on: connection) }
                         // Says how far it has read, and deletes the rows every listener has read.
                         try PostgreSQLChangeFeed.report(
                             origin: origin,
@@ -138,6 +137,17 @@ final class PostgreSQLChangeListener: Sendable {
                 usleep(200_000)
             }
         }
+    }
+
+    /// Tries to take this listener's own session lock (`PostgreSQLChangeFeed.listenerLockSQL`).
+    /// - Returns: whether it holds it now.
+    private func takeLock(on connection: PostgreSQLConnection) throws -> Bool {
+        let result = try connection.query(
+            PostgreSQLChangeFeed.listenerLockSQL,
+            PostgreSQLParameters([.text(origin)]),
+            "cannot register a change listener"
+        )
+        return result.firstValue == .integer(1)
     }
 
     /// Reports the changes after `lastSeen`, grouped by transaction.
