@@ -56,6 +56,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// what it needs: made once, not per commit.
     private let publishSQL: String
     private let recording: PostgreSQLChangeFeed.Recording
+    /// `BEGIN ISOLATION LEVEL <the write isolation>`, made once (longer than a small string).
+    private let writeBegin: String
     /// Whether the last single save found a store listening (see `runSingleSave`).
     private let listenersSeen = Atomic<Bool>(false)
 
@@ -93,6 +95,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         }
         catalog = PostgreSQLCatalog(schemaName: PostgreSQLIdentifier.quote(configuration.schema))
         publishSQL = PostgreSQLChangeFeed.publishSQL(catalog)
+        writeBegin = "BEGIN ISOLATION LEVEL " + configuration.isolation.rawValue
         recording = PostgreSQLChangeFeed.Recording(
             schema: configuration.schema,
             catalog: catalog,
@@ -279,7 +282,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             )
             do {
                 // Sent with the first statement.
-                try connection.begin("BEGIN ISOLATION LEVEL " + configuration.isolation.rawValue)
+                try connection.begin(writeBegin)
                 let value = try body(transaction)
                 if let writer = transaction.singleSaveWriter() {
                     // One saved record and nothing sent: one statement on a connection whose

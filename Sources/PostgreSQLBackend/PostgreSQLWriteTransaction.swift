@@ -65,9 +65,12 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
         guard connection.hasPendingBegin, changedSchemas.isEmpty, droppedCollections.isEmpty, savepoints == 0,
             changes.isSingleUpsert
         else { return nil }
-        let holding = writers.filter(\.hasBufferedRecords)
-        guard holding.count == 1 else { return nil }
-        return holding[0]
+        var holding: PostgreSQLRecordWriter?
+        for writer in writers where writer.hasBufferedRecords {
+            guard holding == nil else { return nil }
+            holding = writer
+        }
+        return holding
     }
 
     override var usesCachedLookups: Bool { changedSchemas.isEmpty && droppedCollections.isEmpty }
