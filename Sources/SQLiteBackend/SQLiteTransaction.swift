@@ -31,6 +31,20 @@ class SQLiteReadTransaction: StorageReadTransaction {
         self.schemaCache = schemaCache
     }
 
+    /// Makes a kept read transaction valid again for the next read on its connection: the
+    /// backend keeps one object per reader connection rather than making and freeing one per
+    /// read, and calls this only when nobody else holds the object (a closure that kept the
+    /// transaction past its end still holds an invalid one; see `SQLiteStorageBackend.claim`).
+    /// - Parameters:
+    ///   - schemaVersion: the schema version of the read's snapshot, or the one assumed unpinned.
+    ///   - unpinned: whether the read runs without a pinned snapshot (see `isUnpinned`).
+    func begin(schemaVersion: Int64, unpinned: Bool) {
+        isActive = true
+        baseSchemaVersion = schemaVersion
+        isUnpinned = unpinned
+        needsPinnedRead = false
+    }
+
     /// Ends the transaction's validity.
     func invalidate() {
         isActive = false
