@@ -36,8 +36,11 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// The thread holding the writer connection, so that a nested use from that same thread
     /// is refused instead of deadlocking on the writer's lock.
     private let writerOwner = Locked<pthread_t?>(nil)
-    /// Idle reader connections, at most `configuration.maximumReaders`, each with the read
-    /// transaction object its next read reuses (see `claim`).
+    /// The idle reader a read takes first, without a lock: a reader connection with the read
+    /// transaction object its next read reuses (see `claim`). One thread reading one read after
+    /// another finds its reader here every time.
+    private let idleReader = SQLiteIdleReaderSlot()
+    /// The other idle readers; with `idleReader`, at most `configuration.maximumReaders`.
     private let idleReaders = Locked<[SQLiteReadTransaction]>([])
     /// The path SQLite opens, `nil` in memory (where reads go through the writer).
     private let databasePath: String?
@@ -53,6 +56,7 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// A WAL left behind holds every commit since the last checkpoint, and damage to one of its
     /// frames silently drops all the commits after it.
     deinit {
+        idleReader.empty()
         let readers = idleReaders.withLock { idle in
             defer { idle.removeAll() }
             return idle
@@ -128,13 +132,16 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// closed when its read ends.
     /// - Throws: nothing today; declared for the protocol.
     public func close() throws {
-        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // Sequentially consistent, as `checkIn`'s look at it after filling the idle slot: either
+        // this emptying of the slot sees that reader, or `checkIn` sees the store closed.
+        guard !isClosed.exchange(true, ordering: .sequentiallyConsistent) else { return }
         // Taken out under the locks (the writer's waits for a running write), released outside
         // them: the readers close first, the writer last.
         var connection = writer.withLock { writer in
             defer { writer = nil }
             return writer
         }
+        idleReader.empty()
         var readers = idleReaders.withLock { idle in
             defer { idle.removeAll() }
             return idle
@@ -263,7 +270,8 @@ public final class SQLiteStorageBackend: StorageBackend {
 
     /// An idle reader from the pool, if any: the pool hands each one to one caller.
     private func takeIdleReader() -> SQLiteReadTransaction? {
-        idleReaders.withLock { $0.popLast() }
+        if let idle = idleReader.take() { return idle }
+        return idleReaders.withLock { $0.popLast() }
     }
 
     /// Returns a reader to the pool, or lets its connection close when the pool is full or the
@@ -271,10 +279,24 @@ public final class SQLiteStorageBackend: StorageBackend {
     private func checkIn(_ reader: SQLiteReadTransaction) {
         guard !reader.connection.isInTransaction, !isClosed.load(ordering: .acquiring) else { return }
         let maximum = configuration.maximumReaders
+        guard maximum > 0 else { return }
+        if idleReader.put(reader) {
+            // `close()` may have emptied the slot between the check above and now: empty it again.
+            if isClosed.load(ordering: .sequentiallyConsistent) { idleReader.empty() }
+            return
+        }
         let surplus = idleReaders.withLock { idle -> SQLiteReadTransaction? in
-            guard idle.count < maximum else { return reader }
+            guard idle.count < maximum - 1 else { return reader }
             idle.append(reader)
             return nil
+        }
+        if surplus == nil && isClosed.load(ordering: .sequentiallyConsistent) {
+            // Appended after `close()` emptied the pool: closed now, not when the backend goes.
+            let left = idleReaders.withLock { idle in
+                defer { idle.removeAll() }
+                return idle
+            }
+            _ = left
         }
         // Closed here, outside the lock.
         _ = surplus

@@ -38,6 +38,11 @@ import Testing
         ObjectIdentifier(transaction as AnyObject)
     }
 
+    /// The connection `transaction` reads on.
+    private func connection(of transaction: any StorageReadTransaction) -> ObjectIdentifier? {
+        (transaction as? SQLiteReadTransaction).map { ObjectIdentifier($0.connection) }
+    }
+
     @Test func aTransactionKeptPastItsReadStaysInvalidWhenItsConnectionReadsAgain() throws {
         try withPeople { backend, _ in
             let kept = try backend.read { $0 }
@@ -63,9 +68,12 @@ import Testing
                     #expect(try name(1, in: outer) == "a")
                     try backend.readSingleQuery { inner throws -> Void in
                         #expect(identity(of: inner) != identity(of: outer))
+                        #expect(connection(of: inner) != connection(of: outer))
                         #expect(try name(2, in: inner) == "b")
                         try backend.read { innermost throws -> Void in
                             #expect(identity(of: innermost) != identity(of: inner))
+                            #expect(connection(of: innermost) != connection(of: inner))
+                            #expect(connection(of: innermost) != connection(of: outer))
                             #expect(try name(3, in: innermost) == "c")
                         }
                         #expect(try name(3, in: inner) == "c")
@@ -93,7 +101,7 @@ import Testing
         }
     }
 
-    @Test func concurrentReadersNeverShareATransaction() throws {
+    @Test func concurrentReadersNeverShareATransactionOrAConnection() throws {
         try withPeople { backend, _ in
             struct Tally {
                 var active: Set<ObjectIdentifier> = []
@@ -104,9 +112,16 @@ import Testing
             DispatchQueue.concurrentPerform(iterations: 6) { thread in
                 for round in 0..<300 {
                     let body = { (transaction: any StorageReadTransaction) throws -> Void in
-                        let identity = identity(of: transaction)
-                        tally.withLock { if !$0.active.insert(identity).inserted { $0.shared += 1 } }
-                        defer { tally.withLock { _ = $0.active.remove(identity) } }
+                        // Neither the transaction object nor its connection is another thread's.
+                        let identities = [identity(of: transaction), connection(of: transaction)].compactMap { $0 }
+                        tally.withLock { tally in
+                            for identity in identities where !tally.active.insert(identity).inserted {
+                                tally.shared += 1
+                            }
+                        }
+                        defer {
+                            tally.withLock { tally in for identity in identities { tally.active.remove(identity) } }
+                        }
                         let key = Int64(1 + (thread + round) % 3)
                         let expected = ["a", "b", "c"][Int(key) - 1]
                         if (try? name(key, in: transaction)) != expected { tally.withLock { $0.wrong += 1 } }
