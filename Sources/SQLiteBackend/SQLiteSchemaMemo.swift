@@ -15,10 +15,14 @@ final class SQLiteSchemaMemo {
     let version: Int64
     /// The answer: `nil` when there is no such collection.
     let schema: CollectionSchema?
+    /// Whether `schema` is not `nil`: asking `schema == nil` copied the schema (its four
+    /// references retained and released again) out of the object first.
+    let exists: Bool
 
     init(name: String, version: Int64, schema: CollectionSchema?) {
         self.name = name
         self.version = version
         self.schema = schema
+        self.exists = schema != nil
     }
 }

@@ -68,7 +68,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
         let memoizes = memoizesSchemas
         if memoizes, let last = connection.lastSchema, last.version == version, last.name == name {
             // Unpinned, "no such collection" is not proved by a statement later: pin instead.
-            if isUnpinned && last.schema == nil { try requirePinnedRead() }
+            if isUnpinned && !last.exists { try requirePinnedRead() }
             return last.schema
         }
         let schema: CollectionSchema?

@@ -176,6 +176,25 @@ import Testing
         }
     }
 
+    @Test func aCollectionMadeElsewhereAfterALookUpFoundNoneIsFound() throws {
+        try withBackend { backend, path in
+            // The connection's last schema look-up: no `people`, at the current schema version.
+            for _ in 0..<3 {
+                #expect(try backend.read { try name(1, in: $0) } == nil)
+                #expect(try backend.readSingleQuery { try name(1, in: $0) } == nil)
+            }
+            let other = try SQLiteStorageBackend(path: path)
+            try other.write { transaction in
+                _ = try transaction.prepareCollection(peopleSchema)
+                try transaction.put([[.integer(1), .text("new")]], into: "people", columns: Self.columns)
+            }
+            // Unpinned, "no such collection" at the version assumed proves nothing: pinned, found.
+            #expect(try backend.readSingleQuery { try name(1, in: $0) } == "new")
+            #expect(try backend.read { try name(1, in: $0) } == "new")
+            try other.close()
+        }
+    }
+
     @Test func aWriteTransactionDoesNotKeepALookUpPastItsOwnSchemaChange() throws {
         try withPeople { backend, _ in
             try backend.write { transaction in
