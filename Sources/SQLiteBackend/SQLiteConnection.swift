@@ -23,12 +23,12 @@ final class SQLiteConnection: @unchecked Sendable {
     /// `SQLiteUpsertShape`): making it quoted and joined every name on every single save.
     var upsertSQL = SQLiteTextCache<SQLiteUpsertShape>()
     /// The key look-ups already compiled on this connection, by collection, with their statements.
-    var lookupSQL: [String: (columns: [String], schemaVersion: Int64, sql: String, statement: SQLiteStatement)] = [:]
-    /// The schema a read transaction on this connection last looked up: `name` as asked, the
-    /// schema version of its snapshot and the answer (`nil`: no such collection). A `fetch(_:id:)`
-    /// asks twice per transaction, and the shared cache's lock, name folding and hashing were a
-    /// twelfth of it.
-    var lastSchema: (name: String, version: Int64, schema: CollectionSchema?)?
+    var lookupSQL: [String: SQLiteKeyLookup] = [:]
+    /// The key look-up this connection ran last: a look-up of the same collection as the one
+    /// before (the common case) finds it without hashing the name.
+    var lastLookup: SQLiteKeyLookup?
+    /// The schema a read transaction on this connection last looked up.
+    var lastSchema: SQLiteSchemaMemo?
     /// The schema version the last pinned read on this connection saw: a single-query read
     /// assumes it and checks it with its statement (see `SQLiteStorageBackend.readSingleQuery`).
     var lastSchemaVersion: Int64?
@@ -76,6 +76,7 @@ final class SQLiteConnection: @unchecked Sendable {
         // Statements first, so the connection really closes instead of becoming a zombie.
         statements.removeAll()
         lookupSQL.removeAll()
+        lastLookup = nil
         schemaVersionPin = nil
         sqlite3_close_v2(handle)
     }

@@ -36,8 +36,12 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// The thread holding the writer connection, so that a nested use from that same thread
     /// is refused instead of deadlocking on the writer's lock.
     private let writerOwner = Locked<pthread_t?>(nil)
-    /// Idle reader connections, at most `configuration.maximumReaders`.
-    private let idleReaders = Locked<[SQLiteConnection]>([])
+    /// The idle reader a read takes first, without a lock: a reader connection with the read
+    /// transaction object its next read reuses (see `claim`). One thread reading one read after
+    /// another finds its reader here every time.
+    private let idleReader = SQLiteIdleReaderSlot()
+    /// The other idle readers; with `idleReader`, at most `configuration.maximumReaders`.
+    private let idleReaders = Locked<[SQLiteReadTransaction]>([])
     /// The path SQLite opens, `nil` in memory (where reads go through the writer).
     private let databasePath: String?
     let schemaCache = SQLiteSchemaCache()
@@ -52,6 +56,7 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// A WAL left behind holds every commit since the last checkpoint, and damage to one of its
     /// frames silently drops all the commits after it.
     deinit {
+        idleReader.empty()
         let readers = idleReaders.withLock { idle in
             defer { idle.removeAll() }
             return idle
@@ -127,13 +132,16 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// closed when its read ends.
     /// - Throws: nothing today; declared for the protocol.
     public func close() throws {
-        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // Sequentially consistent, as `checkIn`'s look at it after filling the idle slot: either
+        // this emptying of the slot sees that reader, or `checkIn` sees the store closed.
+        guard !isClosed.exchange(true, ordering: .sequentiallyConsistent) else { return }
         // Taken out under the locks (the writer's waits for a running write), released outside
         // them: the readers close first, the writer last.
         var connection = writer.withLock { writer in
             defer { writer = nil }
             return writer
         }
+        idleReader.empty()
         var readers = idleReaders.withLock { idle in
             defer { idle.removeAll() }
             return idle
@@ -167,13 +175,14 @@ public final class SQLiteStorageBackend: StorageBackend {
             // In memory there is one connection, so reads wait for the writer.
             var result: Result?
             try withWriterConnection { connection in
-                result = try Self.runRead(on: connection, schemaCache: schemaCache, body)
+                var reader = SQLiteReadTransaction(connection: connection, schemaCache: schemaCache)
+                result = try Self.runRead(on: &reader, body)
             }
             return result!
         }
-        let connection = try checkOutReader(databasePath)
-        defer { checkIn(connection) }
-        return try Self.runRead(on: connection, schemaCache: schemaCache, body)
+        var reader = try checkOutReader(databasePath)
+        defer { checkIn(reader) }
+        return try Self.runRead(on: &reader, body)
     }
 
     /// Runs `body`, which makes at most one query after its schema look-ups, without pinning a
@@ -194,9 +203,9 @@ public final class SQLiteStorageBackend: StorageBackend {
     public func readSingleQuery<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
         try checkOpen()
         guard let databasePath else { return try read(body) }
-        let connection = try checkOutReader(databasePath)
-        defer { checkIn(connection) }
-        return try readSingleQuery(on: connection, body)
+        var reader = try checkOutReader(databasePath)
+        defer { checkIn(reader) }
+        return try readSingleQuery(on: &reader, body)
     }
 
     /// `true` for a database in a file, whose readers (WAL) wait for no writer; in memory the
@@ -215,25 +224,26 @@ public final class SQLiteStorageBackend: StorageBackend {
         _ body: (any StorageReadTransaction) throws -> Result
     ) throws -> Result? {
         try checkOpen()
-        guard databasePath != nil, let connection = idleReaders.withLock({ $0.popLast() }) else { return nil }
-        defer { checkIn(connection) }
+        guard databasePath != nil, var reader = takeIdleReader() else { return nil }
+        defer { checkIn(reader) }
+        let connection = reader.connection
         connection.waitsWhenBusy(false)
         defer { connection.waitsWhenBusy(true) }
         do {
-            return try readSingleQuery(on: connection, body)
+            return try readSingleQuery(on: &reader, body)
         } catch let error as StorageError where error.code == .busy {
             return nil
         }
     }
 
     private func readSingleQuery<Result>(
-        on connection: SQLiteConnection,
+        on reader: inout SQLiteReadTransaction,
         _ body: (any StorageReadTransaction) throws -> Result
     ) throws -> Result {
-        if let assumed = connection.lastSchemaVersion {
-            let transaction = SQLiteReadTransaction(connection: connection, schemaCache: schemaCache)
-            transaction.baseSchemaVersion = assumed
-            transaction.isUnpinned = true
+        if let assumed = reader.connection.lastSchemaVersion {
+            Self.claim(&reader)
+            let transaction = reader
+            transaction.begin(schemaVersion: assumed, unpinned: true)
             do {
                 defer { transaction.invalidate() }
                 let result = try body(transaction)
@@ -243,37 +253,69 @@ public final class SQLiteStorageBackend: StorageBackend {
                 // Nothing was read: run it again on a pinned snapshot.
             }
         }
-        return try Self.runRead(on: connection, schemaCache: schemaCache, body)
+        return try Self.runRead(on: &reader, body)
     }
 
-    /// An idle reader connection from the pool, or a new read-only one on `databasePath`.
-    private func checkOutReader(_ databasePath: String) throws -> SQLiteConnection {
-        if let idle = idleReaders.withLock({ $0.popLast() }) { return idle }
-        return try SQLiteConnection(
+    /// An idle reader from the pool, or a new read-only connection on `databasePath` with a read
+    /// transaction object of its own.
+    private func checkOutReader(_ databasePath: String) throws -> SQLiteReadTransaction {
+        if let idle = takeIdleReader() { return idle }
+        let connection = try SQLiteConnection(
             path: databasePath,
             flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
             busyTimeout: configuration.busyTimeout
         )
+        return SQLiteReadTransaction(connection: connection, schemaCache: schemaCache)
     }
 
-    /// Returns a reader to the pool, or lets it close when the pool is full or it is unusable.
-    private func checkIn(_ connection: SQLiteConnection) {
-        guard !connection.isInTransaction, !isClosed.load(ordering: .acquiring) else { return }
+    /// An idle reader from the pool, if any: the pool hands each one to one caller.
+    private func takeIdleReader() -> SQLiteReadTransaction? {
+        if let idle = idleReader.take() { return idle }
+        return idleReaders.withLock { $0.popLast() }
+    }
+
+    /// Returns a reader to the pool, or lets its connection close when the pool is full or the
+    /// connection is unusable.
+    private func checkIn(_ reader: SQLiteReadTransaction) {
+        guard !reader.connection.isInTransaction, !isClosed.load(ordering: .acquiring) else { return }
         let maximum = configuration.maximumReaders
-        let surplus = idleReaders.withLock { idle -> SQLiteConnection? in
-            guard idle.count < maximum else { return connection }
-            idle.append(connection)
+        guard maximum > 0 else { return }
+        if idleReader.put(reader) {
+            // `close()` may have emptied the slot between the check above and now: empty it again.
+            if isClosed.load(ordering: .sequentiallyConsistent) { idleReader.empty() }
+            return
+        }
+        let surplus = idleReaders.withLock { idle -> SQLiteReadTransaction? in
+            guard idle.count < maximum - 1 else { return reader }
+            idle.append(reader)
             return nil
+        }
+        if surplus == nil && isClosed.load(ordering: .sequentiallyConsistent) {
+            // Appended after `close()` emptied the pool: closed now, not when the backend goes.
+            let left = idleReaders.withLock { idle in
+                defer { idle.removeAll() }
+                return idle
+            }
+            _ = left
         }
         // Closed here, outside the lock.
         _ = surplus
     }
 
+    /// Makes `reader` an object nobody else holds before it is made valid for a read: a closure
+    /// that kept its transaction past its end holds the object, which must stay invalid, so the
+    /// connection goes on with a new one.
+    private static func claim(_ reader: inout SQLiteReadTransaction) {
+        if !isKnownUniquelyReferenced(&reader) {
+            reader = SQLiteReadTransaction(connection: reader.connection, schemaCache: reader.schemaCache)
+        }
+    }
+
     private static func runRead<Result>(
-        on connection: SQLiteConnection,
-        schemaCache: SQLiteSchemaCache,
+        on reader: inout SQLiteReadTransaction,
         _ body: (any StorageReadTransaction) throws -> Result
     ) throws -> Result {
+        let connection = reader.connection
         // An implicit read transaction rather than BEGIN ... COMMIT: SQLite keeps an implicit
         // transaction, and its snapshot, for as long as any statement is active. The schema
         // version is read first and its statement is left on its row until the closure returns,
@@ -290,8 +332,9 @@ public final class SQLiteStorageBackend: StorageBackend {
             throw StorageError(.engine, "the database did not report its schema version", path: connection.path)
         }
         connection.lastSchemaVersion = version
-        let transaction = SQLiteReadTransaction(connection: connection, schemaCache: schemaCache)
-        transaction.baseSchemaVersion = version
+        claim(&reader)
+        let transaction = reader
+        transaction.begin(schemaVersion: version, unpinned: false)
         defer { transaction.invalidate() }
         return try body(transaction)
     }

@@ -31,6 +31,20 @@ class SQLiteReadTransaction: StorageReadTransaction {
         self.schemaCache = schemaCache
     }
 
+    /// Makes a kept read transaction valid again for the next read on its connection: the
+    /// backend keeps one object per reader connection rather than making and freeing one per
+    /// read, and calls this only when nobody else holds the object (a closure that kept the
+    /// transaction past its end still holds an invalid one; see `SQLiteStorageBackend.claim`).
+    /// - Parameters:
+    ///   - schemaVersion: the schema version of the read's snapshot, or the one assumed unpinned.
+    ///   - unpinned: whether the read runs without a pinned snapshot (see `isUnpinned`).
+    func begin(schemaVersion: Int64, unpinned: Bool) {
+        isActive = true
+        baseSchemaVersion = schemaVersion
+        isUnpinned = unpinned
+        needsPinnedRead = false
+    }
+
     /// Ends the transaction's validity.
     func invalidate() {
         isActive = false
@@ -54,7 +68,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
         let memoizes = memoizesSchemas
         if memoizes, let last = connection.lastSchema, last.version == version, last.name == name {
             // Unpinned, "no such collection" is not proved by a statement later: pin instead.
-            if isUnpinned && last.schema == nil { try requirePinnedRead() }
+            if isUnpinned && !last.exists { try requirePinnedRead() }
             return last.schema
         }
         let schema: CollectionSchema?
@@ -66,7 +80,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
             schema = try connection.readSchema(of: name)
             schemaCache.store(schema, for: name, version: version)
         }
-        if memoizes { connection.lastSchema = (name, version, schema) }
+        if memoizes { connection.lastSchema = SQLiteSchemaMemo(name: name, version: version, schema: schema) }
         if isUnpinned && schema == nil { try requirePinnedRead() }
         return schema
     }
@@ -149,8 +163,17 @@ class SQLiteReadTransaction: StorageReadTransaction {
         _ body: (any StorageRow) throws -> Void
     ) throws -> Bool {
         try checkActive()
-        guard let schema = try storedSchema(of: collection) else { return false }
-        let statement = try lookupStatement(collection, columns: columns, schema: schema)
+        let statement: SQLiteStatement
+        if let version = cacheableSchemaVersion, let last = connection.lastLookup,
+            last.matches(collection, columns: columns, schemaVersion: version), !last.statement.isInUse
+        {
+            // Compiled for this collection at this schema version, so the collection exists and
+            // its schema is not needed.
+            statement = last.statement
+        } else {
+            guard let schema = try storedSchema(of: collection) else { return false }
+            statement = try lookupStatement(collection, columns: columns, schema: schema)
+        }
         // Unpinned, the step must prove the schema version assumed (see `isUnpinned`): the
         // statement was last seen compiled for it, and the step must not compile it again.
         let version = baseSchemaVersion
@@ -185,26 +208,38 @@ class SQLiteReadTransaction: StorageReadTransaction {
 
     /// The prepared `SELECT <columns> FROM t WHERE pk = ?`, compiled once per collection, column
     /// list and schema version and kept with its statement (no look-up by SQL text, whose hashing
-    /// was a tenth of a key look-up). The column list is compared with `==`, which is immediate
-    /// when the caller passes the same array each time (as `ObjectStore` does from its read plan).
+    /// was a tenth of a key look-up); the look-up found becomes the connection's last one.
     private func lookupStatement(
         _ collection: String,
         columns: [String],
         schema: CollectionSchema
     ) throws -> SQLiteStatement {
         let version = cacheableSchemaVersion
-        if let version, let cached = connection.lookupSQL[collection], cached.schemaVersion == version,
-            cached.columns == columns
+        if let version, let cached = connection.lookupSQL[collection],
+            cached.matches(collection, columns: columns, schemaVersion: version)
         {
             // A look-up inside a scan of the same look-up (a callback) gets a statement of its own.
-            if !cached.statement.isInUse { return cached.statement }
+            if !cached.statement.isInUse {
+                connection.lastLookup = cached
+                return cached.statement
+            }
             return try connection.prepare(cached.sql, collection: collection)
         }
         let compiler = SQLiteQueryCompiler(schema: schema)
         let selected = columns.isEmpty ? "NULL" : columns.map { compiler.column($0) }.joined(separator: ", ")
         let sql = "SELECT " + selected + " FROM " + quote(collection) + " WHERE " + quote(schema.primaryKey) + " = ?"
         let statement = try connection.cachedStatement(sql, collection: collection)
-        if let version { connection.lookupSQL[collection] = (columns, version, sql, statement) }
+        if let version {
+            let lookup = SQLiteKeyLookup(
+                collection: collection,
+                columns: columns,
+                schemaVersion: version,
+                sql: sql,
+                statement: statement
+            )
+            connection.lookupSQL[collection] = lookup
+            connection.lastLookup = lookup
+        }
         return statement
     }
 
