@@ -19,6 +19,9 @@ final class RawSQLite {
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else {
             throw Failure(description: "cannot open \(path)")
         }
+        // Several connections to one file (`concurrentLookups`: readers beside a writer) wait for
+        // each other's locks instead of failing with "database is locked", as ours do.
+        sqlite3_busy_timeout(db, 5_000)
         try execute("PRAGMA journal_mode=WAL")
         try execute(sqliteSynchronousFull ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
         for pragma in rawSQLitePragmas { try execute("PRAGMA " + pragma) }
