@@ -56,12 +56,7 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// A WAL left behind holds every commit since the last checkpoint, and damage to one of its
     /// frames silently drops all the commits after it.
     deinit {
-        idleReader.empty()
-        let readers = idleReaders.withLock { idle in
-            defer { idle.removeAll() }
-            return idle
-        }
-        _ = readers
+        closeIdleReaders()
     }
 
     /// Opens (creating if needed) the database file at `path`.
@@ -141,12 +136,7 @@ public final class SQLiteStorageBackend: StorageBackend {
             defer { writer = nil }
             return writer
         }
-        idleReader.empty()
-        var readers = idleReaders.withLock { idle in
-            defer { idle.removeAll() }
-            return idle
-        }
-        readers.removeAll()
+        closeIdleReaders()
         var counter = counterConnection.withLock { counter in
             defer { counter = nil }
             return counter
@@ -292,14 +282,21 @@ public final class SQLiteStorageBackend: StorageBackend {
         }
         if surplus == nil && isClosed.load(ordering: .sequentiallyConsistent) {
             // Appended after `close()` emptied the pool: closed now, not when the backend goes.
-            let left = idleReaders.withLock { idle in
-                defer { idle.removeAll() }
-                return idle
-            }
-            _ = left
+            closeIdleReaders()
         }
         // Closed here, outside the lock.
         _ = surplus
+    }
+
+    /// Empties the idle slot and the pool, taking the readers out under the pool's lock and
+    /// letting them go (their connections close unless a read still holds one) outside it.
+    private func closeIdleReaders() {
+        idleReader.empty()
+        let readers = idleReaders.withLock { idle in
+            defer { idle.removeAll() }
+            return idle
+        }
+        _ = readers
     }
 
     /// Makes `reader` an object nobody else holds before it is made valid for a read: a closure
