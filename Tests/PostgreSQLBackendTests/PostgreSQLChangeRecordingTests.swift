@@ -239,8 +239,8 @@ import Testing
     }
 
     /// A writer reads the count only once it holds the observer lock: a save made while a
-    /// listener registers (here a raw session holding the lock, adding a listener row and setting
-    /// the count) waits, and then records its change.
+    /// listener registers (here a raw session holding the lock, then adding a listener row and
+    /// setting the count while the save waits) waits, and then records its change.
     @Test func aWriterReadsTheCountOnlyOnceItHoldsTheObserverLock() async throws {
         try await withStoreAsync("record-writer-waits") { store, path in
             try await store.save(Item(id: 1, text: "unrecorded"))
@@ -248,10 +248,6 @@ import Testing
             let registering = try RawConnection(try PostgreSQLTestServer.url())
             try registering.execute("BEGIN")
             try registering.execute("SELECT pg_advisory_xact_lock(\(Self.observeLockKey(path)))")
-            try registering.execute(
-                "INSERT INTO \(Self.schema(path)).\"storage$listeners\" VALUES ('elsewhere', 0, now())"
-            )
-            try registering.execute("SELECT setval('\(Self.schema(path)).\"storage$observed\"'::regclass, 1)")
             let failure = Locked<String?>(nil)
             let done = DispatchSemaphore(value: 0)
             Thread {
@@ -271,6 +267,12 @@ import Testing
                     try !advisoryLockWaiters(Self.observeLockKey(path), on: raw).isEmpty
                 }
             )
+            // The count changes only now, while the save waits: a save that read it before taking
+            // the lock would have read 0 and recorded nothing.
+            try registering.execute(
+                "INSERT INTO \(Self.schema(path)).\"storage$listeners\" VALUES ('elsewhere', 0, now())"
+            )
+            try registering.execute("SELECT setval('\(Self.schema(path)).\"storage$observed\"'::regclass, 1)")
             try registering.execute("COMMIT")
             done.wait()
             #expect(failure.withLock { $0 } == nil)
