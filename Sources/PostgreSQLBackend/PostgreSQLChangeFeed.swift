@@ -46,6 +46,9 @@ enum PostgreSQLChangeFeed {
         let observeLockKey: Int64
         /// The listener count's sequence, as a qualified name (`PostgreSQLCatalog.observedSequence`).
         let observedSequence: String
+        /// The parameters of `saveOneUnobservedSQL` after the record's (the observer lock key and
+        /// the sequence), made once.
+        let unobservedParameters: PostgreSQLParameters
 
         init(schema: String, catalog: PostgreSQLCatalog, origin: String) {
             self.origin = origin
@@ -53,6 +56,7 @@ enum PostgreSQLChangeFeed {
             channel = PostgreSQLChangeFeed.channel(for: schema)
             observeLockKey = PostgreSQLChangeFeed.observeLockKey(for: schema)
             observedSequence = catalog.observedSequence
+            unobservedParameters = PostgreSQLParameters([.integer(observeLockKey), .text(observedSequence)])
         }
     }
 

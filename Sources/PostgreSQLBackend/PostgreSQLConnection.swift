@@ -239,16 +239,91 @@ final class PostgreSQLConnection: @unchecked Sendable {
     ///   result); `.connectionLost` when the connection broke.
     @discardableResult
     func runAlone(_ statement: PipelinedStatement) throws -> Int {
+        try runAlone(statement.sql, context: statement.context, collection: statement.collection) { send in
+            statement.parameters.withArrays { count, values, lengths, formats in send(count, values, lengths, formats) }
+        }
+    }
+
+    /// Runs the prepared `sql` on its own, as `runAlone(_:)` does, with the fields of the COPY
+    /// binary `tuple` (a 16-bit field count, then each field's 32-bit length, -1 for null, and
+    /// its bytes) as its first parameters, pointed at where they are, and `extra`'s after them:
+    /// a single save's record is not copied into a parameter buffer of its own.
+    @discardableResult
+    func runAlone(
+        _ sql: String,
+        tuple: UnsafeRawBufferPointer,
+        then extra: PostgreSQLParameters,
+        context: String,
+        collection: String?
+    ) throws -> Int {
+        let fields = tuple.count >= 2 ? Int(tuple.loadUnaligned(as: UInt16.self).bigEndian) : 0
+        let capacity = max(fields + extra.count, 1)
+        return try runAlone(sql, context: context, collection: collection) { send in
+            withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: capacity) { values in
+                withUnsafeTemporaryAllocation(of: Int32.self, capacity: capacity) { lengths in
+                    withUnsafeTemporaryAllocation(of: Int32.self, capacity: capacity) { formats in
+                        formats.initialize(repeating: 1)
+                        var count = 0
+                        var offset = 2
+                        while count < fields, offset + 4 <= tuple.count, let base = tuple.baseAddress {
+                            let length = Int32(
+                                bitPattern: tuple.loadUnaligned(fromByteOffset: offset, as: UInt32.self).bigEndian
+                            )
+                            offset += 4
+                            if length < 0 {
+                                values.initializeElement(at: count, to: nil)
+                                lengths.initializeElement(at: count, to: 0)
+                            } else {
+                                let field = (base + offset).assumingMemoryBound(to: CChar.self)
+                                values.initializeElement(at: count, to: UnsafePointer(field))
+                                lengths.initializeElement(at: count, to: length)
+                                offset += Int(length)
+                            }
+                            count += 1
+                        }
+                        return extra.withArrays { extraCount, extraValues, extraLengths, _ in
+                            for index in 0..<Int(extraCount) {
+                                values.initializeElement(at: count + index, to: extraValues?[index])
+                                lengths.initializeElement(at: count + index, to: extraLengths?[index] ?? 0)
+                            }
+                            return send(
+                                Int32(count) + extraCount,
+                                UnsafePointer(values.baseAddress),
+                                UnsafePointer(lengths.baseAddress),
+                                UnsafePointer(formats.baseAddress)
+                            )
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `runAlone`'s work: sends the prepared `sql` through `send` (which calls the function it
+    /// is given with the parameters) and reads the answers.
+    private func runAlone(
+        _ sql: String,
+        context: String,
+        collection: String?,
+        parameters send: (
+            (
+                Int32, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?
+            ) -> Int32
+        ) -> Int32
+    ) throws -> Int {
         detachStream()
         try settle()
         hasBegun = false
-        let name = try preparedStatement(statement.sql, collection: statement.collection)
-        let sent = statement.parameters.withArrays { count, values, lengths, formats in
-            PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+        let name = try preparedStatement(sql, collection: collection)
+        let handle = handle
+        let sent = name.withCString { name in
+            send { count, values, lengths, formats in
+                PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+            }
         }
         guard sent == 1 else {
             isBroken = true
-            throw failure(nil, statement.context, collection: statement.collection)
+            throw failure(nil, context, collection: collection)
         }
         hasBegun = true
         var failed: StorageError?
@@ -257,7 +332,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         while let result = PQgetResult(handle) {
             let status = PQresultStatus(result)
             if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK {
-                affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+                affected = Self.affectedRows(result)
             }
             if failed == nil && status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK {
                 if !answered, PQresultErrorField(result, Int32(UInt8(ascii: "C"))) != nil {
@@ -266,14 +341,26 @@ final class PostgreSQLConnection: @unchecked Sendable {
                     // complete, so nothing was committed (a commit follows a completed statement).
                     hasBegun = false
                 }
-                failed = failure(result, statement.context, collection: statement.collection)
+                failed = failure(result, context, collection: collection)
             }
             answered = true
             PQclear(result)
         }
         if let failed { throw failed }
-        if !answered { throw failure(nil, statement.context, collection: statement.collection) }
+        if !answered { throw failure(nil, context, collection: collection) }
         return affected
+    }
+
+    /// The rows a command affected (`PQcmdTuples`, a decimal number, empty for other commands),
+    /// read without making a `String`.
+    private static func affectedRows(_ result: OpaquePointer) -> Int {
+        guard var digit = PQcmdTuples(result) else { return 0 }
+        var rows = 0
+        while digit.pointee >= 0x30 && digit.pointee <= 0x39 && rows < Int.max / 10 - 9 {
+            rows = rows * 10 + Int(digit.pointee - 0x30)
+            digit += 1
+        }
+        return rows
     }
 
     /// Reads the answer to a commit sent without waiting, if any: afterwards the connection is

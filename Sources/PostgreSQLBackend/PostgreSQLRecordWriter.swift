@@ -208,47 +208,44 @@ final class PostgreSQLRecordWriter: RecordWriter {
         )
     }
 
-    /// The one buffered record's save as one statement, not sent, or `nil` when the writer holds
-    /// no record or more than one, or when `unobserved` is asked for and the collection has no
-    /// such statement (`PostgreSQLWriterPlan.saveOneUnobservedSQL`).
+    /// Saves the one buffered record by one statement on its own on `connection` (outside a
+    /// transaction block), its fields passed where the buffer holds them; `nil` (and nothing
+    /// sent) when the writer holds no record or more than one, or when `unobserved` is asked for
+    /// and the collection has no such statement (`PostgreSQLWriterPlan.saveOneUnobservedSQL`).
+    /// The buffer is left as it is.
     /// - Parameters:
     ///   - recording: what the change record needs.
     ///   - unobserved: the upsert checked for listeners (`saveOneUnobservedSQL`), instead of the
     ///     upsert and its change record (`saveOneSQL`).
-    /// - Returns: the statement, or `nil`.
-    func pendingSave(
+    /// - Returns: the rows the statement affected (for `saveOneSQL`: the change rows inserted).
+    /// - Throws: what `PostgreSQLConnection.runAlone` throws.
+    func saveAlone(
+        on connection: PostgreSQLConnection,
         recording: PostgreSQLChangeFeed.Recording,
         unobserved: Bool
-    ) -> PostgreSQLConnection.PipelinedStatement? {
+    ) throws -> Int? {
         guard tupleCount == 1, let key = firstKey else { return nil }
-        var parameters: PostgreSQLParameters
         let sql: String
+        let extra: PostgreSQLParameters
         if unobserved {
             guard let unobservedSQL = plan.saveOneUnobservedSQL else { return nil }
             sql = unobservedSQL
-            parameters = PostgreSQLParameters(
-                copyTuple: tuples.bytes,
-                extra: 2,
-                extraBytes: 8 + recording.observedSequence.utf8.count
-            )
+            extra = recording.unobservedParameters
         } else {
             sql = plan.saveOneSQL
-            let upserted = PostgreSQLChangeFeed.encode([key])
-            parameters = PostgreSQLParameters(
-                copyTuple: tuples.bytes,
-                extra: 7,
-                extraBytes: recording.origin.utf8.count + collection.utf8.count + upserted.utf8.count + 8
-                    + recording.channel.utf8.count + 8 + recording.observedSequence.utf8.count
-            )
-            parameters.append(.text(recording.origin))
-            parameters.append(.text(collection))
-            parameters.append(.text(upserted))
-            parameters.append(.integer(recording.lockKey))
-            parameters.append(.text(recording.channel))
+            extra = PostgreSQLParameters([
+                .text(recording.origin), .text(collection), .text(PostgreSQLChangeFeed.encode([key])),
+                .integer(recording.lockKey), .text(recording.channel),
+                .integer(recording.observeLockKey), .text(recording.observedSequence),
+            ])
         }
-        parameters.append(.integer(recording.observeLockKey))
-        parameters.append(.text(recording.observedSequence))
-        return .init(sql: sql, parameters: parameters, context: "cannot write records", collection: collection)
+        return try connection.runAlone(
+            sql,
+            tuple: tuples.bytes,
+            then: extra,
+            context: "cannot write records",
+            collection: collection
+        )
     }
 
     /// Drops the buffered records (sent by other means).

@@ -336,20 +336,21 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// - Returns: whether the save recorded its change.
     private func runSingleSave(_ writer: PostgreSQLRecordWriter, on connection: PostgreSQLConnection) throws -> Bool {
         defer { writer.forgetBufferedRecords() }
-        if !listenersSeen.load(ordering: .relaxed),
-            let upsert = writer.pendingSave(recording: recording, unobserved: true)
-        {
+        if !listenersSeen.load(ordering: .relaxed) {
             do {
-                try connection.runAlone(upsert)
-                return false
+                if try writer.saveAlone(on: connection, recording: recording, unobserved: true) != nil {
+                    return false
+                }
             } catch let error as StorageError
                 where error.postgreSQL?.sqlState == PostgreSQLChangeFeed.listenersAppeared
             {
                 listenersSeen.store(true, ordering: .relaxed)
             }
         }
-        guard let save = writer.pendingSave(recording: recording, unobserved: false) else { return false }
-        let recorded = try connection.runAlone(save) > 0
+        guard let changeRows = try writer.saveAlone(on: connection, recording: recording, unobserved: false) else {
+            return false
+        }
+        let recorded = changeRows > 0
         listenersSeen.store(recorded, ordering: .relaxed)
         return recorded
     }
