@@ -8,6 +8,15 @@ import Storage
 struct PostgreSQLCatalog {
     /// The quoted PostgreSQL schema the store lives in.
     let schemaName: String
+    /// The advisory lock writers hold shared and listener changes exclusively
+    /// (`PostgreSQLChangeFeed.observeLockKey(for:)`).
+    let observeLockKey: Int64
+
+    /// The catalog of the store in `schema` (as configured, not quoted).
+    init(schema: String) {
+        schemaName = PostgreSQLIdentifier.quote(schema)
+        observeLockKey = PostgreSQLChangeFeed.observeLockKey(for: schema)
+    }
 
     var table: String { schemaName + "." + PostgreSQLIdentifier.quote("storage$catalog") }
 

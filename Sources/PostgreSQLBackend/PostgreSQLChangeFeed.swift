@@ -46,9 +46,6 @@ enum PostgreSQLChangeFeed {
         let observeLockKey: Int64
         /// The listener count's sequence, as a qualified name (`PostgreSQLCatalog.observedSequence`).
         let observedSequence: String
-        /// The parameters of `saveOneUnobservedSQL` after the record's (the observer lock key and
-        /// the sequence), made once.
-        let unobservedParameters: PostgreSQLParameters
 
         init(schema: String, catalog: PostgreSQLCatalog, origin: String) {
             self.origin = origin
@@ -56,7 +53,6 @@ enum PostgreSQLChangeFeed {
             channel = PostgreSQLChangeFeed.channel(for: schema)
             observeLockKey = PostgreSQLChangeFeed.observeLockKey(for: schema)
             observedSequence = catalog.observedSequence
-            unobservedParameters = PostgreSQLParameters([.integer(observeLockKey), .text(observedSequence)])
         }
     }
 
@@ -317,26 +313,27 @@ enum PostgreSQLChangeFeed {
             + ") WHERE k.n > 0) AS l"
     }
 
-    /// The upsert of one record (`upsert`, whose values are `$1`…`$parameters`) for when no
+    /// The upsert of one record (`upsert`, whose values are its only parameters) for when no
     /// store listened at the last save: the upsert alone, whose `RETURNING` takes the observer
     /// lock shared, then reads the listener count, and divides by zero when the count is not zero.
     /// That error (SQLSTATE 22012, `listenersAppeared`) rolls the statement back, and the caller
-    /// runs `saveOneSQL`. Its parameters after the record's: the observer lock key (int8), the
-    /// listener count's sequence (text). `nil` for an upsert that returns no row on a conflict
-    /// (`DO NOTHING`): its check would not run.
+    /// runs `saveOneSQL`. `nil` for an upsert that returns no row on a conflict (`DO NOTHING`):
+    /// its check would not run.
     ///
     /// The check is one expression, without a subquery: every plan node and function call of a
     /// statement is set up again at each execution, and the subquery form of `listenerCountSQL`
     /// cost the server about 35,000 instructions a save against about 15,000 for this one
     /// (docs/BENCHMARKS.md). The order is `COALESCE`'s: it evaluates its arguments from the left
     /// and stops at the first that is not null (as PostgreSQL documents), so the `CASE` takes the
-    /// lock (and yields null) before the count is read. An unset count reads as 1.
-    static func saveOneUnobservedSQL(upsert: String, parameters: Int, returnsRow: Bool) -> String? {
+    /// lock (and yields null) before the count is read. An unset count reads as 1. The lock key
+    /// and the sequence are constants, not parameters: PostgreSQL resolves the sequence's name
+    /// once, when it plans the prepared statement (and plans it again if the sequence is made
+    /// anew), instead of at every save (about 2,700 instructions).
+    static func saveOneUnobservedSQL(_ catalog: PostgreSQLCatalog, upsert: String, returnsRow: Bool) -> String? {
         guard returnsRow else { return nil }
-        let observeKey = "$\(parameters + 1)::int8"
-        let sequence = "$\(parameters + 2)::text"
-        return upsert + " RETURNING 1 / (coalesce(CASE WHEN pg_advisory_xact_lock_shared(" + observeKey
-            + ") IS NULL THEN 1 END, pg_sequence_last_value(" + sequence + "::regclass), 1) = 0)::int"
+        return upsert + " RETURNING 1 / (coalesce(CASE WHEN pg_advisory_xact_lock_shared(("
+            + String(catalog.observeLockKey) + ")::int8) IS NULL THEN 1 END, pg_sequence_last_value("
+            + PostgreSQLIdentifier.literal(catalog.observedSequence) + "::regclass), 1) = 0)::int"
     }
 
     /// The SQLSTATE of `saveOneUnobservedSQL` when a store listens.

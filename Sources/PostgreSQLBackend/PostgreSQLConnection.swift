@@ -281,17 +281,21 @@ final class PostgreSQLConnection: @unchecked Sendable {
                             }
                             count += 1
                         }
-                        return extra.withArrays { extraCount, extraValues, extraLengths, _ in
-                            for index in 0..<Int(extraCount) {
-                                values.initializeElement(at: count + index, to: extraValues?[index])
-                                lengths.initializeElement(at: count + index, to: extraLengths?[index] ?? 0)
-                            }
-                            return send(
+                        func sendAll(_ extraCount: Int32) -> Int32 {
+                            send(
                                 Int32(count) + extraCount,
                                 UnsafePointer(values.baseAddress),
                                 UnsafePointer(lengths.baseAddress),
                                 UnsafePointer(formats.baseAddress)
                             )
+                        }
+                        guard extra.count > 0 else { return sendAll(0) }
+                        return extra.withArrays { extraCount, extraValues, extraLengths, _ in
+                            for index in 0..<Int(extraCount) {
+                                values.initializeElement(at: count + index, to: extraValues?[index])
+                                lengths.initializeElement(at: count + index, to: extraLengths?[index] ?? 0)
+                            }
+                            return sendAll(extraCount)
                         }
                     }
                 }

@@ -31,6 +31,22 @@ enum PostgreSQLIdentifier {
         return result
     }
 
+    /// `text` as an SQL string literal, `E'…'` with each quote and backslash escaped: it reads the
+    /// same whatever `standard_conforming_strings` is, and the connections' encoding is UTF-8, in
+    /// which no byte of a multi-byte character is a quote or a backslash. Only for names of ours
+    /// that a statement holds as constants (a `regclass` PostgreSQL resolves once, when it plans
+    /// the statement); values are always bound.
+    static func literal(_ text: String) -> String {
+        var result = "E'"
+        result.reserveCapacity(text.utf8.count + 3)
+        for scalar in text.unicodeScalars {
+            if scalar == "'" || scalar == "\\" { result.unicodeScalars.append(scalar) }
+            result.unicodeScalars.append(scalar)
+        }
+        result.unicodeScalars.append("'")
+        return result
+    }
+
     /// `name + suffix`, or a shortened name with a hash when that exceeds 63 bytes or the name
     /// holds `$`.
     static func physical(_ name: String, suffix: String = "") -> String {

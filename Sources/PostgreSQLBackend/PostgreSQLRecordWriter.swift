@@ -214,6 +214,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
     /// and the collection has no such statement (`PostgreSQLWriterPlan.saveOneUnobservedSQL`).
     /// The buffer is left as it is.
     /// - Parameters:
+    ///   - connection: a connection outside any transaction block.
     ///   - recording: what the change record needs.
     ///   - unobserved: the upsert checked for listeners (`saveOneUnobservedSQL`), instead of the
     ///     upsert and its change record (`saveOneSQL`).
@@ -230,7 +231,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
         if unobserved {
             guard let unobservedSQL = plan.saveOneUnobservedSQL else { return nil }
             sql = unobservedSQL
-            extra = recording.unobservedParameters
+            extra = PostgreSQLParameters()
         } else {
             sql = plan.saveOneSQL
             extra = PostgreSQLParameters([
@@ -424,8 +425,8 @@ final class PostgreSQLWriterPlan: Sendable {
             + placeholders.joined(separator: ", ") + ")" + conflict
         saveOneSQL = PostgreSQLChangeFeed.saveOneSQL(catalog, upsert: upsertOneSQL, parameters: types.count)
         saveOneUnobservedSQL = PostgreSQLChangeFeed.saveOneUnobservedSQL(
+            catalog,
             upsert: upsertOneSQL,
-            parameters: types.count,
             returnsRow: !updates.isEmpty
         )
     }

@@ -93,7 +93,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         replicas = try configuration.replicaURLs.map {
             try PostgreSQLConnectionPool(url: $0, configuration: configuration)
         }
-        catalog = PostgreSQLCatalog(schemaName: PostgreSQLIdentifier.quote(configuration.schema))
+        catalog = PostgreSQLCatalog(schema: configuration.schema)
         publishSQL = PostgreSQLChangeFeed.publishSQL(catalog)
         writeBegin = "BEGIN ISOLATION LEVEL " + configuration.isolation.rawValue
         recording = PostgreSQLChangeFeed.Recording(

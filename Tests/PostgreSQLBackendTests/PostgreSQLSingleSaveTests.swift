@@ -68,6 +68,38 @@ import Testing
         }
     }
 
+    /// The unobserved single save names the listener count's sequence as a constant (quoted as
+    /// an `E'…'` literal): in a schema whose name holds a quote, backslashes (one before an `n`,
+    /// a newline in a literal quoted naively), a double quote and a `$`, single saves work while
+    /// nobody listens and, once another store listens, reach it.
+    @Test func aSchemaNameWithQuotesAndBackslashesKeepsSingleSavesWorking() async throws {
+        let schema = "o'brien\\\\\\n\"q$" + PostgreSQLTestServer.schema(for: "hostile-\(UUID().uuidString)").suffix(10)
+        let raw = try RawConnection(try PostgreSQLTestServer.url())
+        defer { _ = try? raw.execute("DROP SCHEMA IF EXISTS " + quoted(schema) + " CASCADE") }
+        func open() throws -> ObjectStore {
+            let configuration = PostgreSQLStorageBackend.Configuration(schema: schema, poolSize: 1)
+            return try ObjectStore(
+                backend: .postgreSQL(url: try PostgreSQLTestServer.url(), configuration: configuration)
+            )
+        }
+        let store = try open()
+        for id in 1...3 { try await store.save(Member(id: Int64(id), email: "\(id)@example.org", rank: id)) }
+        #expect(
+            try raw.execute("SELECT count(*) FROM " + quoted(schema) + ".\"storage$changes\"") == ["0"]
+        )
+        let observer = try open()
+        let changes = observer.changes(of: Member.self)
+        try await store.save(Member(id: 4, email: "4@example.org", rank: 4))
+        for await change in changes {
+            #expect(change.upserted == [.integer(4)])
+            break
+        }
+        #expect(try await observer.fetchAll(Member.self).map(\.id) == [1, 2, 3, 4])
+    }
+
+    /// `name` as a quoted identifier.
+    private func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
     /// A single save that violates a unique index fails with `.constraintViolation` and leaves
     /// neither its record nor a change row; the saves around it are recorded once each, in order.
     @Test func aUniqueViolationOnTheSingleStatementPathLeavesNoChange() async throws {
