@@ -28,6 +28,14 @@ final class Session {
 
     /// Records a write for the change streams, with the collection's folded name known.
     func noteChange(_ operation: ChangeLog.Operation, in collection: String, folded: String) {
+        if changeLogs.isEmpty {
+            // The first change (a single save's only one): the table made with its entry, one
+            // hash, no growth.
+            var log = ChangeLog(collection: collection)
+            log.record(operation)
+            changeLogs = [folded: log]
+            return
+        }
         changeLogs[folded, default: ChangeLog(collection: collection)].record(operation)
     }
 
