@@ -8,8 +8,9 @@ final class PostgreSQLConnectionPool: Sendable {
     private let url: String
     let endpoint: PostgreSQLEndpoint
     private let configuration: PostgreSQLStorageBackend.Configuration
-    private let idle = Locked<[PostgreSQLConnection]>([])
-    private let closed = Locked(false)
+    /// The idle connections, and whether `close()` ran: one lock for both, taken once per
+    /// check-out and once per check-in.
+    private let state = Locked<(idle: [PostgreSQLConnection], closed: Bool)>(([], false))
     /// The isolation level of statements run outside a transaction block on this pool's
     /// connections, or `nil` for the server's default (read committed).
     private let defaultIsolation: String?
@@ -39,19 +40,19 @@ final class PostgreSQLConnectionPool: Sendable {
     /// An idle connection, or a new one.
     /// - Throws: `.misuse` after `close()`; `.unavailable` when the server cannot be reached.
     func checkOut() throws -> PostgreSQLConnection {
-        if closed.withLock({ $0 }) {
-            throw StorageError(.misuse, "the store was closed")
+        let (closed, connection) = state.withLock { state in
+            (state.closed, state.closed ? nil : state.idle.popLast())
         }
-        if let connection = idle.withLock({ $0.popLast() }) { return connection }
-        return try connect()
+        if closed { throw StorageError(.misuse, "the store was closed") }
+        return try connection ?? connect()
     }
 
     /// Returns a connection to the pool, or lets it close when it is unusable or the pool full.
     func checkIn(_ connection: PostgreSQLConnection) {
         guard !connection.isBroken, !connection.isInTransaction else { return }
-        let surplus = idle.withLock { idle -> PostgreSQLConnection? in
-            guard idle.count < configuration.poolSize, !closed.withLock({ $0 }) else { return connection }
-            idle.append(connection)
+        let surplus = state.withLock { state -> PostgreSQLConnection? in
+            guard state.idle.count < configuration.poolSize, !state.closed else { return connection }
+            state.idle.append(connection)
             return nil
         }
         // Closed here, outside the lock.
@@ -61,16 +62,20 @@ final class PostgreSQLConnectionPool: Sendable {
     /// Forgets every idle connection: after one was found broken, the others (opened to the
     /// same server) most likely are too.
     func discardIdleConnections() {
-        let connections = idle.withLock { idle in
-            defer { idle.removeAll() }
-            return idle
+        let connections = state.withLock { state in
+            defer { state.idle.removeAll() }
+            return state.idle
         }
         _ = connections
     }
 
     /// Closes the idle connections; later check-outs throw `.misuse`.
     func close() {
-        closed.withLock { $0 = true }
-        discardIdleConnections()
+        let connections = state.withLock { state in
+            state.closed = true
+            defer { state.idle.removeAll() }
+            return state.idle
+        }
+        _ = connections
     }
 }

@@ -305,10 +305,12 @@ final class PostgreSQLTupleBuffer {
     /// The bytes stored, valid until the next change.
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 
-    /// Makes room for `extra` more bytes (the capacity at least doubles when it grows).
+    /// Makes room for `extra` more bytes (the capacity at least doubles when it grows). It starts
+    /// small: most writers hold one record, and an allocation of a few hundred bytes is served from
+    /// the allocator's per-thread cache.
     func reserve(_ extra: Int) {
         guard count + extra > capacity else { return }
-        let grown = max(count + extra, capacity * 2, 4096)
+        let grown = max(count + extra, capacity * 2, 512)
         guard let moved = realloc(base, grown) else { fatalError("out of memory for \(grown) bytes of records") }
         base = moved
         capacity = grown

@@ -34,13 +34,15 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     var endpoint: PostgreSQLEndpoint { primary.endpoint }
     let catalog: PostgreSQLCatalog
     let schemaCache = PostgreSQLSchemaCache()
-    /// The connections to the primary: every write, and reads when there is no replica.
+    /// The connections to the primary for reads (all of them when there is no replica), and for
+    /// the store's own upkeep (creating its schema, the change listener).
     private let primary: PostgreSQLConnectionPool
-    /// Connections to the primary whose statements outside a transaction block run at the write
-    /// isolation (`default_transaction_isolation`): a transaction of one saved record runs there
-    /// as one statement (see `PostgreSQLWriteTransaction.singleSave`). A pool of its own, so the
-    /// reads of one statement on `primary` keep the server's default.
-    private let singleStatementWriters: PostgreSQLConnectionPool
+    /// The connections to the primary that write: their statements outside a transaction block
+    /// run at the write isolation (`default_transaction_isolation`), so a transaction of one
+    /// saved record runs there as one statement (see `PostgreSQLWriteTransaction.singleSaveWriter`)
+    /// on the connection it was given. A pool of its own, so the reads of one statement on
+    /// `primary` keep the server's default.
+    private let writePool: PostgreSQLConnectionPool
     /// The connections to each read replica.
     private let replicas: [PostgreSQLConnectionPool]
     private let nextReplica = Locked(0)
@@ -85,7 +87,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         }
         self.configuration = configuration
         primary = try PostgreSQLConnectionPool(url: url, configuration: configuration)
-        singleStatementWriters = try PostgreSQLConnectionPool(
+        writePool = try PostgreSQLConnectionPool(
             url: url,
             configuration: configuration,
             defaultIsolation: configuration.isolation.rawValue
@@ -151,7 +153,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// calls throw `.misuse`. Connections in use close when their transaction ends.
     public func close() {
         primary.close()
-        singleStatementWriters.close()
+        writePool.close()
         for replica in replicas { replica.close() }
         let started = listeners.withLock { listeners in
             listeners.closed = true
@@ -272,8 +274,10 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         try owner.check(path: nil)
         var attempt = 0
         while true {
-            var connection = try primary.checkOut()
-            var pool = primary
+            // A connection whose default isolation is the write isolation: a transaction of one
+            // saved record runs there as one statement, without a second check-out.
+            let connection = try writePool.checkOut()
+            let pool = writePool
             let transaction = PostgreSQLWriteTransaction(
                 connection: connection,
                 catalog: catalog,
@@ -289,11 +293,6 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                     // default isolation is the write isolation, no `BEGIN` and no `COMMIT`.
                     transaction.invalidate()
                     try connection.commit()  // sent nothing: forgets the BEGIN
-                    // Checked out first: if that fails, the error handling below still holds
-                    // this transaction's own connection, of the primary's main pool.
-                    let single = try singleStatementWriters.checkOut()
-                    primary.checkIn(connection)
-                    (connection, pool) = (single, singleStatementWriters)
                     if try runSingleSave(writer, on: connection) { pruneChangesNow(on: connection) }
                     pool.checkIn(connection)
                     return value
@@ -304,7 +303,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 for folded in transaction.droppedCollections { schemaCache.remove(folded) }
                 for schema in transaction.changedSchemas.values { schemaCache.store(schema) }
                 if !transaction.changes.isEmpty { pruneChangesNow(on: connection) }
-                primary.checkIn(connection)
+                pool.checkIn(connection)
                 return value
             } catch {
                 transaction.invalidate()
@@ -467,7 +466,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         guard let error = error as? StorageError, let cause = error.postgreSQL else { return false }
         // The primary's two pools share a server (and a schema): what is wrong with one's
         // connections is most likely wrong with the other's.
-        let pools = pool === replicas.first(where: { $0 === pool }) ? [pool] : [primary, singleStatementWriters]
+        let pools = pool === replicas.first(where: { $0 === pool }) ? [pool] : [primary, writePool]
         if error.code == .connectionLost {
             for pool in pools { pool.discardIdleConnections() }
             return !began && attempt <= 1
