@@ -1,3 +1,4 @@
+internal import CPostgreSQL
 import Storage
 
 /// Turns a `StoragePredicate` and `Ordering`s into SQL over one table, with every value a bound
@@ -7,11 +8,28 @@ import Storage
 /// sort first.
 ///
 /// A predicate it cannot express (a `LIKE` on a non-text column, or a node it does not know)
-/// makes `compile` return `nil`; the caller then filters with `PredicateEvaluator`.
+/// makes `compile` return `nil`; the caller then filters with `PreparedPredicate`.
 struct PostgreSQLQueryCompiler {
     let schema: CollectionSchema
-    /// The values of the placeholders, in order.
+    /// The values of the placeholders, in order (`.null` in the place of an array).
     private(set) var arguments: [StorageValue] = []
+    /// The array placeholders (an `in` list), by their index in `arguments`: the elements and
+    /// their type.
+    private var arrays: [Int: (elements: [StorageValue], type: Oid)] = [:]
+
+    /// The placeholders' values as statement parameters.
+    var parameters: PostgreSQLParameters {
+        guard !arrays.isEmpty else { return PostgreSQLParameters(arguments) }
+        var parameters = PostgreSQLParameters()
+        for (index, argument) in arguments.enumerated() {
+            if let array = arrays[index] {
+                parameters.appendArray(array.elements, elementType: array.type)
+            } else {
+                parameters.append(argument)
+            }
+        }
+        return parameters
+    }
     private let columnsByFoldedName: [String: ColumnDefinition]
 
     init(schema: CollectionSchema) {
@@ -94,11 +112,61 @@ struct PostgreSQLQueryCompiler {
             return compile(operand).map { "(NOT " + $0 + ")" }
         case .constant(let value):
             return value ? "TRUE" : "FALSE"
-        default:
-            // A node this compiler does not know (`in` today, any added later): the caller
-            // evaluates the predicate in Swift with `PredicateEvaluator`.
-            return nil
+        case .in(let name, let values):
+            return member(name, values)
         }
+    }
+
+    /// `column IN (values)` with SQLite's semantics (as `PreparedPredicate` has them): true when
+    /// the column's value equals one of the values (numbers by value, text and blobs by their
+    /// bytes); else unknown when the column's value is null or the list holds a null (a NaN is
+    /// one), false otherwise; false for an empty list. As `column = ANY($n::type[])`, one array
+    /// parameter of the column's type, which an index on the column serves: the values the column
+    /// cannot hold (another class, a real with a fraction in an integer column, an integer a
+    /// double cannot hold exactly in a real column) can equal no stored value and are left out.
+    private mutating func member(_ name: String, _ values: [StorageValue]) -> String {
+        guard !values.isEmpty else { return "FALSE" }
+        guard let column = definition(of: name) else { return "NULL::boolean" }
+        var elements: [StorageValue] = []
+        elements.reserveCapacity(values.count)
+        var hasNull = false
+        for value in values {
+            switch (column.type, value) {
+            case (_, .null):
+                hasNull = true
+            case (_, .real(let number)) where number.isNaN:
+                hasNull = true
+            case (.integer, .integer):
+                elements.append(value)
+            case (.integer, .real(let number)):
+                if let integer = StorageValue.exactInteger(number) { elements.append(.integer(integer)) }
+            case (.real, .real):
+                elements.append(value)
+            case (.real, .integer(let number)):
+                let real = Double(number)
+                if StorageValue.exactInteger(real) == number { elements.append(.real(real)) }
+            case (.text, .text), (.untyped, .text), (.blob, .blob):
+                elements.append(value)
+            default:
+                break
+            }
+        }
+        let identifier = PostgreSQLIdentifier.quoted(name)
+        guard !elements.isEmpty else {
+            // No value can match: unknown for a null value or when the list holds a null.
+            return hasNull ? "NULL::boolean" : "(" + identifier + " IS NULL AND NULL)"
+        }
+        if hasNull { elements.append(.null) }
+        let type: (name: String, oid: Oid)
+        switch column.type {
+        case .integer: type = ("int8", PostgreSQLType.int8)
+        case .real: type = ("float8", PostgreSQLType.float8)
+        case .text, .untyped: type = ("text", PostgreSQLType.text)
+        case .blob: type = ("bytea", PostgreSQLType.bytea)
+        }
+        arrays[arguments.count] = (elements, type.oid)
+        arguments.append(.null)
+        return "(" + identifier + " = ANY($\(arguments.count)::" + type.name + "[]))"
     }
 
     private mutating func compare(

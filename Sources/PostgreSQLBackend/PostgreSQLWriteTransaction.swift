@@ -192,7 +192,7 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
         guard let condition = compiler.compile(.compare(schema.primaryKey, .equal, key)) else { return false }
         let result = try connection.query(
             "DELETE FROM " + catalog.table(of: collection) + " WHERE " + condition,
-            PostgreSQLParameters(compiler.arguments),
+            compiler.parameters,
             "cannot delete a record",
             collection: collection
         )
@@ -224,7 +224,7 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
         sql += " RETURNING " + key
         let result = try connection.query(
             sql,
-            PostgreSQLParameters(compiler.arguments),
+            compiler.parameters,
             "cannot delete records",
             collection: collection
         )

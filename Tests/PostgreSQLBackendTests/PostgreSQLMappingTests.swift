@@ -1,9 +1,10 @@
 import Foundation
-import PostgreSQLBackend
 import Storage
 import StorageTestBackends
 import StorageTestSupport
 import Testing
+
+@testable import PostgreSQLBackend
 
 /// How collections become PostgreSQL tables, and the query semantics that must match SQLite's.
 @Suite struct PostgreSQLMappingTests {
@@ -81,6 +82,83 @@ import Testing
             #expect(try matches(#"a\b"#) == [#"a\b"#])
             #expect(try matches("a%") == ["Apple", "apple", "a_b", "axb", #"a\b"#, "ab", "añb"])
         }
+    }
+
+    /// `in` selects what it selects on SQLite (the reference, on the same rows): numbers by value
+    /// across integer and real (exactly: a real with a fraction matches no integer, an integer a
+    /// double cannot hold matches no real), text and blobs by their bytes, values converted by the
+    /// column's affinity first; a null or a NaN in the list, or a null value, makes a miss unknown
+    /// (which `NOT` keeps unselected); an empty list selects nothing.
+    @Test func inListsSelectWhatTheySelectOnSQLite() throws {
+        struct Mixed: Codable, StorableModel {
+            var id: Int64
+            var i: Int64?
+            var r: Double?
+            var t: String?
+            var b: Data?
+        }
+        let big: Int64 = 9_007_199_254_740_993  // 2^53 + 1: no double holds it
+        let rows = [
+            Mixed(id: 1, i: 1, r: 1.0, t: "a", b: Data([1])),
+            Mixed(id: 2, i: 2, r: 2.5, t: "b", b: Data([2])),
+            Mixed(id: 3, i: big, r: 9_007_199_254_740_992.0, t: "ä", b: Data()),
+            Mixed(id: 4, i: -5, r: -0.0, t: "1", b: Data([0, 0])),
+            Mixed(id: 5, i: nil, r: nil, t: nil, b: nil),
+        ]
+        let lists: [[StorageValue]] = [
+            [],
+            [.integer(1), .integer(3)],
+            [.real(2.0), .real(2.5), .real(-5.0)],
+            [.integer(big), .real(9_007_199_254_740_992.0), .integer(0)],
+            [.real(0.0), .real(1e300), .real(-Double.infinity)],
+            [.text("a"), .text("ä"), .text("1"), .integer(2)],
+            [.blob(Data([1])), .blob(Data()), .text("b")],
+            [.null],
+            [.real(.nan), .integer(1)],
+            [.integer(7), .null],
+            [.text("2.5"), .blob(Data([2]))],
+        ]
+        try TemporaryDirectory.with("in-lists-sqlite") { directory in
+            let reference = try DiskBackend.sqlite.openStore(path: DiskBackend.sqlite.storePath(in: directory))
+            try reference.save(contentsOf: rows)
+            try withStore("in-lists") { store, _ in
+                try store.save(contentsOf: rows)
+                for column in ["i", "r", "t", "b"] {
+                    for list in lists {
+                        for predicate in [StoragePredicate.in(column, list), .not(.in(column, list))] {
+                            func ids(_ store: ObjectStore) throws -> [StorageValue?] {
+                                try store.fetchDictionaries(
+                                    from: "Mixed",
+                                    where: predicate,
+                                    orderBy: [.ascending("id")]
+                                )
+                                .map { $0["id"] }
+                            }
+                            #expect(try ids(store) == ids(reference), "\(predicate)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// An `in` list is compiled to one array comparison the server runs (and an index serves),
+    /// not left to a scan filtered in Swift: 10,000 listed ids over 20,000 rows took 17 s that way.
+    @Test func inListsCompileToAnArrayComparison() {
+        let schema = CollectionSchema(
+            name: "Mixed",
+            columns: [
+                ColumnDefinition(name: "id", type: .integer), ColumnDefinition(name: "r", type: .real),
+                ColumnDefinition(name: "t", type: .text),
+            ],
+            primaryKey: "id"
+        )
+        var compiler = PostgreSQLQueryCompiler(schema: schema)
+        #expect(compiler.compile(.in("id", [.integer(1), .real(2.0), .real(2.5)])) == "(\"id\" = ANY($1::int8[]))")
+        #expect(compiler.compile(.in("r", [.integer(1), .null])) == "(\"r\" = ANY($2::float8[]))")
+        #expect(compiler.compile(.in("t", [.integer(1)])) == "(\"t\" IS NULL AND NULL)")
+        #expect(compiler.compile(.in("t", [])) == "FALSE")
+        #expect(compiler.arguments.count == 2)
     }
 
     /// Names up to 128 characters work, though PostgreSQL cuts identifiers at 63 bytes: two long
