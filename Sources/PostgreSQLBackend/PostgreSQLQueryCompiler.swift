@@ -123,7 +123,8 @@ struct PostgreSQLQueryCompiler {
     /// one), false otherwise; false for an empty list. As `column = ANY($n::type[])`, one array
     /// parameter of the column's type, which an index on the column serves: the values the column
     /// cannot hold (another class, a real with a fraction in an integer column, an integer a
-    /// double cannot hold exactly in a real column) can equal no stored value and are left out.
+    /// double cannot hold exactly in a real column, text with a NUL character) can equal no stored
+    /// value and are left out.
     private mutating func member(_ name: String, _ values: [StorageValue]) -> String {
         guard !values.isEmpty else { return "FALSE" }
         guard let column = definition(of: name) else { return "NULL::boolean" }
@@ -145,7 +146,10 @@ struct PostgreSQLQueryCompiler {
             case (.real, .integer(let number)):
                 let real = Double(number)
                 if StorageValue.exactInteger(real) == number { elements.append(.real(real)) }
-            case (.text, .text), (.untyped, .text), (.blob, .blob):
+            case (.text, .text(let text)), (.untyped, .text(let text)):
+                // PostgreSQL text cannot hold a NUL character, so no stored text has one.
+                if !text.utf8.contains(0) { elements.append(value) }
+            case (.blob, .blob):
                 elements.append(value)
             default:
                 break
