@@ -11,11 +11,17 @@ struct PostgreSQLCatalog {
     /// The advisory lock writers hold shared and listener changes exclusively
     /// (`PostgreSQLChangeFeed.observeLockKey(for:)`).
     let observeLockKey: Int64
+    /// The advisory lock that orders the change rows (`PostgreSQLChangeFeed.lockKey(for:)`).
+    let changeLockKey: Int64
+    /// The store's notification channel (`PostgreSQLChangeFeed.channel(for:)`).
+    let channel: String
 
     /// The catalog of the store in `schema` (as configured, not quoted).
     init(schema: String) {
         schemaName = PostgreSQLIdentifier.quote(schema)
         observeLockKey = PostgreSQLChangeFeed.observeLockKey(for: schema)
+        changeLockKey = PostgreSQLChangeFeed.lockKey(for: schema)
+        channel = PostgreSQLChangeFeed.channel(for: schema)
     }
 
     var table: String { schemaName + "." + PostgreSQLIdentifier.quote("storage$catalog") }

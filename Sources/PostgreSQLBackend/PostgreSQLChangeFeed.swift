@@ -261,79 +261,77 @@ enum PostgreSQLChangeFeed {
         }
     }
 
-    /// The part of a change statement that takes the observer lock shared (`observeKey`, int8)
-    /// and then reads the listener count from `sequence` (text): a `FROM` item whose column
-    /// `n` is the count (1 when never set). The count's argument depends on the lock's result,
-    /// so it is read after the lock is granted. `after` makes the lock depend on an earlier
-    /// item (a row count), so that it is taken after that item.
-    private static func listenerCountSQL(observeKey: String, sequence: String, after: String = "") -> String {
-        "(SELECT pg_advisory_xact_lock_shared(" + observeKey + after + ")::text AS g) AS o,"
-            + " LATERAL (SELECT coalesce(pg_sequence_last_value((" + sequence
-            + " || o.g)::regclass), 1) AS n) AS k"
+    /// The listener count, as one expression of a change statement: takes the observer lock
+    /// shared, then reads the count (1 when never set). `COALESCE` evaluates its arguments from
+    /// the left and stops at the first that is not null (as PostgreSQL documents), so the `CASE`
+    /// takes the lock (and yields null) before the count is read. The lock key and the sequence
+    /// are constants of the statement, not parameters: PostgreSQL resolves the sequence's name
+    /// once, when it plans the prepared statement (and plans it again if the sequence is made
+    /// anew).
+    ///
+    /// One expression, without a subquery: every plan node and function call of a statement is
+    /// set up again at each execution, and the subquery form this replaced cost the server about
+    /// 35,000 instructions a single save against about 12,500 (docs/BENCHMARKS.md).
+    private static func listenerCount(_ catalog: PostgreSQLCatalog) -> String {
+        "coalesce(CASE WHEN pg_advisory_xact_lock_shared((" + String(catalog.observeLockKey)
+            + ")::int8) IS NULL THEN 1 END, pg_sequence_last_value("
+            + PostgreSQLIdentifier.literal(catalog.observedSequence) + "::regclass), 1)"
+    }
+
+    /// The condition under which a change statement inserts its rows: `CASE` tests its conditions
+    /// in order (as PostgreSQL documents), so `first` (a test of the row, which makes PostgreSQL
+    /// evaluate the condition row by row, after what produces the rows) comes first, then the
+    /// listener count (`listenerCount`), and only when some store listens the change lock
+    /// (before the row gets its id, so ids follow commit order) and the notification, whose
+    /// payload is the origin (`origin`, a parameter), so that a backend's own listener need not
+    /// read the rows of its own commits.
+    private static func recordsWhen(_ catalog: PostgreSQLCatalog, first: String, origin: String) -> String {
+        "CASE WHEN " + first + " THEN false WHEN " + listenerCount(catalog) + " = 0 THEN false"
+            + " WHEN pg_advisory_xact_lock((" + String(catalog.changeLockKey) + ")::int8) IS NULL THEN false"
+            + " WHEN pg_notify(" + PostgreSQLIdentifier.literal(catalog.channel) + ", " + origin
+            + ") IS NULL THEN false ELSE true END"
     }
 
     /// The statement that records a transaction's changes and notifies the listeners while some
     /// store listens (see the type's description): takes the locks, inserts the rows, notifies,
-    /// in one round trip; inserts nothing when no store listens. The notification's payload is
-    /// the origin, so that a backend's own listener need not read the rows of its own commits.
-    /// Parameters: origin, change lock key, channel, collections, upserted, deleted, observer
-    /// lock key, listener count sequence.
+    /// in one round trip; inserts nothing when no store listens (`recordsWhen`). Parameters:
+    /// origin, collections, upserted, deleted.
     static func publishSQL(_ catalog: PostgreSQLCatalog) -> String {
         "INSERT INTO " + catalog.changesTable + " (origin, collection, upserted, deleted)"
-            + " SELECT $1::text, c, u, d FROM " + listenerCountSQL(observeKey: "$7::int8", sequence: "$8::text")
-            + ", LATERAL (SELECT pg_advisory_xact_lock($2::int8), pg_notify($3::text, $1::text) WHERE k.n > 0) AS l,"
-            + " unnest($4::text[], $5::text[], $6::text[]) AS t(c, u, d)"
+            + " SELECT $1::text, c, u, d FROM unnest($2::text[], $3::text[], $4::text[]) AS t(c, u, d) WHERE "
+            + recordsWhen(catalog, first: "c IS NULL", origin: "$1::text")
     }
 
     /// One statement that upserts one record (`upsert`, whose values are `$1`…`$parameters`) and,
     /// while some store listens, records the change, for a transaction of one saved record run
-    /// on its own: a data-modifying `WITH` runs the upsert, then the observer lock and the count
-    /// are taken as in `publishSQL`, and the change row is inserted after `pg_advisory_xact_lock`
-    /// (so change rows get their ids in commit order) and `pg_notify`. The locks' arguments
-    /// depend on the upsert's row count, so they are taken only after the upsert has run: a save
-    /// waiting for a row lock never holds the change lock, which every other writer needs to
-    /// commit. Inserts no change row (the affected rows are 0) when no store listens.
+    /// on its own: a data-modifying `WITH` runs the upsert, and the change row (from the upsert's
+    /// row count, so after it) is inserted under `recordsWhen`'s condition: the observer lock and
+    /// the count, then `pg_advisory_xact_lock` (so change rows get their ids in commit order) and
+    /// `pg_notify`. The locks are taken only after the upsert has run: a save waiting for a row
+    /// lock never holds the change lock, which every other writer needs to commit. Inserts no
+    /// change row (the affected rows are 0) when no store listens.
     ///
     /// Its parameters after the record's: the origin (text), the collection as named (text), the
-    /// upserted key as `encode` writes it (text), the lock key (int8), the channel (text), the
-    /// observer lock key (int8), the listener count's sequence (text).
+    /// upserted key as `encode` writes it (text).
     static func saveOneSQL(_ catalog: PostgreSQLCatalog, upsert: String, parameters: Int) -> String {
         let origin = "$\(parameters + 1)::text"
         let collection = "$\(parameters + 2)::text"
         let upserted = "$\(parameters + 3)::text"
-        let lockKey = "$\(parameters + 4)::int8"
-        let channel = "$\(parameters + 5)::text"
-        let observeKey = "$\(parameters + 6)::int8"
-        let sequence = "$\(parameters + 7)::text"
         return "WITH w AS (" + upsert + " RETURNING 1) INSERT INTO " + catalog.changesTable
             + " (origin, collection, upserted, deleted) SELECT " + origin + ", " + collection + ", " + upserted
-            + ", '[]' FROM (SELECT count(*) AS n FROM w) AS s, LATERAL "
-            + listenerCountSQL(observeKey: observeKey, sequence: sequence, after: " + 0 * s.n")
-            + ", LATERAL (SELECT pg_advisory_xact_lock(" + lockKey + "), pg_notify(" + channel + ", " + origin
-            + ") WHERE k.n > 0) AS l"
+            + ", '[]' FROM (SELECT count(*) AS n FROM w) AS s WHERE "
+            + recordsWhen(catalog, first: "s.n < 0", origin: origin)
     }
 
     /// The upsert of one record (`upsert`, whose values are its only parameters) for when no
-    /// store listened at the last save: the upsert alone, whose `RETURNING` takes the observer
-    /// lock shared, then reads the listener count, and divides by zero when the count is not zero.
-    /// That error (SQLSTATE 22012, `listenersAppeared`) rolls the statement back, and the caller
-    /// runs `saveOneSQL`. `nil` for an upsert that returns no row on a conflict (`DO NOTHING`):
-    /// its check would not run.
-    ///
-    /// The check is one expression, without a subquery: every plan node and function call of a
-    /// statement is set up again at each execution, and the subquery form of `listenerCountSQL`
-    /// cost the server about 35,000 instructions a save against about 15,000 for this one
-    /// (docs/BENCHMARKS.md). The order is `COALESCE`'s: it evaluates its arguments from the left
-    /// and stops at the first that is not null (as PostgreSQL documents), so the `CASE` takes the
-    /// lock (and yields null) before the count is read. An unset count reads as 1. The lock key
-    /// and the sequence are constants, not parameters: PostgreSQL resolves the sequence's name
-    /// once, when it plans the prepared statement (and plans it again if the sequence is made
-    /// anew), instead of at every save (about 2,700 instructions).
+    /// store listened at the last save: the upsert alone, whose `RETURNING` reads the listener
+    /// count (`listenerCount`: the observer lock taken shared first) and divides by zero when it
+    /// is not zero. That error (SQLSTATE 22012, `listenersAppeared`) rolls the statement back, and
+    /// the caller runs `saveOneSQL`. `nil` for an upsert that returns no row on a conflict (`DO
+    /// NOTHING`): its check would not run.
     static func saveOneUnobservedSQL(_ catalog: PostgreSQLCatalog, upsert: String, returnsRow: Bool) -> String? {
         guard returnsRow else { return nil }
-        return upsert + " RETURNING 1 / (coalesce(CASE WHEN pg_advisory_xact_lock_shared(("
-            + String(catalog.observeLockKey) + ")::int8) IS NULL THEN 1 END, pg_sequence_last_value("
-            + PostgreSQLIdentifier.literal(catalog.observedSequence) + "::regclass), 1) = 0)::int"
+        return upsert + " RETURNING 1 / (" + listenerCount(catalog) + " = 0)::int"
     }
 
     /// The SQLSTATE of `saveOneUnobservedSQL` when a store listens.

@@ -236,8 +236,6 @@ final class PostgreSQLRecordWriter: RecordWriter {
             sql = plan.saveOneSQL
             extra = PostgreSQLParameters([
                 .text(recording.origin), .text(collection), .text(PostgreSQLChangeFeed.encode([key])),
-                .integer(recording.lockKey), .text(recording.channel),
-                .integer(recording.observeLockKey), .text(recording.observedSequence),
             ])
         }
         return try connection.runAlone(

@@ -371,14 +371,10 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             return
         }
         let rows = transaction.changes.rows
-        var parameters = PostgreSQLParameters([
-            .text(recording.origin), .integer(recording.lockKey), .text(recording.channel),
-        ])
+        var parameters = PostgreSQLParameters([.text(recording.origin)])
         parameters.appendArray(rows.collections, elementType: PostgreSQLType.text)
         parameters.appendArray(rows.upserted, elementType: PostgreSQLType.text)
         parameters.appendArray(rows.deleted, elementType: PostgreSQLType.text)
-        parameters.append(.integer(recording.observeLockKey))
-        parameters.append(.text(recording.observedSequence))
         try transaction.connection.runAndCommit(
             last + [
                 .init(
