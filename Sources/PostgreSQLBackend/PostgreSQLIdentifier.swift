@@ -34,8 +34,9 @@ enum PostgreSQLIdentifier {
     /// `text` as an SQL string literal, `E'…'` with each quote and backslash escaped: it reads the
     /// same whatever `standard_conforming_strings` is, and the connections' encoding is UTF-8, in
     /// which no byte of a multi-byte character is a quote or a backslash. Only for names of ours
-    /// that a statement holds as constants (a `regclass` PostgreSQL resolves once, when it plans
-    /// the statement); values are always bound.
+    /// that a statement holds as constants (the listener count's sequence, a `regclass`
+    /// PostgreSQL resolves once, when it plans the statement, and the notification channel);
+    /// values are always bound.
     static func literal(_ text: String) -> String {
         var result = "E'"
         result.reserveCapacity(text.utf8.count + 3)
