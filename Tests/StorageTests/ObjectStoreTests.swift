@@ -124,6 +124,91 @@ import Testing
         #expect(rows == [Evolving(id: 1, extra: nil), Evolving(id: 2, extra: "late")])
     }
 
+    /// Writes its properties through two one-byte key types whose case numbers overlap, and
+    /// leaves `b` out when it is nil: `Second.z` (case 2) then comes where `First.b` (case 2)
+    /// came before.
+    struct TwoKeySets: Codable, Equatable {
+        var id: Int64
+        var a: String
+        var b: String?
+        var x: String
+        var z: String
+
+        enum First: CodingKey { case id, a, b }
+        enum Second: CodingKey { case x, y, z }
+
+        init(id: Int64, a: String, b: String?, x: String, z: String) {
+            (self.id, self.a, self.b, self.x, self.z) = (id, a, b, x, z)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var first = encoder.container(keyedBy: First.self)
+            try first.encode(id, forKey: .id)
+            try first.encode(a, forKey: .a)
+            if let b { try first.encode(b, forKey: .b) }
+            var second = encoder.container(keyedBy: Second.self)
+            try second.encode(z, forKey: .z)
+            try second.encode(x, forKey: .x)
+        }
+
+        init(from decoder: any Decoder) throws {
+            let first = try decoder.container(keyedBy: First.self)
+            let second = try decoder.container(keyedBy: Second.self)
+            id = try first.decode(Int64.self, forKey: .id)
+            a = try first.decode(String.self, forKey: .a)
+            b = try first.decodeIfPresent(String.self, forKey: .b)
+            x = try second.decode(String.self, forKey: .x)
+            z = try second.decode(String.self, forKey: .z)
+        }
+    }
+
+    /// The encoder finds a one-byte key's column by the key's byte only for the key type whose
+    /// bytes it recorded: another key type's key with the same byte at the same place goes to its
+    /// own column by name (with the type check removed, `z` of the second record lands in `b`).
+    @Test func oneByteKeysOfTwoKeyTypesWriteTheirOwnColumns() throws {
+        let store = ObjectStore(backend: InMemoryStorageBackend())
+        let values = [
+            TwoKeySets(id: 1, a: "a1", b: "b1", x: "x1", z: "z1"),
+            TwoKeySets(id: 2, a: "a2", b: nil, x: "x2", z: "z2"),
+            TwoKeySets(id: 3, a: "a3", b: "b3", x: "x3", z: "z3"),
+        ]
+        try store.save(contentsOf: values)
+        try store.save(TwoKeySets(id: 4, a: "a4", b: nil, x: "x4", z: "z4"))
+        #expect(try store.fetchAll(TwoKeySets.self) == values + [TwoKeySets(id: 4, a: "a4", b: nil, x: "x4", z: "z4")])
+        let rows = try store.fetchDictionaries(from: "TwoKeySets", orderBy: [.ascending("id")])
+        #expect(rows.map { $0["b"] } == [.text("b1"), .null, .text("b3"), .null])
+        #expect(rows.map { $0["z"] } == [.text("z1"), .text("z2"), .text("z3"), .text("z4")])
+    }
+
+    /// A type that encodes its properties in another order from one record to the next: each
+    /// value still lands in its own column (the expected column's recorded key byte differs, so
+    /// the key is looked up by name).
+    @Test func propertiesEncodedInAnotherOrderLandInTheirColumns() throws {
+        struct Shuffled: Codable, Equatable {
+            var id: Int64
+            var p: Int64
+            var q: Int64
+            enum CodingKeys: CodingKey { case id, p, q }
+            init(id: Int64, p: Int64, q: Int64) { (self.id, self.p, self.q) = (id, p, q) }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(id, forKey: .id)
+                if id % 2 == 0 {
+                    try container.encode(q, forKey: .q)
+                    try container.encode(p, forKey: .p)
+                } else {
+                    try container.encode(p, forKey: .p)
+                    try container.encode(q, forKey: .q)
+                }
+            }
+        }
+        let store = ObjectStore(backend: InMemoryStorageBackend())
+        let values = (1...6).map { Shuffled(id: $0, p: $0 * 10, q: $0 * 100) }
+        try store.save(contentsOf: values)
+        for value in values { try store.save(value) }
+        #expect(try store.fetchAll(Shuffled.self) == values)
+    }
+
     @Test func nestedContainersAreRefusedWithAClearError() throws {
         let store = ObjectStore(backend: InMemoryStorageBackend())
         let error = try #require(throws: StorageError.self) { try store.save(NestedContainer(id: 1)) }

@@ -1,14 +1,15 @@
 /// Conversions between stored values and Swift's plain types, shared by every coder: strict,
 /// range-checked, and with errors that name the column.
 enum PrimitiveCoding {
-    // The decoders take the column name as an autoclosure: it is only needed for an error, and
-    // a keyed container would otherwise compute `key.stringValue` a second time per property.
+    // The coders take the column name as an autoclosure: it is only needed for an error, and a
+    // keyed container would otherwise compute `key.stringValue` for every property.
     // Always inlined: the callers are generic over a CodingKey type, so a call would run this
     // unspecialized, converting through BinaryInteger's generic words-based path (about a
     // thousand instructions per property instead of a handful).
     @inline(__always)
-    static func encode<T: BinaryInteger>(_ value: T, column: String) throws -> StorageValue {
+    static func encode<T: BinaryInteger>(_ value: T, column: @autoclosure () -> String) throws -> StorageValue {
         guard let exact = Int64(exactly: value) else {
+            let column = column()
             throw StorageError(
                 .valueOutOfRange,
                 "column \(Identifier.quoted(column)): \(value) does not fit a 64-bit signed integer",

@@ -98,6 +98,11 @@ final class RowEncoderCore {
         var slotByName: [String: Int]
         var values: [StorageValue]
         var cursor = 0
+        /// For the one key type that owns them (`keyTagOwner`, a one-byte `CodingKey` such as a
+        /// synthesized `CodingKeys` enum): the byte of the key that named each column, or -1.
+        var keyTags: [Int16]
+        /// The identity of the key type `keyTags` are for, or 0 while none is.
+        var keyTagOwner: UInt = 0
     }
 
     /// The columns of the layout, in order.
@@ -113,7 +118,12 @@ final class RowEncoderCore {
         for (index, column) in columns.enumerated() { slots[column.name] = index }
         state = UnsafeMutablePointer.allocate(capacity: 1)
         state.initialize(
-            to: State(columns: columns, slotByName: slots, values: Array(repeating: .null, count: columns.count))
+            to: State(
+                columns: columns,
+                slotByName: slots,
+                values: Array(repeating: .null, count: columns.count),
+                keyTags: Array(repeating: -1, count: columns.count)
+            )
         )
     }
 
@@ -165,19 +175,59 @@ final class RowEncoderCore {
         let index = state.pointee.columns.count
         state.pointee.columns.append(ColumnDefinition(name: name, type: type(), isNullable: nullable))
         state.pointee.values.append(.null)
+        state.pointee.keyTags.append(-1)
         state.pointee.slotByName[name] = index
         state.pointee.cursor = index + 1
         return index
     }
 
-    func store(_ value: StorageValue, _ type: ColumnType, forKey key: String) throws {
+    /// The slot of `key`'s column. For a key type of one byte (a synthesized `CodingKeys` enum,
+    /// whose value is its case's number), the byte of each key found by name is recorded beside
+    /// its column (`keyTags`): when the key's byte is the one recorded at the expected column
+    /// (`cursor`), that is its column, as the look-up by name would have found, since a key's
+    /// `stringValue` depends on its value only. That skips the `stringValue` witness call and
+    /// the name's compare (about 40 instructions a property). Anything else (another key type,
+    /// another byte, a key type of another size) takes the look-up by name.
+    @inline(__always)
+    private func slot<Key: CodingKey>(_ key: Key, type: @autoclosure () -> ColumnType, nullable: Bool) throws -> Int {
+        if MemoryLayout<Key>.size == 1 {
+            let cursor = state.pointee.cursor
+            if cursor < state.pointee.keyTags.count, state.pointee.keyTagOwner == Self.typeID(Key.self),
+                state.pointee.keyTags[cursor] == Int16(unsafeBitCast(key, to: UInt8.self))
+            {
+                state.pointee.cursor = cursor + 1
+                return cursor
+            }
+            return try slotRecordingTag(key, type: type(), nullable: nullable)
+        }
+        return try slot(key.stringValue, type: type(), nullable: nullable)
+    }
+
+    /// The bits of `type`'s identity, never 0.
+    @inline(__always)
+    private static func typeID<Key>(_ type: Key.Type) -> UInt { UInt(bitPattern: ObjectIdentifier(type)) }
+
+    /// `slot` by name for a one-byte key, recording the key's byte beside the column found when
+    /// `Key` owns the tags (or takes them, as the first to come).
+    @inline(never)
+    private func slotRecordingTag<Key: CodingKey>(_ key: Key, type: ColumnType, nullable: Bool) throws -> Int {
+        let index = try slot(key.stringValue, type: type, nullable: nullable)
+        let owner = state.pointee.keyTagOwner
+        if owner == 0 { state.pointee.keyTagOwner = Self.typeID(Key.self) }
+        if owner == 0 || owner == Self.typeID(Key.self) {
+            state.pointee.keyTags[index] = Int16(unsafeBitCast(key, to: UInt8.self))
+        }
+        return index
+    }
+
+    func store<Key: CodingKey>(_ value: StorageValue, _ type: ColumnType, forKey key: Key) throws {
         let index = try slot(key, type: type, nullable: false)
-        state.pointee.values[index] = try value.checkedForStorage(column: key)
+        state.pointee.values[index] = try value.checkedForStorage(column: key.stringValue)
         if discovering && state.pointee.columns[index].type == .untyped { state.pointee.columns[index].type = type }
     }
 
-    func storeNil(forKey key: String, staticType: Any.Type?) throws {
-        let index = try slot(key, type: nilColumnType(key, staticType), nullable: true)
+    func storeNil<Key: CodingKey>(forKey key: Key, staticType: Any.Type?) throws {
+        let index = try slot(key, type: nilColumnType(key.stringValue, staticType), nullable: true)
         state.pointee.values[index] = .null
         if discovering { state.pointee.columns[index].isNullable = true }
     }
@@ -203,18 +253,18 @@ private struct RowKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let encoder: RowEncoderCore
     var codingPath: [any CodingKey] { [] }
 
-    mutating func encodeNil(forKey key: Key) throws { try encoder.storeNil(forKey: key.stringValue, staticType: nil) }
+    mutating func encodeNil(forKey key: Key) throws { try encoder.storeNil(forKey: key, staticType: nil) }
     mutating func encode(_ value: Bool, forKey key: Key) throws {
-        try encoder.store(.integer(value ? 1 : 0), .integer, forKey: key.stringValue)
+        try encoder.store(.integer(value ? 1 : 0), .integer, forKey: key)
     }
     mutating func encode(_ value: String, forKey key: Key) throws {
-        try encoder.store(.text(value), .text, forKey: key.stringValue)
+        try encoder.store(.text(value), .text, forKey: key)
     }
     mutating func encode(_ value: Double, forKey key: Key) throws {
-        try encoder.store(.real(value), .real, forKey: key.stringValue)
+        try encoder.store(.real(value), .real, forKey: key)
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
-        try encoder.store(value.storageValue, .real, forKey: key.stringValue)
+        try encoder.store(value.storageValue, .real, forKey: key)
     }
     mutating func encode(_ value: Int, forKey key: Key) throws { try integer(value, key) }
     mutating func encode(_ value: Int8, forKey key: Key) throws { try integer(value, key) }
@@ -229,14 +279,12 @@ private struct RowKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     @inline(__always)
     private func integer<T: BinaryInteger>(_ value: T, _ key: Key) throws {
-        let name = key.stringValue
-        try encoder.store(try PrimitiveCoding.encode(value, column: name), .integer, forKey: name)
+        try encoder.store(try PrimitiveCoding.encode(value, column: key.stringValue), .integer, forKey: key)
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        let name = key.stringValue
-        let (stored, type) = try ValueMapping.encode(value, column: name, json: encoder.json)
-        try encoder.store(stored, type, forKey: name)
+        let (stored, type) = try ValueMapping.encode(value, column: key.stringValue, json: encoder.json)
+        try encoder.store(stored, type, forKey: key)
     }
 
     // Synthesized conformances call these for optional properties. Overriding them lets a nil
@@ -261,7 +309,7 @@ private struct RowKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
         if let value {
             try encode(value, forKey: key)
         } else {
-            try encoder.storeNil(forKey: key.stringValue, staticType: T.self)
+            try encoder.storeNil(forKey: key, staticType: T.self)
         }
     }
 
