@@ -363,7 +363,7 @@ final class Session {
         guard !key.isNull else {
             throw StorageError(.invalidKey, "a primary key may not be null", collection: plan.schema.name)
         }
-        return key.applyingAffinity(plan.types[plan.schema.primaryKey] ?? .untyped)
+        return key.applyingAffinity(plan.keyType)
     }
 
     func count<T>(_ type: T.Type, where predicate: StoragePredicate?) throws -> Int {
