@@ -81,22 +81,52 @@ final class SpareDecoderSlot: @unchecked Sendable {
     }
 }
 
-/// What a key look-up of one Swift type needs, kept by ``ObjectStore`` per type and found with
-/// one lock: the type's collection and name (from its ``ModelInfo``, which never change) and
+/// What a key look-up of one Swift type needs, kept by ``ObjectStore`` per type and found
+/// without a lock (`LastTypeReadPlan`) or with one: the type's collection and name (from its ``ModelInfo``, which never change) and
 /// the read plan of the stored schema it read last (valid while `plan.schema` is the stored
 /// schema; a look-up that finds another schema makes a new one).
-final class TypeReadPlan: Sendable {
+///
+/// `@unchecked Sendable` for `spareSlot` (an `Atomic` of a pointer, which is not `Sendable`):
+/// the memory it holds is handed to one caller at a time by the exchange that empties it.
+final class TypeReadPlan: @unchecked Sendable {
     /// The Swift type's identity.
     let type: ObjectIdentifier
     let collection: String
     let typeName: String
     let plan: ReadPlan
+    /// Uninitialized memory for one value of the type, lent to a `fetch(_:id:)` for the value
+    /// it decodes (see `takeSlot(for:)`).
+    private let spareSlot = Atomic<UnsafeMutableRawPointer?>(nil)
 
     init(type: ObjectIdentifier, collection: String, typeName: String, plan: ReadPlan) {
         self.type = type
         self.collection = collection
         self.typeName = typeName
         self.plan = plan
+    }
+
+    deinit {
+        spareSlot.exchange(nil, ordering: .acquiring)?.deallocate()
+    }
+
+    /// Uninitialized memory for one value of `type` (the plan's type): the kept memory, now the
+    /// caller's alone, or new memory when another caller has it. Give it back with `keepSlot`
+    /// (uninitialized again).
+    @inline(__always)
+    func takeSlot<T>(for type: T.Type) -> UnsafeMutablePointer<T> {
+        if let kept = spareSlot.exchange(nil, ordering: .acquiring) { return kept.assumingMemoryBound(to: T.self) }
+        return UnsafeMutablePointer<T>.allocate(capacity: 1)
+    }
+
+    /// Keeps `slot` (from `takeSlot(for:)`, uninitialized) for the next caller, or frees it
+    /// when memory is kept already.
+    @inline(__always)
+    func keepSlot<T>(_ slot: UnsafeMutablePointer<T>) {
+        if !spareSlot.compareExchange(expected: nil, desired: UnsafeMutableRawPointer(slot), ordering: .releasing)
+            .exchanged
+        {
+            slot.deallocate()
+        }
     }
 }
 

@@ -584,7 +584,19 @@ extension ObjectStore {
         reader: any StorageReadTransaction,
         session: Session?
     ) throws -> Bool {
-        let kept = typeReadPlan(for: T.self)
+        try fetch(type, id: id, into: slot, reader: reader, session: session, kept: typeReadPlan(for: T.self))
+    }
+
+    /// `fetch(_:id:into:reader:session:)` with the type's look-up plan found already
+    /// (`typeReadPlan(for:)`, or `nil` when it has none yet).
+    func fetch<T: Decodable>(
+        _ type: T.Type,
+        id: StorageValue,
+        into slot: UnsafeMutablePointer<T>,
+        reader: any StorageReadTransaction,
+        session: Session?,
+        kept: TypeReadPlan?
+    ) throws -> Bool {
         let info = kept == nil ? try self.info(for: type) : nil
         let collection = kept?.collection ?? info!.collection
         let found: CollectionSchema?
