@@ -128,6 +128,14 @@ final class RowDecoderCore {
     /// Where the next property is expected: `init(from:)` asks for its properties in the same
     /// order every time, so the column after the last one read is tried first.
     let cursor: UnsafeMutablePointer<Int>
+    /// For the one key type that owns them (`keyTagOwner`, a one-byte `CodingKey` such as a
+    /// synthesized `CodingKeys` enum): the byte of the key that named each column, or -1. A key
+    /// whose byte is the one recorded at the expected column names that column, without its
+    /// `stringValue` (a witness call, a compare and a release, about 40 instructions a property;
+    /// see `RowKeyedDecoder.index(_:_:)`).
+    let keyTags: UnsafeMutablePointer<Int16>
+    /// The identity of the key type `keyTags` are for, or 0 while none is.
+    let keyTagOwner: UnsafeMutablePointer<UInt>
 
     /// Stands in for the row between decodes (a container kept past `init(from:)` reads nulls).
     struct NoRow: StorageRow {
@@ -149,6 +157,10 @@ final class RowDecoderCore {
         rowSlot.initialize(to: NoRow())
         cursor = UnsafeMutablePointer.allocate(capacity: 1)
         cursor.initialize(to: 0)
+        keyTags = UnsafeMutablePointer.allocate(capacity: max(plan.columns.count, 1))
+        keyTags.initialize(repeating: -1, count: max(plan.columns.count, 1))
+        keyTagOwner = UnsafeMutablePointer.allocate(capacity: 1)
+        keyTagOwner.initialize(to: 0)
     }
 
     deinit {
@@ -157,7 +169,13 @@ final class RowDecoderCore {
         rowSlot.deinitialize(count: 1)
         rowSlot.deallocate()
         cursor.deallocate()
+        keyTags.deallocate()
+        keyTagOwner.deallocate()
     }
+
+    /// The number of columns.
+    @inline(__always)
+    var columnCount: Int { names.count }
 
     /// Makes `row` the current row (or `NoRow` between decodes). Destroys the old one and
     /// copies the new one in: an assignment of one existential to another compared their types
@@ -275,14 +293,53 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The position of `key`'s column, or `.missingValue` when the rows have none.
     @inline(__always)
     private func required(_ key: Key, _ decoder: RowDecoderCore) throws -> Int {
-        let name = key.stringValue
-        guard let index = decoder.index(name) else { throw decoder.missingColumn(name) }
+        guard let index = index(key, decoder) else { throw decoder.missingColumn(key.stringValue) }
+        return index
+    }
+
+    /// The position of `key`'s column, or `nil` when the rows have none.
+    ///
+    /// For a key type of one byte (a synthesized `CodingKeys` enum, whose value is its case's
+    /// number), the byte of each key found is recorded beside its column (`keyTags`): when the
+    /// key's byte is the one recorded at the expected column (`cursor`), that is its column, as
+    /// `index(_:)` by name would have found, since a key's `stringValue` depends on its value
+    /// only. Anything else (another key type, another byte, a key type of another size) takes
+    /// the look-up by name.
+    @inline(__always)
+    private func index(_ key: Key, _ decoder: RowDecoderCore) -> Int? {
+        if MemoryLayout<Key>.size == 1 {
+            let next = decoder.cursor.pointee
+            if next < decoder.columnCount, decoder.keyTagOwner.pointee == Self.keyTypeID,
+                decoder.keyTags[next] == Int16(unsafeBitCast(key, to: UInt8.self))
+            {
+                decoder.cursor.pointee = next + 1
+                return next
+            }
+            return indexRecordingTag(key, decoder)
+        }
+        return decoder.index(key.stringValue)
+    }
+
+    /// The bits of `Key`'s identity, never 0.
+    @inline(__always)
+    private static var keyTypeID: UInt { UInt(bitPattern: ObjectIdentifier(Key.self)) }
+
+    /// `index(_:_:)` by name, for a one-byte key, recording the key's byte beside the column
+    /// found when `Key` owns the decoder's tags (or takes them, as the first to come).
+    @inline(never)
+    private func indexRecordingTag(_ key: Key, _ decoder: RowDecoderCore) -> Int? {
+        guard let index = decoder.index(key.stringValue) else { return nil }
+        let owner = decoder.keyTagOwner.pointee
+        if owner == 0 { decoder.keyTagOwner.pointee = Self.keyTypeID }
+        if owner == 0 || owner == Self.keyTypeID {
+            decoder.keyTags[index] = Int16(unsafeBitCast(key, to: UInt8.self))
+        }
         return index
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
         try core { decoder in
-            guard let index = decoder.index(key.stringValue) else { return true }
+            guard let index = index(key, decoder) else { return true }
             return decoder.value(at: index).isNull
         }
     }
@@ -360,28 +417,28 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
         try core { decoder in
-            guard let index = decoder.index(key.stringValue) else { return nil }
+            guard let index = index(key, decoder) else { return nil }
             if let number = decoder.integer(index), number == 0 || number == 1 { return number == 1 }
             return try optional(index, decoder) { try PrimitiveCoding.decodeBool($0, column: key.stringValue) }
         }
     }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
         try core { decoder in
-            guard let index = decoder.index(key.stringValue) else { return nil }
+            guard let index = index(key, decoder) else { return nil }
             if let text = decoder.text(index) { return text }
             return try optional(index, decoder) { try PrimitiveCoding.decodeString($0, column: key.stringValue) }
         }
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
         try core { decoder in
-            guard let index = decoder.index(key.stringValue) else { return nil }
+            guard let index = index(key, decoder) else { return nil }
             if let number = decoder.real(index) { return number }
             return try optional(index, decoder) { try PrimitiveCoding.decodeDouble($0, column: key.stringValue) }
         }
     }
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
         try core { decoder in
-            guard let index = decoder.index(key.stringValue) else { return nil }
+            guard let index = index(key, decoder) else { return nil }
             return try optional(index, decoder) { try PrimitiveCoding.decodeFloat($0, column: key.stringValue) }
         }
     }
@@ -399,7 +456,7 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     @inline(__always)
     private func optionalInteger<T: FixedWidthInteger>(_ key: Key) throws -> T? {
         try core { decoder in
-            guard let index = decoder.index(key.stringValue) else { return nil }
+            guard let index = index(key, decoder) else { return nil }
             if let number = decoder.integer(index), let exact = T(exactly: number) { return exact }
             return try optional(index, decoder) { try PrimitiveCoding.decodeInteger($0, column: key.stringValue) }
         }
@@ -419,7 +476,7 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         try core { decoder in
-            guard let index = decoder.index(key.stringValue) else { return nil }
+            guard let index = index(key, decoder) else { return nil }
             if T.self == Date.self, let seconds = decoder.real(index) {
                 return unsafeBitCast(Date(timeIntervalSince1970: seconds), to: T.self)
             }
