@@ -26,6 +26,11 @@ final class ReadPlan: Sendable {
         keyType = types[schema.primaryKey] ?? .untyped
     }
 
+    /// Whether this plan was made for `stored` (compared in place: `plan.schema == stored` at
+    /// the caller copied the plan's schema first, its four references retained and released).
+    @inline(never)
+    func describes(_ stored: CollectionSchema) -> Bool { schema == stored }
+
     /// A decoder kept for the next `fetch(_:id:)` of the same type: making one (the decoder, its
     /// state and its keyed container) cost about a fifteenth of a key look-up. A caller takes it
     /// out and puts it back, so a decoder is never used by two threads at once; a nested look-up

@@ -607,7 +607,7 @@ extension ObjectStore {
         }
         guard let stored = found else { return false }
         let lookup: TypeReadPlan
-        if let kept, kept.plan.schema == stored {
+        if let kept, kept.plan.describes(stored) {
             lookup = kept
         } else {
             lookup = makeTypeReadPlan(for: T.self, info: try info ?? self.info(for: type), stored: stored)
