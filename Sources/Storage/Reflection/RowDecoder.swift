@@ -177,6 +177,32 @@ final class RowDecoderCore {
     @inline(__always)
     var columnCount: Int { names.count }
 
+    /// The addresses a container's fast path reads (see `RowKeyedDecoder.expected(_:)`).
+    var fastPath: FastPath {
+        FastPath(cursor: cursor, columnCount: names.count, keyTags: keyTags, keyTagOwner: keyTagOwner, rowSlot: rowSlot)
+    }
+
+    /// What a keyed container needs to read a property whose key is the expected one by its
+    /// byte, kept in its `DecoderLink`: the core's state is reached through closures that the
+    /// compiler keeps out of line (a call, and its saving and restoring of registers, about 30
+    /// instructions a property), where these addresses are plain loads.
+    struct FastPath {
+        let cursor: UnsafeMutablePointer<Int>
+        let columnCount: Int
+        let keyTags: UnsafeMutablePointer<Int16>
+        let keyTagOwner: UnsafeMutablePointer<UInt>
+        let rowSlot: UnsafeMutablePointer<any StorageRow>
+
+        @inline(__always)
+        func text(_ index: Int) -> String? { RowDecoderCore.read(&rowSlot.pointee) { $0.text(at: index) } }
+        @inline(__always)
+        func integer(_ index: Int) -> Int64? { RowDecoderCore.read(&rowSlot.pointee) { $0.integer(at: index) } }
+        @inline(__always)
+        func real(_ index: Int) -> Double? { RowDecoderCore.read(&rowSlot.pointee) { $0.real(at: index) } }
+        @inline(__always)
+        func blob(_ index: Int) -> Data? { RowDecoderCore.read(&rowSlot.pointee) { $0.blob(at: index) } }
+    }
+
     /// Makes `row` the current row (or `NoRow` between decodes). Destroys the old one and
     /// copies the new one in: an assignment of one existential to another compared their types
     /// first (about 35 instructions more a row).
@@ -191,7 +217,7 @@ final class RowDecoderCore {
     // value-witness copy and destroy per property); an `inout` argument is opened in place.
 
     @inline(__always)
-    private static func read<V>(_ row: inout any StorageRow, _ body: (inout any StorageRow) -> V) -> V { body(&row) }
+    static func read<V>(_ row: inout any StorageRow, _ body: (inout any StorageRow) -> V) -> V { body(&row) }
 
     @inline(__always)
     func text(_ index: Int) -> String? { Self.read(&rowSlot.pointee) { $0.text(at: index) } }
@@ -268,6 +294,9 @@ final class RowDecoderCore {
 /// plain type straight from the row by its typed read (`StorageRow.text(at:)` and the others),
 /// without a `StorageValue` in between; any other kind of value (null, a value of another type,
 /// one to convert) takes the general path through `value(at:)`, with the same results and errors.
+/// A property whose one-byte key is the expected one by its byte, and whose value is of the plain
+/// kind asked for, is read first through the decoder's `FastPath` (no closure); anything else
+/// goes through `core(_:)`, which finds the column again.
 private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The decoder's state, reached through its link (see `DecoderLink`): the container holds
     /// no reference, so the standard library's copy of it per property is a plain copy.
@@ -324,6 +353,21 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     @inline(__always)
     private static var keyTypeID: UInt { UInt(bitPattern: ObjectIdentifier(Key.self)) }
 
+    /// The decoder's fast path and the column of `key`, when the key is the expected one by its
+    /// byte (as in `index(_:_:)`); `nil` otherwise, and when the container outlived its decoder.
+    /// Moves nothing: the caller moves the cursor on (`advance`) once it has read the value,
+    /// and otherwise takes the general path, which finds the column again.
+    @inline(__always)
+    private func expected(_ key: Key) -> (path: RowDecoderCore.FastPath, index: Int)? {
+        guard MemoryLayout<Key>.size == 1, link.pointee.generation == generation, let path = link.pointee.fast
+        else { return nil }
+        let next = path.cursor.pointee
+        guard next < path.columnCount, path.keyTagOwner.pointee == Self.keyTypeID,
+            path.keyTags[next] == Int16(unsafeBitCast(key, to: UInt8.self))
+        else { return nil }
+        return (path, next)
+    }
+
     /// `index(_:_:)` by name, for a one-byte key, recording the key's byte beside the column
     /// found when `Key` owns the decoder's tags (or takes them, as the first to come).
     @inline(never)
@@ -345,28 +389,44 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try core { decoder in
+        if let (path, index) = expected(key), let number = path.integer(index), number == 0 || number == 1 {
+            path.cursor.pointee = index + 1
+            return number == 1
+        }
+        return try core { decoder in
             let index = try required(key, decoder)
             if let number = decoder.integer(index), number == 0 || number == 1 { return number == 1 }
             return try PrimitiveCoding.decodeBool(decoder.value(at: index), column: key.stringValue)
         }
     }
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try core { decoder in
+        if let (path, index) = expected(key), let text = path.text(index) {
+            path.cursor.pointee = index + 1
+            return text
+        }
+        return try core { decoder in
             let index = try required(key, decoder)
             if let text = decoder.text(index) { return text }
             return try PrimitiveCoding.decodeString(decoder.value(at: index), column: key.stringValue)
         }
     }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try core { decoder in
+        if let (path, index) = expected(key), let number = path.real(index) {
+            path.cursor.pointee = index + 1
+            return number
+        }
+        return try core { decoder in
             let index = try required(key, decoder)
             if let number = decoder.real(index) { return number }
             return try PrimitiveCoding.decodeDouble(decoder.value(at: index), column: key.stringValue)
         }
     }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try core { decoder in
+        if let (path, index) = expected(key), let number = path.real(index), let exact = Float(exactly: number) {
+            path.cursor.pointee = index + 1
+            return exact
+        }
+        return try core { decoder in
             let index = try required(key, decoder)
             if let number = decoder.real(index), let exact = Float(exactly: number) { return exact }
             return try PrimitiveCoding.decodeFloat(decoder.value(at: index), column: key.stringValue)
@@ -385,7 +445,11 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     @inline(__always)
     private func integer<T: FixedWidthInteger>(_ key: Key) throws -> T {
-        try core { decoder in
+        if let (path, index) = expected(key), let number = path.integer(index), let exact = T(exactly: number) {
+            path.cursor.pointee = index + 1
+            return exact
+        }
+        return try core { decoder in
             let index = try required(key, decoder)
             if let number = decoder.integer(index), let exact = T(exactly: number) { return exact }
             return try PrimitiveCoding.decodeInteger(decoder.value(at: index), column: key.stringValue)
@@ -393,7 +457,17 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try core { decoder in
+        if T.self == Date.self || T.self == Data.self, let (path, index) = expected(key) {
+            if T.self == Date.self, let seconds = path.real(index) {
+                path.cursor.pointee = index + 1
+                return unsafeBitCast(Date(timeIntervalSince1970: seconds), to: T.self)
+            }
+            if T.self == Data.self, let data = path.blob(index) {
+                path.cursor.pointee = index + 1
+                return unsafeBitCast(data, to: T.self)
+            }
+        }
+        return try core { decoder in
             let index = try required(key, decoder)
             // A Date stored as a real and Data stored as a blob, read without a StorageValue (a
             // `T?` here would cost a metadata look-up of `Optional<T>` per call).
@@ -416,21 +490,33 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        try core { decoder in
+        if let (path, index) = expected(key), let number = path.integer(index), number == 0 || number == 1 {
+            path.cursor.pointee = index + 1
+            return number == 1
+        }
+        return try core { decoder in
             guard let index = index(key, decoder) else { return nil }
             if let number = decoder.integer(index), number == 0 || number == 1 { return number == 1 }
             return try optional(index, decoder) { try PrimitiveCoding.decodeBool($0, column: key.stringValue) }
         }
     }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        try core { decoder in
+        if let (path, index) = expected(key), let text = path.text(index) {
+            path.cursor.pointee = index + 1
+            return text
+        }
+        return try core { decoder in
             guard let index = index(key, decoder) else { return nil }
             if let text = decoder.text(index) { return text }
             return try optional(index, decoder) { try PrimitiveCoding.decodeString($0, column: key.stringValue) }
         }
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try core { decoder in
+        if let (path, index) = expected(key), let number = path.real(index) {
+            path.cursor.pointee = index + 1
+            return number
+        }
+        return try core { decoder in
             guard let index = index(key, decoder) else { return nil }
             if let number = decoder.real(index) { return number }
             return try optional(index, decoder) { try PrimitiveCoding.decodeDouble($0, column: key.stringValue) }
@@ -455,7 +541,11 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     @inline(__always)
     private func optionalInteger<T: FixedWidthInteger>(_ key: Key) throws -> T? {
-        try core { decoder in
+        if let (path, index) = expected(key), let number = path.integer(index), let exact = T(exactly: number) {
+            path.cursor.pointee = index + 1
+            return exact
+        }
+        return try core { decoder in
             guard let index = index(key, decoder) else { return nil }
             if let number = decoder.integer(index), let exact = T(exactly: number) { return exact }
             return try optional(index, decoder) { try PrimitiveCoding.decodeInteger($0, column: key.stringValue) }
@@ -475,7 +565,17 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try core { decoder in
+        if T.self == Date.self || T.self == Data.self, let (path, index) = expected(key) {
+            if T.self == Date.self, let seconds = path.real(index) {
+                path.cursor.pointee = index + 1
+                return unsafeBitCast(Date(timeIntervalSince1970: seconds), to: T.self)
+            }
+            if T.self == Data.self, let data = path.blob(index) {
+                path.cursor.pointee = index + 1
+                return unsafeBitCast(data, to: T.self)
+            }
+        }
+        return try core { decoder in
             guard let index = index(key, decoder) else { return nil }
             if T.self == Date.self, let seconds = decoder.real(index) {
                 return unsafeBitCast(Date(timeIntervalSince1970: seconds), to: T.self)
@@ -520,6 +620,8 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 struct DecoderLink {
     var generation: UInt64 = 0
     var core: Unmanaged<RowDecoderCore>?
+    /// `core`'s fast path while `core` is set.
+    var fast: RowDecoderCore.FastPath?
 
     /// Links no decoder uses now.
     private static let idle = Locked<[UnsafeMutablePointer<DecoderLink>]>([])
@@ -534,6 +636,7 @@ struct DecoderLink {
                 return made
             }()
         link.pointee.core = Unmanaged.passUnretained(core)
+        link.pointee.fast = core.fastPath
         return link
     }
 
@@ -541,6 +644,7 @@ struct DecoderLink {
     static func giveBack(_ link: UnsafeMutablePointer<DecoderLink>) {
         link.pointee.generation &+= 1
         link.pointee.core = nil
+        link.pointee.fast = nil
         idle.withLock { $0.append(link) }
     }
 
