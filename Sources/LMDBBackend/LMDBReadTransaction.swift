@@ -26,7 +26,9 @@ class LMDBReadTransaction: StorageReadTransaction {
     /// The last key look-up's collection, columns, records database and field ids, with a row to
     /// read into (taken while a look-up uses it): all a function of the snapshot, so a renewed
     /// transaction of the same snapshot finds them again. Read-only transactions only.
-    private var lastGet: (info: LMDBCollectionInfo, columns: [String], records: MDB_dbi, fields: [Int])? {
+    /// (An object with constant fields: a tuple here was copied whole, three references retained
+    /// and released, at every look-up's check.)
+    private var lastGet: LastGet? {
         didSet { lastGetGeneration &+= 1 }
     }
     /// Moves on whenever `lastGet` is set: a look-up gives its row back for the next one only
@@ -421,7 +423,7 @@ class LMDBReadTransaction: StorageReadTransaction {
             records = try handle(info.collection.database, collection: collection)
             fields = info.fields(of: columns)
             if snapshot != nil {
-                lastGet = (info, columns, records, fields)
+                lastGet = LastGet(info: info, columns: columns, records: records, fields: fields)
                 spareRow = nil
             }
         }
@@ -451,5 +453,20 @@ class LMDBReadTransaction: StorageReadTransaction {
         return try keyBytes.withUnsafeBytes { keyBytes in
             try read(records, key: keyBytes, collection: collection, found)
         }
+    }
+}
+
+/// A read transaction's last key look-up (see `LMDBReadTransaction.lastGet`).
+private final class LastGet {
+    let info: LMDBCollectionInfo
+    let columns: [String]
+    let records: MDB_dbi
+    let fields: [Int]
+
+    init(info: LMDBCollectionInfo, columns: [String], records: MDB_dbi, fields: [Int]) {
+        self.info = info
+        self.columns = columns
+        self.records = records
+        self.fields = fields
     }
 }
