@@ -26,7 +26,16 @@ class LMDBReadTransaction: StorageReadTransaction {
     /// The last key look-up's collection, columns, records database and field ids, with a row to
     /// read into (taken while a look-up uses it): all a function of the snapshot, so a renewed
     /// transaction of the same snapshot finds them again. Read-only transactions only.
-    private var lastGet: (info: LMDBCollectionInfo, columns: [String], records: MDB_dbi, fields: [Int])?
+    /// (An object with constant fields: a tuple here was copied whole, three references retained
+    /// and released, at every look-up's check.)
+    private var lastGet: LastGet? {
+        didSet { lastGetGeneration &+= 1 }
+    }
+    /// Moves on whenever `lastGet` is set: a look-up gives its row back for the next one only
+    /// while `lastGet` is still the one it read with (a look-up inside its decode may have
+    /// replaced it). Comparing `lastGet` itself again copied it (three references retained and
+    /// released, about 150 instructions a look-up).
+    private var lastGetGeneration = 0
     private var spareRow: LMDBRow?
 
     /// A transaction over `txn`; a read-only one (`readOnly`) reads the snapshot `txn` has now.
@@ -414,7 +423,7 @@ class LMDBReadTransaction: StorageReadTransaction {
             records = try handle(info.collection.database, collection: collection)
             fields = info.fields(of: columns)
             if snapshot != nil {
-                lastGet = (info, columns, records, fields)
+                lastGet = LastGet(info: info, columns: columns, records: records, fields: fields)
                 spareRow = nil
             }
         }
@@ -423,8 +432,10 @@ class LMDBReadTransaction: StorageReadTransaction {
             // The kept row, unless a look-up inside this one's decode has it.
             let row = spareRow ?? LMDBRow(requested: fields, fieldCount: info.collection.nextFieldID)
             spareRow = nil
+            // In a read-only transaction `lastGet` is this look-up's now (found or set above).
+            let generation = lastGetGeneration
             defer {
-                if snapshot != nil, let last = lastGet, last.info === info, last.columns == columns { spareRow = row }
+                if snapshot != nil, lastGetGeneration == generation { spareRow = row }
             }
             guard row.load(record) else { throw damaged(collection) }
             try body(row)
@@ -442,5 +453,20 @@ class LMDBReadTransaction: StorageReadTransaction {
         return try keyBytes.withUnsafeBytes { keyBytes in
             try read(records, key: keyBytes, collection: collection, found)
         }
+    }
+}
+
+/// A read transaction's last key look-up (see `LMDBReadTransaction.lastGet`).
+private final class LastGet {
+    let info: LMDBCollectionInfo
+    let columns: [String]
+    let records: MDB_dbi
+    let fields: [Int]
+
+    init(info: LMDBCollectionInfo, columns: [String], records: MDB_dbi, fields: [Int]) {
+        self.info = info
+        self.columns = columns
+        self.records = records
+        self.fields = fields
     }
 }

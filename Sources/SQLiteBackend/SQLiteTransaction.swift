@@ -182,7 +182,9 @@ class SQLiteReadTransaction: StorageReadTransaction {
         }
         statement.isInUse = true
         defer {
-            statement.reset()
+            // The key stays bound until the next look-up binds its own (its one parameter is
+            // bound before every step): clearing it cost about 55 instructions a look-up.
+            statement.resetKeepingBindings()
             statement.isInUse = false
         }
         try statement.bind(key, at: 1)

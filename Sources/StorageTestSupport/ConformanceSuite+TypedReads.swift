@@ -185,8 +185,88 @@ struct HoldsWeakReference: Decodable, Equatable, StorableModel {
     static func == (left: Self, right: Self) -> Bool { left.id == right.id && left.value == right.value }
 }
 
+/// Reads the records of `Shuffled` through two one-byte key types whose keys share their bytes:
+/// `Other.count` is the same byte as `First.name`. Odd records ask for `count` where `name` is
+/// expected, so a decoder that matched keys by their byte alone, whatever their type, would
+/// read the name's column for the count.
+struct SameKeyBytes: Decodable, Equatable, StorableModel {
+    static let collectionName = "shuffled"
+    var id: Int64
+    var name: String
+    var count: Int
+
+    enum First: CodingKey { case id, name }
+    enum Other: CodingKey { case id, count }
+
+    init(id: Int64, name: String, count: Int) {
+        self.id = id
+        self.name = name
+        self.count = count
+    }
+
+    init(from decoder: any Decoder) throws {
+        let first = try decoder.container(keyedBy: First.self)
+        id = try first.decode(Int64.self, forKey: .id)
+        if id % 2 == 1 {
+            count = try decoder.container(keyedBy: Other.self).decode(Int.self, forKey: .count)
+            name = try first.decode(String.self, forKey: .name)
+        } else {
+            name = try first.decode(String.self, forKey: .name)
+            count = try decoder.container(keyedBy: Other.self).decode(Int.self, forKey: .count)
+        }
+    }
+}
+
+/// Reads the records of `Shuffled` with the name only.
+struct ShuffledName: Codable, Equatable, StorableModel {
+    static let collectionName = "shuffled"
+    var id: Int64
+    var name: String
+}
+
+/// Reads the records of `Shuffled`, and requires a column they lack: its look-ups fail, naming
+/// this type.
+struct ShuffledNeedsMore: Codable, Equatable, StorableModel {
+    static let collectionName = "shuffled"
+    var id: Int64
+    var name: String
+    var missing: Int
+}
+
 extension ConformanceSuite {
     static let typedReadChecks: [ConformanceCheck] = [
+        check("one-byte keys of two key types that share their bytes each read their own column") {
+            fixture,
+            directory in
+            let store = try fixture.openStore(in: directory)
+            let values = (1...40).map { Shuffled(id: Int64($0)) }
+            try store.save(contentsOf: values)
+            let expected = values.map { SameKeyBytes(id: $0.id, name: $0.name, count: $0.count) }
+            #expect(try store.fetchAll(SameKeyBytes.self) == expected)
+            for value in expected.prefix(10) { #expect(try store.fetch(SameKeyBytes.self, id: value.id) == value) }
+            var streamed: [SameKeyBytes] = []
+            try store.forEach(SameKeyBytes.self) { streamed.append($0) }
+            #expect(streamed == expected)
+        },
+        check("look-ups of two types in one collection, alternately, each read as their own type") {
+            fixture,
+            directory in
+            let store = try fixture.openStore(in: directory)
+            let values = (1...6).map { Shuffled(id: Int64($0)) }
+            try store.save(contentsOf: values)
+            try store.save(Country(code: "FR", name: "France"))
+            for value in values {
+                let name = ShuffledName(id: value.id, name: value.name)
+                #expect(try store.fetch(ShuffledName.self, id: value.id) == name)
+                #expect(try store.fetch(Shuffled.self, id: value.id) == value)
+                #expect(try store.fetch(Country.self, id: "FR")?.name == "France")
+                // Kept for the collection's read plan by the look-ups above, a decoder is only
+                // handed to look-ups of the type it was kept for: the error names this type.
+                let failure = expectError(.missingValue) { _ = try store.fetch(ShuffledNeedsMore.self, id: value.id) }
+                #expect(failure?.message.contains("ShuffledNeedsMore") == true)
+                #expect(failure?.message.contains("ShuffledName") == false)
+            }
+        },
         check("fetchAll collects records past several growths of its buffer, and a failure part-way loses none") {
             fixture,
             directory in

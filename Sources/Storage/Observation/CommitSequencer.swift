@@ -32,16 +32,36 @@ final class CommitSequencer: @unchecked Sendable {
     /// Whether a thread is publishing (outside the lock).
     private var isPublishing = false
 
-    /// The number of read sessions open on the current thread, over every store.
+    /// The number of read sessions open on the current thread, over every store: a counter of
+    /// the thread's own, made on its first read and freed when it exits. A read counts itself in
+    /// and out through the counter's address (`enterRead()`), one `pthread_getspecific` in all,
+    /// where storing the number itself took a `pthread_setspecific` each way.
     private static let readDepthKey: pthread_key_t = {
         var key = pthread_key_t()
-        pthread_key_create(&key, nil)
+        pthread_key_create(&key) { free($0) }
         return key
     }()
 
     static var readDepth: Int {
-        get { Int(bitPattern: pthread_getspecific(readDepthKey)) }
-        set { pthread_setspecific(readDepthKey, UnsafeRawPointer(bitPattern: newValue)) }
+        guard let counter = pthread_getspecific(readDepthKey) else { return 0 }
+        return counter.assumingMemoryBound(to: Int.self).pointee
+    }
+
+    /// Counts a read session in on the current thread.
+    /// - Returns: the thread's counter, to count it out with `pointee -= 1`.
+    @inline(__always)
+    static func enterRead() -> UnsafeMutablePointer<Int> {
+        let counter = pthread_getspecific(readDepthKey).map { $0.assumingMemoryBound(to: Int.self) } ?? makeCounter()
+        counter.pointee += 1
+        return counter
+    }
+
+    @inline(never)
+    private static func makeCounter() -> UnsafeMutablePointer<Int> {
+        let counter = malloc(MemoryLayout<Int>.size)!.bindMemory(to: Int.self, capacity: 1)
+        counter.initialize(to: 0)
+        pthread_setspecific(readDepthKey, counter)
+        return counter
     }
 
     /// A ticket for the write transaction the caller is inside.

@@ -24,6 +24,8 @@ final class RowDecoder: Decoder {
     private let link: UnsafeMutablePointer<DecoderLink>
     /// The container last made, behind a pointer (no exclusivity check per row).
     private let cache: UnsafeMutablePointer<KeyedContainerCache>
+    /// The type of the values this decoder was kept for (`SpareDecoderSlot`); set by its keeper.
+    var keptFor: ObjectIdentifier?
 
     /// A decoder for rows laid out as `plan.columns`.
     init(typeName: String, collection: String, plan: ReadPlan) {
@@ -126,6 +128,14 @@ final class RowDecoderCore {
     /// Where the next property is expected: `init(from:)` asks for its properties in the same
     /// order every time, so the column after the last one read is tried first.
     let cursor: UnsafeMutablePointer<Int>
+    /// For the one key type that owns them (`keyTagOwner`, a one-byte `CodingKey` such as a
+    /// synthesized `CodingKeys` enum): the byte of the key that named each column, or -1. A key
+    /// whose byte is the one recorded at the expected column names that column, without its
+    /// `stringValue` (a witness call, a compare and a release, about 40 instructions a property;
+    /// see `RowKeyedDecoder.index(_:_:)`).
+    let keyTags: UnsafeMutablePointer<Int16>
+    /// The identity of the key type `keyTags` are for, or 0 while none is.
+    let keyTagOwner: UnsafeMutablePointer<UInt>
 
     /// Stands in for the row between decodes (a container kept past `init(from:)` reads nulls).
     struct NoRow: StorageRow {
@@ -147,6 +157,10 @@ final class RowDecoderCore {
         rowSlot.initialize(to: NoRow())
         cursor = UnsafeMutablePointer.allocate(capacity: 1)
         cursor.initialize(to: 0)
+        keyTags = UnsafeMutablePointer.allocate(capacity: max(plan.columns.count, 1))
+        keyTags.initialize(repeating: -1, count: max(plan.columns.count, 1))
+        keyTagOwner = UnsafeMutablePointer.allocate(capacity: 1)
+        keyTagOwner.initialize(to: 0)
     }
 
     deinit {
@@ -155,6 +169,38 @@ final class RowDecoderCore {
         rowSlot.deinitialize(count: 1)
         rowSlot.deallocate()
         cursor.deallocate()
+        keyTags.deallocate()
+        keyTagOwner.deallocate()
+    }
+
+    /// The number of columns.
+    @inline(__always)
+    var columnCount: Int { names.count }
+
+    /// The addresses a container's fast path reads (see `RowKeyedDecoder.expected(_:)`).
+    var fastPath: FastPath {
+        FastPath(cursor: cursor, columnCount: names.count, keyTags: keyTags, keyTagOwner: keyTagOwner, rowSlot: rowSlot)
+    }
+
+    /// What a keyed container needs to read a property whose key is the expected one by its
+    /// byte, kept in its `DecoderLink`: the core's state is reached through closures that the
+    /// compiler keeps out of line (a call, and its saving and restoring of registers, about 30
+    /// instructions a property), where these addresses are plain loads.
+    struct FastPath {
+        let cursor: UnsafeMutablePointer<Int>
+        let columnCount: Int
+        let keyTags: UnsafeMutablePointer<Int16>
+        let keyTagOwner: UnsafeMutablePointer<UInt>
+        let rowSlot: UnsafeMutablePointer<any StorageRow>
+
+        @inline(__always)
+        func text(_ index: Int) -> String? { RowDecoderCore.read(&rowSlot.pointee) { $0.text(at: index) } }
+        @inline(__always)
+        func integer(_ index: Int) -> Int64? { RowDecoderCore.read(&rowSlot.pointee) { $0.integer(at: index) } }
+        @inline(__always)
+        func real(_ index: Int) -> Double? { RowDecoderCore.read(&rowSlot.pointee) { $0.real(at: index) } }
+        @inline(__always)
+        func blob(_ index: Int) -> Data? { RowDecoderCore.read(&rowSlot.pointee) { $0.blob(at: index) } }
     }
 
     /// Makes `row` the current row (or `NoRow` between decodes). Destroys the old one and
@@ -171,7 +217,7 @@ final class RowDecoderCore {
     // value-witness copy and destroy per property); an `inout` argument is opened in place.
 
     @inline(__always)
-    private static func read<V>(_ row: inout any StorageRow, _ body: (inout any StorageRow) -> V) -> V { body(&row) }
+    static func read<V>(_ row: inout any StorageRow, _ body: (inout any StorageRow) -> V) -> V { body(&row) }
 
     @inline(__always)
     func text(_ index: Int) -> String? { Self.read(&rowSlot.pointee) { $0.text(at: index) } }
@@ -248,6 +294,9 @@ final class RowDecoderCore {
 /// plain type straight from the row by its typed read (`StorageRow.text(at:)` and the others),
 /// without a `StorageValue` in between; any other kind of value (null, a value of another type,
 /// one to convert) takes the general path through `value(at:)`, with the same results and errors.
+/// A property whose one-byte key is the expected one by its byte, and whose value is of the plain
+/// kind asked for, is read first through the decoder's `FastPath` (no closure); anything else
+/// goes through `core(_:)`, which finds the column again.
 private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The decoder's state, reached through its link (see `DecoderLink`): the container holds
     /// no reference, so the standard library's copy of it per property is a plain copy.
@@ -273,41 +322,111 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The position of `key`'s column, or `.missingValue` when the rows have none.
     @inline(__always)
     private func required(_ key: Key, _ decoder: RowDecoderCore) throws -> Int {
-        let name = key.stringValue
-        guard let index = decoder.index(name) else { throw decoder.missingColumn(name) }
+        guard let index = index(key, decoder) else { throw decoder.missingColumn(key.stringValue) }
+        return index
+    }
+
+    /// The position of `key`'s column, or `nil` when the rows have none.
+    ///
+    /// For a key type of one byte (a synthesized `CodingKeys` enum, whose value is its case's
+    /// number), the byte of each key found is recorded beside its column (`keyTags`): when the
+    /// key's byte is the one recorded at the expected column (`cursor`), that is its column, as
+    /// `index(_:)` by name would have found, since a key's `stringValue` depends on its value
+    /// only. Anything else (another key type, another byte, a key type of another size) takes
+    /// the look-up by name.
+    @inline(__always)
+    private func index(_ key: Key, _ decoder: RowDecoderCore) -> Int? {
+        if MemoryLayout<Key>.size == 1 {
+            let next = decoder.cursor.pointee
+            if next < decoder.columnCount, decoder.keyTagOwner.pointee == Self.keyTypeID,
+                decoder.keyTags[next] == Int16(unsafeBitCast(key, to: UInt8.self))
+            {
+                decoder.cursor.pointee = next + 1
+                return next
+            }
+            return indexRecordingTag(key, decoder)
+        }
+        return decoder.index(key.stringValue)
+    }
+
+    /// The bits of `Key`'s identity, never 0.
+    @inline(__always)
+    private static var keyTypeID: UInt { UInt(bitPattern: ObjectIdentifier(Key.self)) }
+
+    /// The decoder's fast path and the column of `key`, when the key is the expected one by its
+    /// byte (as in `index(_:_:)`); `nil` otherwise, and when the container outlived its decoder.
+    /// Moves nothing: the caller moves the cursor on (`advance`) once it has read the value,
+    /// and otherwise takes the general path, which finds the column again.
+    @inline(__always)
+    private func expected(_ key: Key) -> (path: RowDecoderCore.FastPath, index: Int)? {
+        guard MemoryLayout<Key>.size == 1, link.pointee.generation == generation, let path = link.pointee.fast
+        else { return nil }
+        let next = path.cursor.pointee
+        guard next < path.columnCount, path.keyTagOwner.pointee == Self.keyTypeID,
+            path.keyTags[next] == Int16(unsafeBitCast(key, to: UInt8.self))
+        else { return nil }
+        return (path, next)
+    }
+
+    /// `index(_:_:)` by name, for a one-byte key, recording the key's byte beside the column
+    /// found when `Key` owns the decoder's tags (or takes them, as the first to come).
+    @inline(never)
+    private func indexRecordingTag(_ key: Key, _ decoder: RowDecoderCore) -> Int? {
+        guard let index = decoder.index(key.stringValue) else { return nil }
+        let owner = decoder.keyTagOwner.pointee
+        if owner == 0 { decoder.keyTagOwner.pointee = Self.keyTypeID }
+        if owner == 0 || owner == Self.keyTypeID {
+            decoder.keyTags[index] = Int16(unsafeBitCast(key, to: UInt8.self))
+        }
         return index
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
         try core { decoder in
-            guard let index = decoder.index(key.stringValue) else { return true }
+            guard let index = index(key, decoder) else { return true }
             return decoder.value(at: index).isNull
         }
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try core { decoder in
+        if let (path, index) = expected(key), let number = path.integer(index), number == 0 || number == 1 {
+            path.cursor.pointee = index + 1
+            return number == 1
+        }
+        return try core { decoder in
             let index = try required(key, decoder)
             if let number = decoder.integer(index), number == 0 || number == 1 { return number == 1 }
             return try PrimitiveCoding.decodeBool(decoder.value(at: index), column: key.stringValue)
         }
     }
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try core { decoder in
+        if let (path, index) = expected(key), let text = path.text(index) {
+            path.cursor.pointee = index + 1
+            return text
+        }
+        return try core { decoder in
             let index = try required(key, decoder)
             if let text = decoder.text(index) { return text }
             return try PrimitiveCoding.decodeString(decoder.value(at: index), column: key.stringValue)
         }
     }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try core { decoder in
+        if let (path, index) = expected(key), let number = path.real(index) {
+            path.cursor.pointee = index + 1
+            return number
+        }
+        return try core { decoder in
             let index = try required(key, decoder)
             if let number = decoder.real(index) { return number }
             return try PrimitiveCoding.decodeDouble(decoder.value(at: index), column: key.stringValue)
         }
     }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try core { decoder in
+        if let (path, index) = expected(key), let number = path.real(index), let exact = Float(exactly: number) {
+            path.cursor.pointee = index + 1
+            return exact
+        }
+        return try core { decoder in
             let index = try required(key, decoder)
             if let number = decoder.real(index), let exact = Float(exactly: number) { return exact }
             return try PrimitiveCoding.decodeFloat(decoder.value(at: index), column: key.stringValue)
@@ -326,7 +445,11 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     @inline(__always)
     private func integer<T: FixedWidthInteger>(_ key: Key) throws -> T {
-        try core { decoder in
+        if let (path, index) = expected(key), let number = path.integer(index), let exact = T(exactly: number) {
+            path.cursor.pointee = index + 1
+            return exact
+        }
+        return try core { decoder in
             let index = try required(key, decoder)
             if let number = decoder.integer(index), let exact = T(exactly: number) { return exact }
             return try PrimitiveCoding.decodeInteger(decoder.value(at: index), column: key.stringValue)
@@ -334,7 +457,17 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try core { decoder in
+        if T.self == Date.self || T.self == Data.self, let (path, index) = expected(key) {
+            if T.self == Date.self, let seconds = path.real(index) {
+                path.cursor.pointee = index + 1
+                return unsafeBitCast(Date(timeIntervalSince1970: seconds), to: T.self)
+            }
+            if T.self == Data.self, let data = path.blob(index) {
+                path.cursor.pointee = index + 1
+                return unsafeBitCast(data, to: T.self)
+            }
+        }
+        return try core { decoder in
             let index = try required(key, decoder)
             // A Date stored as a real and Data stored as a blob, read without a StorageValue (a
             // `T?` here would cost a metadata look-up of `Optional<T>` per call).
@@ -357,29 +490,41 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-        try core { decoder in
-            guard let index = decoder.index(key.stringValue) else { return nil }
+        if let (path, index) = expected(key), let number = path.integer(index), number == 0 || number == 1 {
+            path.cursor.pointee = index + 1
+            return number == 1
+        }
+        return try core { decoder in
+            guard let index = index(key, decoder) else { return nil }
             if let number = decoder.integer(index), number == 0 || number == 1 { return number == 1 }
             return try optional(index, decoder) { try PrimitiveCoding.decodeBool($0, column: key.stringValue) }
         }
     }
     func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
-        try core { decoder in
-            guard let index = decoder.index(key.stringValue) else { return nil }
+        if let (path, index) = expected(key), let text = path.text(index) {
+            path.cursor.pointee = index + 1
+            return text
+        }
+        return try core { decoder in
+            guard let index = index(key, decoder) else { return nil }
             if let text = decoder.text(index) { return text }
             return try optional(index, decoder) { try PrimitiveCoding.decodeString($0, column: key.stringValue) }
         }
     }
     func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-        try core { decoder in
-            guard let index = decoder.index(key.stringValue) else { return nil }
+        if let (path, index) = expected(key), let number = path.real(index) {
+            path.cursor.pointee = index + 1
+            return number
+        }
+        return try core { decoder in
+            guard let index = index(key, decoder) else { return nil }
             if let number = decoder.real(index) { return number }
             return try optional(index, decoder) { try PrimitiveCoding.decodeDouble($0, column: key.stringValue) }
         }
     }
     func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
         try core { decoder in
-            guard let index = decoder.index(key.stringValue) else { return nil }
+            guard let index = index(key, decoder) else { return nil }
             return try optional(index, decoder) { try PrimitiveCoding.decodeFloat($0, column: key.stringValue) }
         }
     }
@@ -396,8 +541,12 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     @inline(__always)
     private func optionalInteger<T: FixedWidthInteger>(_ key: Key) throws -> T? {
-        try core { decoder in
-            guard let index = decoder.index(key.stringValue) else { return nil }
+        if let (path, index) = expected(key), let number = path.integer(index), let exact = T(exactly: number) {
+            path.cursor.pointee = index + 1
+            return exact
+        }
+        return try core { decoder in
+            guard let index = index(key, decoder) else { return nil }
             if let number = decoder.integer(index), let exact = T(exactly: number) { return exact }
             return try optional(index, decoder) { try PrimitiveCoding.decodeInteger($0, column: key.stringValue) }
         }
@@ -416,8 +565,18 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try core { decoder in
-            guard let index = decoder.index(key.stringValue) else { return nil }
+        if T.self == Date.self || T.self == Data.self, let (path, index) = expected(key) {
+            if T.self == Date.self, let seconds = path.real(index) {
+                path.cursor.pointee = index + 1
+                return unsafeBitCast(Date(timeIntervalSince1970: seconds), to: T.self)
+            }
+            if T.self == Data.self, let data = path.blob(index) {
+                path.cursor.pointee = index + 1
+                return unsafeBitCast(data, to: T.self)
+            }
+        }
+        return try core { decoder in
+            guard let index = index(key, decoder) else { return nil }
             if T.self == Date.self, let seconds = decoder.real(index) {
                 return unsafeBitCast(Date(timeIntervalSince1970: seconds), to: T.self)
             }
@@ -461,6 +620,8 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
 struct DecoderLink {
     var generation: UInt64 = 0
     var core: Unmanaged<RowDecoderCore>?
+    /// `core`'s fast path while `core` is set.
+    var fast: RowDecoderCore.FastPath?
 
     /// Links no decoder uses now.
     private static let idle = Locked<[UnsafeMutablePointer<DecoderLink>]>([])
@@ -475,6 +636,7 @@ struct DecoderLink {
                 return made
             }()
         link.pointee.core = Unmanaged.passUnretained(core)
+        link.pointee.fast = core.fastPath
         return link
     }
 
@@ -482,6 +644,7 @@ struct DecoderLink {
     static func giveBack(_ link: UnsafeMutablePointer<DecoderLink>) {
         link.pointee.generation &+= 1
         link.pointee.core = nil
+        link.pointee.fast = nil
         idle.withLock { $0.append(link) }
     }
 

@@ -38,6 +38,8 @@ public final class ObjectStore: Sendable {
     /// last), by the type's identity: one lock and one hash of an identity a look-up (see
     /// ``TypeReadPlan``).
     private let typeReadPlans = Locked<[ObjectIdentifier: TypeReadPlan]>([:])
+    /// The entry of `typeReadPlans` used last, found without the lock (see `LastTypeReadPlan`).
+    private let lastTypeReadPlan = LastTypeReadPlan()
     /// Orders the publication of committed changes (change streams deliver in commit order).
     private let commits = CommitSequencer()
     let changeHub = ChangeHub()
@@ -156,14 +158,23 @@ public final class ObjectStore: Sendable {
     /// plan only while `plan.schema` is the stored schema.
     func typeReadPlan<T>(for type: T.Type) -> TypeReadPlan? {
         let id = ObjectIdentifier(type)
-        return typeReadPlans.withLock { $0[id] }
+        if let last = lastTypeReadPlan.find(id) { return last }
+        guard let found = typeReadPlans.withLock({ $0[id] }) else { return nil }
+        lastTypeReadPlan.store(found)
+        return found
     }
 
     /// A look-up plan for `type` over `stored`, kept for the next look-ups of the type.
     func makeTypeReadPlan<T>(for type: T.Type, info: ModelInfo, stored: CollectionSchema) -> TypeReadPlan {
         let id = ObjectIdentifier(type)
-        let made = TypeReadPlan(collection: info.collection, typeName: info.typeName, plan: readPlan(for: stored))
+        let made = TypeReadPlan(
+            type: id,
+            collection: info.collection,
+            typeName: info.typeName,
+            plan: readPlan(for: stored)
+        )
         typeReadPlans.withLock { $0[id] = made }
+        lastTypeReadPlan.store(made)
         return made
     }
 
@@ -213,8 +224,8 @@ public final class ObjectStore: Sendable {
             // wait goes to the store's threads instead.
             guard singleQuery,
                 let result = try backend.readSingleQueryWithoutWaiting({ transaction in
-                    CommitSequencer.readDepth += 1
-                    defer { CommitSequencer.readDepth -= 1 }
+                    let depth = CommitSequencer.enterRead()
+                    defer { depth.pointee -= 1 }
                     return try body(transaction, nil)
                 })
             else { throw ReadWithoutWaiting.WouldWait() }
@@ -222,14 +233,14 @@ public final class ObjectStore: Sendable {
         }
         if singleQuery {
             return try backend.readSingleQuery { transaction in
-                CommitSequencer.readDepth += 1
-                defer { CommitSequencer.readDepth -= 1 }
+                let depth = CommitSequencer.enterRead()
+                defer { depth.pointee -= 1 }
                 return try body(transaction, nil)
             }
         }
         return try backend.read { transaction in
-            CommitSequencer.readDepth += 1
-            defer { CommitSequencer.readDepth -= 1 }
+            let depth = CommitSequencer.enterRead()
+            defer { depth.pointee -= 1 }
             return try body(transaction, nil)
         }
     }

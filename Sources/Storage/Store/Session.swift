@@ -371,7 +371,7 @@ final class Session {
         guard !key.isNull else {
             throw StorageError(.invalidKey, "a primary key may not be null", collection: plan.schema.name)
         }
-        return key.applyingAffinity(plan.types[plan.schema.primaryKey] ?? .untyped)
+        return key.applyingAffinity(plan.keyType)
     }
 
     func count<T>(_ type: T.Type, where predicate: StoragePredicate?) throws -> Int {
@@ -592,7 +592,19 @@ extension ObjectStore {
         reader: any StorageReadTransaction,
         session: Session?
     ) throws -> Bool {
-        let kept = typeReadPlan(for: T.self)
+        try fetch(type, id: id, into: slot, reader: reader, session: session, kept: typeReadPlan(for: T.self))
+    }
+
+    /// `fetch(_:id:into:reader:session:)` with the type's look-up plan found already
+    /// (`typeReadPlan(for:)`, or `nil` when it has none yet).
+    func fetch<T: Decodable>(
+        _ type: T.Type,
+        id: StorageValue,
+        into slot: UnsafeMutablePointer<T>,
+        reader: any StorageReadTransaction,
+        session: Session?,
+        kept: TypeReadPlan?
+    ) throws -> Bool {
         let info = kept == nil ? try self.info(for: type) : nil
         let collection = kept?.collection ?? info!.collection
         let found: CollectionSchema?
@@ -603,7 +615,7 @@ extension ObjectStore {
         }
         guard let stored = found else { return false }
         let lookup: TypeReadPlan
-        if let kept, kept.plan.schema == stored {
+        if let kept, kept.plan.describes(stored) {
             lookup = kept
         } else {
             lookup = makeTypeReadPlan(for: T.self, info: try info ?? self.info(for: type), stored: stored)
