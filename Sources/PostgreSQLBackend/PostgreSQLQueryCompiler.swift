@@ -7,8 +7,8 @@ import Storage
 /// (`COLLATE "C"` columns), `LIKE` is ASCII case-insensitive with no escape character, and nulls
 /// sort first.
 ///
-/// A predicate it cannot express (a `LIKE` on a non-text column, or a node it does not know)
-/// makes `compile` return `nil`; the caller then filters with `PreparedPredicate`.
+/// A predicate it cannot express (a `LIKE` on a non-text column) makes `compile` return `nil`;
+/// the caller then filters with `PreparedPredicate`.
 struct PostgreSQLQueryCompiler {
     let schema: CollectionSchema
     /// The values of the placeholders, in order (`.null` in the place of an array).
