@@ -31,31 +31,6 @@ enum PostgreSQLChangeFeed {
     /// How many commits of one backend pass between two prunings by its writer.
     static let pruneEvery = 256
 
-    /// What a writer needs to record its changes: made once per backend, not per commit (a
-    /// profile of single saves showed the string building and hashing among the backend's
-    /// largest costs per commit).
-    struct Recording: Sendable {
-        /// The backend's name in the change table, so that its listeners skip its own commits.
-        let origin: String
-        /// The advisory lock that orders the change rows (`lockKey(for:)`).
-        let lockKey: Int64
-        /// The store's notification channel.
-        let channel: String
-        /// The advisory lock writers hold shared and listener changes exclusively
-        /// (`observeLockKey(for:)`).
-        let observeLockKey: Int64
-        /// The listener count's sequence, as a qualified name (`PostgreSQLCatalog.observedSequence`).
-        let observedSequence: String
-
-        init(schema: String, catalog: PostgreSQLCatalog, origin: String) {
-            self.origin = origin
-            lockKey = PostgreSQLChangeFeed.lockKey(for: schema)
-            channel = PostgreSQLChangeFeed.channel(for: schema)
-            observeLockKey = PostgreSQLChangeFeed.observeLockKey(for: schema)
-            observedSequence = catalog.observedSequence
-        }
-    }
-
     private static func key(_ text: String) -> Int64 {
         Int64(bitPattern: UInt64(PostgreSQLIdentifier.hash(text), radix: 16) ?? 0)
     }

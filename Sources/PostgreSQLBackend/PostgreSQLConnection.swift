@@ -229,25 +229,17 @@ final class PostgreSQLConnection: @unchecked Sendable {
         if let failed { throw failed }
     }
 
-    /// Runs the prepared `statement` on its own, outside a transaction block: the server runs
-    /// and commits it as a transaction of its own (at the connection's default isolation), in
-    /// one round trip. `hasBegun` is set once the statement has been sent — from then on a lost
-    /// connection leaves its outcome unknown — unless the server's first answer is an error (the
-    /// statement did not complete, so nothing was committed).
+    /// Runs the prepared `sql` on its own, outside a transaction block: the server runs and
+    /// commits it as a transaction of its own (at the connection's default isolation), in one
+    /// round trip. Its parameters are the fields of the COPY binary `tuple`
+    /// (`PostgreSQLParameters.forEachField(of:_:)`), pointed at where they are, then `extra`'s: a
+    /// single save's record is not copied into a parameter buffer of its own. `hasBegun` is set
+    /// once the statement has been sent — from then on a lost connection leaves its outcome
+    /// unknown — unless the server's first answer is an error (the statement did not complete, so
+    /// nothing was committed).
     /// - Returns: the rows the statement affected.
     /// - Throws: the statement's error, or the commit's (reported after the statement's own
     ///   result); `.connectionLost` when the connection broke.
-    @discardableResult
-    func runAlone(_ statement: PipelinedStatement) throws -> Int {
-        try runAlone(statement.sql, context: statement.context, collection: statement.collection) { send in
-            statement.parameters.withArrays { count, values, lengths, formats in send(count, values, lengths, formats) }
-        }
-    }
-
-    /// Runs the prepared `sql` on its own, as `runAlone(_:)` does, with the fields of the COPY
-    /// binary `tuple` (a 16-bit field count, then each field's 32-bit length, -1 for null, and
-    /// its bytes) as its first parameters, pointed at where they are, and `extra`'s after them:
-    /// a single save's record is not copied into a parameter buffer of its own.
     @discardableResult
     func runAlone(
         _ sql: String,
@@ -256,73 +248,46 @@ final class PostgreSQLConnection: @unchecked Sendable {
         context: String,
         collection: String?
     ) throws -> Int {
-        let fields = tuple.count >= 2 ? Int(tuple.loadUnaligned(as: UInt16.self).bigEndian) : 0
-        let capacity = max(fields + extra.count, 1)
-        return try runAlone(sql, context: context, collection: collection) { send in
-            withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: capacity) { values in
-                withUnsafeTemporaryAllocation(of: Int32.self, capacity: capacity) { lengths in
-                    withUnsafeTemporaryAllocation(of: Int32.self, capacity: capacity) { formats in
-                        formats.initialize(repeating: 1)
-                        var count = 0
-                        var offset = 2
-                        while count < fields, offset + 4 <= tuple.count, let base = tuple.baseAddress {
-                            let length = Int32(
-                                bitPattern: tuple.loadUnaligned(fromByteOffset: offset, as: UInt32.self).bigEndian
-                            )
-                            offset += 4
-                            if length < 0 {
-                                values.initializeElement(at: count, to: nil)
-                                lengths.initializeElement(at: count, to: 0)
-                            } else {
-                                let field = (base + offset).assumingMemoryBound(to: CChar.self)
-                                values.initializeElement(at: count, to: UnsafePointer(field))
-                                lengths.initializeElement(at: count, to: length)
-                                offset += Int(length)
-                            }
-                            count += 1
-                        }
-                        func sendAll(_ extraCount: Int32) -> Int32 {
-                            send(
-                                Int32(count) + extraCount,
-                                UnsafePointer(values.baseAddress),
-                                UnsafePointer(lengths.baseAddress),
-                                UnsafePointer(formats.baseAddress)
-                            )
-                        }
-                        guard extra.count > 0 else { return sendAll(0) }
-                        return extra.withArrays { extraCount, extraValues, extraLengths, _ in
-                            for index in 0..<Int(extraCount) {
-                                values.initializeElement(at: count + index, to: extraValues?[index])
-                                lengths.initializeElement(at: count + index, to: extraLengths?[index] ?? 0)
-                            }
-                            return sendAll(extraCount)
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// `runAlone`'s work: sends the prepared `sql` through `send` (which calls the function it
-    /// is given with the parameters) and reads the answers.
-    private func runAlone(
-        _ sql: String,
-        context: String,
-        collection: String?,
-        parameters send: (
-            (
-                Int32, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?
-            ) -> Int32
-        ) -> Int32
-    ) throws -> Int {
         detachStream()
         try settle()
         hasBegun = false
         let name = try preparedStatement(sql, collection: collection)
+        let fields = tuple.count >= 2 ? Int(tuple.loadUnaligned(as: UInt16.self).bigEndian) : 0
+        let capacity = max(fields + extra.count, 1)
         let handle = handle
-        let sent = name.withCString { name in
-            send { count, values, lengths, formats in
-                PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+        let sent = withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: capacity) { values in
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: capacity) { lengths in
+                withUnsafeTemporaryAllocation(of: Int32.self, capacity: capacity) { formats in
+                    formats.initialize(repeating: 1)
+                    var count = 0
+                    PostgreSQLParameters.forEachField(of: tuple) { offset, length in
+                        let field = length < 0 ? nil : tuple.baseAddress.map { $0 + offset }
+                        values.initializeElement(at: count, to: field?.assumingMemoryBound(to: CChar.self))
+                        lengths.initializeElement(at: count, to: max(length, 0))
+                        count += 1
+                    }
+                    func send(_ extraCount: Int32) -> Int32 {
+                        name.withCString { name in
+                            PQsendQueryPrepared(
+                                handle,
+                                name,
+                                Int32(count) + extraCount,
+                                UnsafePointer(values.baseAddress),
+                                UnsafePointer(lengths.baseAddress),
+                                UnsafePointer(formats.baseAddress),
+                                1
+                            )
+                        }
+                    }
+                    guard extra.count > 0 else { return send(0) }
+                    return extra.withArrays { extraCount, extraValues, extraLengths, _ in
+                        for index in 0..<Int(extraCount) {
+                            values.initializeElement(at: count + index, to: extraValues?[index])
+                            lengths.initializeElement(at: count + index, to: extraLengths?[index] ?? 0)
+                        }
+                        return send(extraCount)
+                    }
+                }
             }
         }
         guard sent == 1 else {

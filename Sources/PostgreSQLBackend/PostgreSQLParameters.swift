@@ -46,32 +46,38 @@ struct PostgreSQLParameters {
         for value in values { append(value) }
     }
 
-    /// The fields of one COPY binary tuple (a 16-bit field count, then each field's 32-bit
-    /// length, -1 for null, and its bytes), each a parameter: COPY and parameters share the
-    /// binary formats.
-    ///
-    /// `extra` parameters are expected after the tuple's fields (`extraBytes` bytes in all), so
-    /// that the arrays are allocated once. The fields are copied with one `memcpy` each and their
-    /// lengths loaded whole: a byte-wise copy through `Slice` and a `reduce` per length were
+    /// The fields of one COPY binary tuple (see `forEachField(of:_:)`), each a parameter: COPY
+    /// and parameters share the binary formats. The fields are copied with one `memcpy` each and
+    /// their lengths loaded whole: a byte-wise copy through `Slice` and a `reduce` per length were
     /// about 6,900 instructions of a single save.
-    init(copyTuple tuple: UnsafeRawBufferPointer, extra: Int = 0, extraBytes: Int = 0) {
-        let fields = tuple.count >= 2 ? Int(tuple.loadUnaligned(as: UInt16.self).bigEndian) : 0
-        offsets.reserveCapacity(fields + extra)
-        lengths.reserveCapacity(fields + extra)
-        bytes.reserveCapacity(tuple.count + extraBytes)
-        var offset = 2
-        while offset + 4 <= tuple.count {
-            let fieldLength = Int32(bitPattern: tuple.loadUnaligned(fromByteOffset: offset, as: UInt32.self).bigEndian)
-            offset += 4
-            if fieldLength < 0 {
+    init(copyTuple tuple: UnsafeRawBufferPointer) {
+        bytes.reserveCapacity(tuple.count)
+        Self.forEachField(of: tuple) { offset, length in
+            guard length >= 0 else {
                 offsets.append(-1)
                 lengths.append(0)
-                continue
+                return
             }
             offsets.append(bytes.count)
-            lengths.append(fieldLength)
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: tuple[offset..<offset + Int(fieldLength)]))
-            offset += Int(fieldLength)
+            lengths.append(length)
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: tuple[offset..<offset + Int(length)]))
+        }
+    }
+
+    /// Calls `body` with the offset and the length (-1 for null) of each field of a COPY binary
+    /// tuple: a 16-bit field count, then each field's 32-bit length and its bytes, in network byte
+    /// order.
+    @inline(__always)
+    static func forEachField(of tuple: UnsafeRawBufferPointer, _ body: (_ offset: Int, _ length: Int32) -> Void) {
+        let fields = tuple.count >= 2 ? Int(tuple.loadUnaligned(as: UInt16.self).bigEndian) : 0
+        var offset = 2
+        var field = 0
+        while field < fields, offset + 4 <= tuple.count {
+            let length = Int32(bitPattern: tuple.loadUnaligned(fromByteOffset: offset, as: UInt32.self).bigEndian)
+            offset += 4
+            body(offset, length)
+            if length > 0 { offset += Int(length) }
+            field += 1
         }
     }
 

@@ -215,14 +215,14 @@ final class PostgreSQLRecordWriter: RecordWriter {
     /// The buffer is left as it is.
     /// - Parameters:
     ///   - connection: a connection outside any transaction block.
-    ///   - recording: what the change record needs.
+    ///   - origin: the backend's name in the change table (`saveOneSQL`'s change record).
     ///   - unobserved: the upsert checked for listeners (`saveOneUnobservedSQL`), instead of the
     ///     upsert and its change record (`saveOneSQL`).
     /// - Returns: the rows the statement affected (for `saveOneSQL`: the change rows inserted).
     /// - Throws: what `PostgreSQLConnection.runAlone` throws.
     func saveAlone(
         on connection: PostgreSQLConnection,
-        recording: PostgreSQLChangeFeed.Recording,
+        origin: String,
         unobserved: Bool
     ) throws -> Int? {
         guard tupleCount == 1, let key = firstKey else { return nil }
@@ -235,7 +235,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
         } else {
             sql = plan.saveOneSQL
             extra = PostgreSQLParameters([
-                .text(recording.origin), .text(collection), .text(PostgreSQLChangeFeed.encode([key])),
+                .text(origin), .text(collection), .text(PostgreSQLChangeFeed.encode([key])),
             ])
         }
         return try connection.runAlone(

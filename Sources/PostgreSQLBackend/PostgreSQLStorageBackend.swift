@@ -57,7 +57,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// The statement that records a commit's changes (`PostgreSQLChangeFeed.publishSQL`) and
     /// what it needs: made once, not per commit.
     private let publishSQL: String
-    private let recording: PostgreSQLChangeFeed.Recording
+    /// The backend's name in the change table, so that its listeners skip its own commits.
+    private let origin = UUID().uuidString
     /// `BEGIN ISOLATION LEVEL <the write isolation>`, made once (longer than a small string).
     private let writeBegin: String
     /// Whether the last single save found a store listening (see `runSingleSave`).
@@ -98,11 +99,6 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         catalog = PostgreSQLCatalog(schema: configuration.schema)
         publishSQL = PostgreSQLChangeFeed.publishSQL(catalog)
         writeBegin = "BEGIN ISOLATION LEVEL " + configuration.isolation.rawValue
-        recording = PostgreSQLChangeFeed.Recording(
-            schema: configuration.schema,
-            catalog: catalog,
-            origin: UUID().uuidString
-        )
         let connection = try primary.connect()
         try createStore(on: connection)
         primary.checkIn(connection)
@@ -124,7 +120,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         for attempt in 0... {
             do {
                 try connection.execute(
-                    "BEGIN; SELECT pg_advisory_xact_lock(\(recording.observeLockKey)); " + catalog.creationSQL
+                    "BEGIN; SELECT pg_advisory_xact_lock(\(catalog.observeLockKey)); " + catalog.creationSQL
                 )
                 try PostgreSQLChangeFeed.recount(
                     on: connection,
@@ -337,7 +333,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         defer { writer.forgetBufferedRecords() }
         if !listenersSeen.load(ordering: .relaxed) {
             do {
-                if try writer.saveAlone(on: connection, recording: recording, unobserved: true) != nil {
+                if try writer.saveAlone(on: connection, origin: origin, unobserved: true) != nil {
                     return false
                 }
             } catch let error as StorageError
@@ -346,7 +342,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 listenersSeen.store(true, ordering: .relaxed)
             }
         }
-        guard let changeRows = try writer.saveAlone(on: connection, recording: recording, unobserved: false) else {
+        guard let changeRows = try writer.saveAlone(on: connection, origin: origin, unobserved: false) else {
             return false
         }
         let recorded = changeRows > 0
@@ -371,7 +367,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             return
         }
         let rows = transaction.changes.rows
-        var parameters = PostgreSQLParameters([.text(recording.origin)])
+        var parameters = PostgreSQLParameters([.text(origin)])
         parameters.appendArray(rows.collections, elementType: PostgreSQLType.text)
         parameters.appendArray(rows.upserted, elementType: PostgreSQLType.text)
         parameters.appendArray(rows.deleted, elementType: PostgreSQLType.text)
@@ -401,7 +397,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             on: connection,
             catalog: catalog,
             lockKey: PostgreSQLChangeFeed.pruneLockKey(for: configuration.schema),
-            observeLockKey: recording.observeLockKey,
+            observeLockKey: catalog.observeLockKey,
             retention: configuration.changeRetention
         )
     }
@@ -420,10 +416,10 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         let listener = PostgreSQLChangeListener(
             open: { try primary.connect(statementTimeout: false) },
             catalog: catalog,
-            channel: recording.channel,
-            origin: recording.origin,
+            channel: catalog.channel,
+            origin: origin,
             pruneLockKey: PostgreSQLChangeFeed.pruneLockKey(for: configuration.schema),
-            observeLockKey: recording.observeLockKey,
+            observeLockKey: catalog.observeLockKey,
             retention: configuration.changeRetention,
             handler: handler
         )

@@ -59,7 +59,7 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
 
     /// When the transaction is one saved record and nothing else — no statement sent yet, one
     /// writer holding one record — that writer, whose record is then saved by one statement on
-    /// its own (`PostgreSQLRecordWriter.pendingSave`) instead of in `BEGIN … COMMIT`; otherwise
+    /// its own (`PostgreSQLRecordWriter.saveAlone`) instead of in `BEGIN … COMMIT`; otherwise
     /// `nil`.
     func singleSaveWriter() -> PostgreSQLRecordWriter? {
         guard connection.hasPendingBegin, changedSchemas.isEmpty, droppedCollections.isEmpty, savepoints == 0,
