@@ -26,6 +26,9 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// A `BEGIN` not sent yet: it goes with the next statement, in one round trip (pipeline
     /// mode), and is dropped when the transaction ends before any statement.
     private var pendingBegin: String?
+    /// The statement sent right after `pendingBegin`, before the transaction's first statement
+    /// takes its snapshot (a write transaction's `LOCK TABLE`), if any.
+    private var pendingLock: String?
     /// A `COMMIT` sent without waiting for its answer (a read's, in pipeline mode), read before
     /// the next statement: by then it has arrived, so no round trip is spent waiting for it.
     private var unreadCommit = false
@@ -120,13 +123,26 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// previous commit's answer) failed before the server answered it.
     private(set) var hasBegun = false
 
-    /// Begins a transaction with `sql` (`BEGIN …`), sent with the transaction's first statement.
+    /// Begins a transaction with `sql` (`BEGIN …`), sent with the transaction's first statement;
+    /// `lock` (a `LOCK TABLE`, which takes no snapshot) is sent right after it.
     /// - Throws: `.connectionLost` when the answer to the previous commit shows the connection
     ///   broken.
-    func begin(_ sql: String) throws {
+    func begin(_ sql: String, lock: String? = nil) throws {
         hasBegun = false
         try settle()
         pendingBegin = sql
+        pendingLock = lock
+    }
+
+    /// Sends the pending `BEGIN` and its lock statement, if any, in pipeline mode (which the
+    /// caller entered).
+    /// - Returns: how many statements it sent (0 with no pending `BEGIN`), or `nil` when sending
+    ///   failed.
+    private func sendPendingBeginInPipeline() -> Int? {
+        guard let begin = pendingBegin else { return 0 }
+        guard PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 1) == 1 else { return nil }
+        guard let lock = pendingLock else { return 1 }
+        return PQsendQueryParams(handle, lock, 0, nil, nil, nil, nil, 1) == 1 ? 2 : nil
     }
 
     /// Prepares the connection for statements outside a transaction (each its own snapshot):
@@ -186,11 +202,9 @@ final class PostgreSQLConnection: @unchecked Sendable {
         detachStream()
         try settle()
         let names = try statements.map { try preparedStatement($0.sql, collection: $0.collection) }
-        let begin = pendingBegin
         var sent = PQenterPipelineMode(handle) == 1
-        if let begin {
-            sent = sent && PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 1) == 1
-        }
+        let beginStatements = sent ? sendPendingBeginInPipeline() : nil
+        sent = sent && beginStatements != nil
         for (statement, name) in zip(statements, names) where sent {
             sent =
                 statement.parameters.withArrays { count, values, lengths, formats in
@@ -206,14 +220,14 @@ final class PostgreSQLConnection: @unchecked Sendable {
         // the transaction must not be run again.
         pendingBegin = nil
         hasBegun = true
-        let first = begin == nil ? 0 : 1
+        let first = beginStatements ?? 0
         var failed: StorageError?
         try readPipeline(count: first + statements.count + 1) { index, result, status in
             guard failed == nil else { return false }
             guard status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK else { return false }
             let position = index - first
             if position < 0, let result, PQresultErrorField(result, Int32(UInt8(ascii: "C"))) != nil {
-                // The server refused the BEGIN, or ended the connection before it (an idle
+                // The server refused the BEGIN or its lock, or ended the connection before it (an idle
                 // connection terminated meanwhile says so first): nothing of the pipeline ran.
                 hasBegun = false
             }
@@ -346,10 +360,11 @@ final class PostgreSQLConnection: @unchecked Sendable {
         if let failed { throw failed }
     }
 
-    /// Sends the pending `BEGIN`, if any, on its own.
+    /// Sends the pending `BEGIN` and its lock statement, if any, on their own.
     private func sendPendingBegin(collection: String?) throws {
-        guard let sql = pendingBegin else { return }
-        let result = PQexec(handle, sql)
+        guard let begin = pendingBegin else { return }
+        // Two statements in one simple query: the lock runs only when the `BEGIN` did.
+        let result = PQexec(handle, pendingLock.map { begin + "; " + $0 } ?? begin)
         defer { PQclear(result) }
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         guard status == PGRES_COMMAND_OK else {
@@ -490,8 +505,8 @@ final class PostgreSQLConnection: @unchecked Sendable {
         detachStream()
         try settle()
         let name = try preparedStatement(sql, collection: collection)
-        if let begin = pendingBegin {
-            return try queryAfterBegin(begin, name, parameters, context, collection: collection)
+        if pendingBegin != nil {
+            return try queryAfterBegin(name, parameters, context, collection: collection)
         }
         let result = parameters.withArrays { count, values, lengths, formats in
             PQexecPrepared(handle, name, count, values, lengths, formats, 1)
@@ -504,49 +519,52 @@ final class PostgreSQLConnection: @unchecked Sendable {
         return PostgreSQLResult(result)
     }
 
-    /// Sends the pending `BEGIN` and the prepared statement `name` together (pipeline mode) and
-    /// returns the statement's result: one round trip for both.
+    /// Sends the pending `BEGIN` (and its lock) and the prepared statement `name` together
+    /// (pipeline mode) and returns the statement's result: one round trip for all.
     private func queryAfterBegin(
-        _ begin: String,
         _ name: String,
         _ parameters: PostgreSQLParameters,
         _ context: String,
         collection: String?
     ) throws -> PostgreSQLResult {
+        let first = PQenterPipelineMode(handle) == 1 ? sendPendingBeginInPipeline() : nil
         let sent =
-            PQenterPipelineMode(handle) == 1 && PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 1) == 1
+            first != nil
             && parameters.withArrays { count, values, lengths, formats in
                 PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
             } == 1 && PQpipelineSync(handle) == 1
-        guard sent else {
+        guard let first, sent else {
             isBroken = true
             throw failure(nil, context, collection: collection)
         }
-        return PostgreSQLResult(try readLastResult(afterBegin: true, statements: 1, context, collection: collection))
+        return PostgreSQLResult(try readLastResult(after: first, statements: 1, context, collection: collection))
     }
 
-    /// Reads the answers to a pipeline of the pending `BEGIN` (when `afterBegin`) and
-    /// `statements` statements, each of which must succeed, and returns the last statement's
-    /// result (the caller clears it). A `BEGIN` that succeeded marks the transaction begun.
+    /// Reads the answers to a pipeline of `first` statements of the pending `BEGIN` (the `BEGIN`
+    /// and its lock, or none) and `statements` statements, each of which must succeed, and
+    /// returns the last statement's result (the caller clears it). A `BEGIN` that succeeded
+    /// with its lock marks the transaction begun.
     /// - Throws: the `BEGIN`'s error or the first failing statement's (the later ones did not
     ///   run); `.connectionLost` when the connection broke.
     private func readLastResult(
-        afterBegin: Bool,
+        after first: Int,
         statements: Int,
         _ context: String,
         collection: String?
     ) throws -> OpaquePointer {
-        let first = afterBegin ? 1 : 0
         let last = first + statements - 1
         var failed: StorageError?
         var kept: OpaquePointer?
         do {
             try readPipeline(count: last + 1) { index, result, status in
                 if index < first {
+                    // The `BEGIN`, then its lock: the first failure is the one reported.
                     if status == PGRES_COMMAND_OK {
-                        pendingBegin = nil
-                        hasBegun = true
-                    } else {
+                        if index == 0 {
+                            pendingBegin = nil
+                            hasBegun = true
+                        }
+                    } else if failed == nil {
                         failed = failure(result, "cannot begin a transaction", collection: collection)
                     }
                     return false
@@ -636,13 +654,9 @@ final class PostgreSQLConnection: @unchecked Sendable {
             "DECLARE " + Self.cursorName + " NO SCROLL CURSOR FOR " + sql,
             collection: collection
         )
-        let begin = pendingBegin
-        var sent = PQenterPipelineMode(handle) == 1
-        if let begin {
-            sent = sent && PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 1) == 1
-        }
-        sent =
-            sent
+        let first = PQenterPipelineMode(handle) == 1 ? sendPendingBeginInPipeline() : nil
+        let sent =
+            first != nil
             && parameters.withArrays { count, values, lengths, formats in
                 PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
             } == 1
@@ -656,11 +670,11 @@ final class PostgreSQLConnection: @unchecked Sendable {
                 nil,
                 1
             ) == 1 && PQpipelineSync(handle) == 1
-        guard sent else {
+        guard let first, sent else {
             isBroken = true
             throw failure(nil, context, collection: collection)
         }
-        let batch = try readLastResult(afterBegin: begin != nil, statements: 2, context, collection: collection)
+        let batch = try readLastResult(after: first, statements: 2, context, collection: collection)
         let stream = PostgreSQLCursorStream(connection: self, first: batch, context: context, collection: collection)
         defer {
             if activeCursor === stream { activeCursor = nil }

@@ -33,6 +33,14 @@ extension PostgreSQLStorageBackend {
         /// How many times a write transaction is run again after a serialization failure or a
         /// deadlock before the error (`.busy`) is thrown. Default: 50.
         public var retryLimit: Int
+        /// After how many serialization failures or deadlocks in a row a write transaction runs
+        /// again alone: it waits until the store's other write transactions have ended, keeps new
+        /// ones waiting until it ends, and runs at `REPEATABLE READ`, so that no conflict with the
+        /// store's other transactions fails it again — not even the false ones `SERIALIZABLE`
+        /// reports while a long transaction runs anywhere on the server (see
+        /// `docs/POSTGRESQL.md`, "Transactions that keep conflicting"). A single-record save
+        /// never waits for it. `Int.max` never runs a transaction alone. Default: 4.
+        public var runAloneAfter: Int
         /// The isolation level of write transactions. Default: `.serializable`.
         public var isolation: Isolation
         /// Connection strings of streaming-replication standbys that reads may use. Default: none.
@@ -62,6 +70,7 @@ extension PostgreSQLStorageBackend {
         ///   - connectTimeout: how long opening a connection may take.
         ///   - statementTimeout: how long one statement may run, or `nil`.
         ///   - retryLimit: how many times a conflicting write transaction runs again.
+        ///   - runAloneAfter: after how many conflicts in a row it runs again alone.
         ///   - isolation: the isolation level of write transactions.
         ///   - replicaURLs: standbys that reads may use.
         ///   - batchSize: records per `COPY` when writing.
@@ -73,6 +82,7 @@ extension PostgreSQLStorageBackend {
             connectTimeout: Duration = .seconds(10),
             statementTimeout: Duration? = nil,
             retryLimit: Int = 50,
+            runAloneAfter: Int = 4,
             isolation: Isolation = .serializable,
             replicaURLs: [String] = [],
             batchSize: Int = 10_000,
@@ -86,6 +96,7 @@ extension PostgreSQLStorageBackend {
             self.connectTimeout = connectTimeout
             self.statementTimeout = statementTimeout
             self.retryLimit = retryLimit
+            self.runAloneAfter = runAloneAfter
             self.isolation = isolation
             self.replicaURLs = replicaURLs
             self.batchSize = batchSize

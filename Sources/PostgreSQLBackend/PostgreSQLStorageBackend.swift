@@ -61,6 +61,13 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     private let origin = UUID().uuidString
     /// `BEGIN ISOLATION LEVEL <the write isolation>`, made once (longer than a small string).
     private let writeBegin: String
+    /// What every write transaction runs after its `BEGIN`, before its first statement takes
+    /// its snapshot: `LOCK TABLE <catalog> IN ROW EXCLUSIVE MODE`, which write transactions hold
+    /// together and one running alone excludes (see `write(_:)`).
+    private let writeLock: String
+    /// The `BEGIN` and lock of a write transaction that runs alone (see `write(_:)`).
+    private let aloneBegin = "BEGIN ISOLATION LEVEL REPEATABLE READ"
+    private let aloneLock: String
     /// Whether the last single save found a store listening (see `runSingleSave`).
     private let listenersSeen = Atomic<Bool>(false)
 
@@ -99,6 +106,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         catalog = PostgreSQLCatalog(schema: configuration.schema)
         publishSQL = PostgreSQLChangeFeed.publishSQL(catalog)
         writeBegin = "BEGIN ISOLATION LEVEL " + configuration.isolation.rawValue
+        writeLock = "LOCK TABLE " + catalog.table + " IN ROW EXCLUSIVE MODE"
+        aloneLock = "LOCK TABLE " + catalog.table + " IN EXCLUSIVE MODE"
         let connection = try primary.connect()
         try createStore(on: connection)
         primary.checkIn(connection)
@@ -260,6 +269,19 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// Runs `body` in a write transaction that commits when it returns and rolls back when it
     /// throws. The closure runs again after a serialization failure or a deadlock (another
     /// process's transaction conflicted), up to `configuration.retryLimit` times.
+    ///
+    /// Every write transaction holds the store's catalog table in `ROW EXCLUSIVE` mode, taken
+    /// by `LOCK TABLE` right after its `BEGIN`, before its snapshot; write transactions hold it
+    /// together. After `configuration.runAloneAfter` conflicts in a row the transaction runs
+    /// alone: `REPEATABLE READ` with the table in `EXCLUSIVE` mode, which waits for the write
+    /// transactions running and keeps new ones waiting. Its snapshot then follows every write
+    /// transaction's commit and precedes every later one's start, so it is serializable with
+    /// them without `SERIALIZABLE`'s checks, whose false conflicts (a long transaction anywhere
+    /// on the server makes the server summarize old transactions, and reads of rows they wrote
+    /// then fail every time) can fail a transaction any number of times in a row. A single-record
+    /// save, one statement outside a transaction block, takes no lock: its only read is the
+    /// current version of the row it writes, where a concurrent change fails it (and it runs
+    /// again) at either isolation, so it cannot form a cycle with a transaction running alone.
     /// - Parameter body: the writes; the transaction is valid only inside it, and it may run more
     ///   than once.
     /// - Returns: what `body` returns in the run that committed.
@@ -274,6 +296,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             // saved record runs there as one statement, without a second check-out.
             let connection = try writePool.checkOut()
             let pool = writePool
+            let alone = attempt >= configuration.runAloneAfter
             let transaction = PostgreSQLWriteTransaction(
                 connection: connection,
                 catalog: catalog,
@@ -282,9 +305,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             )
             do {
                 // Sent with the first statement.
-                try connection.begin(writeBegin)
+                try connection.begin(alone ? aloneBegin : writeBegin, lock: alone ? aloneLock : writeLock)
                 let value = try body(transaction)
-                if let writer = transaction.singleSaveWriter() {
+                if !alone, let writer = transaction.singleSaveWriter() {
                     // One saved record and nothing sent: one statement on a connection whose
                     // default isolation is the write isolation, no `BEGIN` and no `COMMIT`.
                     transaction.invalidate()
