@@ -39,7 +39,9 @@ extension PostgreSQLStorageBackend {
         /// store's other transactions fails it again — not even the false ones `SERIALIZABLE`
         /// reports while a long transaction runs anywhere on the server (see
         /// `docs/POSTGRESQL.md`, "Transactions that keep conflicting"). A single-record save
-        /// never waits for it. `Int.max` never runs a transaction alone. Default: 4.
+        /// never waits for it. `Int.max` never runs a transaction alone, and write transactions
+        /// then take no lock for it (for engines without `LOCK TABLE`); every process writing one
+        /// store must then say so. Default: 4.
         public var runAloneAfter: Int
         /// The isolation level of write transactions. Default: `.serializable`.
         public var isolation: Isolation

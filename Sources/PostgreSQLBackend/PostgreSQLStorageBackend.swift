@@ -63,8 +63,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     private let writeBegin: String
     /// What every write transaction runs after its `BEGIN`, before its first statement takes
     /// its snapshot: `LOCK TABLE <catalog> IN ROW EXCLUSIVE MODE`, which write transactions hold
-    /// together and one running alone excludes (see `write(_:)`).
-    private let writeLock: String
+    /// together and one running alone excludes (see `write(_:)`); none when no transaction runs
+    /// alone (`runAloneAfter` is `Int.max`).
+    private let writeLock: String?
     /// The `BEGIN` and lock of a write transaction that runs alone (see `write(_:)`).
     private let aloneBegin = "BEGIN ISOLATION LEVEL REPEATABLE READ"
     private let aloneLock: String
@@ -106,7 +107,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         catalog = PostgreSQLCatalog(schema: configuration.schema)
         publishSQL = PostgreSQLChangeFeed.publishSQL(catalog)
         writeBegin = "BEGIN ISOLATION LEVEL " + configuration.isolation.rawValue
-        writeLock = "LOCK TABLE " + catalog.table + " IN ROW EXCLUSIVE MODE"
+        writeLock =
+            configuration.runAloneAfter == .max ? nil : "LOCK TABLE " + catalog.table + " IN ROW EXCLUSIVE MODE"
         aloneLock = "LOCK TABLE " + catalog.table + " IN EXCLUSIVE MODE"
         let connection = try primary.connect()
         try createStore(on: connection)

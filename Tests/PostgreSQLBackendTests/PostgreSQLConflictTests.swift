@@ -128,4 +128,44 @@ import Testing
             #expect(try store.fetch(Counter.self, id: 2) == Counter(id: 2, value: 11))
         }
     }
+
+    /// With `runAloneAfter: .max` (for engines without `LOCK TABLE`) a write transaction takes
+    /// no lock on the catalog table: it commits while another session holds that table in
+    /// `EXCLUSIVE` mode, which a default store's write transaction waits for.
+    @Test func withoutRunningAloneWritesTakeNoLock() throws {
+        try withStore("no-alone") { store, path in
+            let lockless = try PostgreSQLTestServer.openStore(
+                path: path,
+                configuration: .init(poolSize: 1, runAloneAfter: .max, observesOtherProcesses: false)
+            )
+            try store.save(Counter(id: 1, value: 0))
+            let holder = try RawConnection(try PostgreSQLTestServer.url())
+            let schema = PostgreSQLTestServer.schema(for: path)
+            try holder.execute("BEGIN; LOCK TABLE \"\(schema)\".\"storage$catalog\" IN EXCLUSIVE MODE")
+            let committed = DispatchSemaphore(value: 0)
+            Thread {
+                try? lockless.transaction { tx in
+                    _ = try tx.count(Counter.self)
+                    try tx.save(Counter(id: 2, value: 0))
+                }
+                committed.signal()
+            }.start()
+            let lockFree = committed.wait(timeout: .now() + 10) == .success
+            #expect(lockFree, "a write without running alone waited for the catalog table's lock")
+            let finished = DispatchSemaphore(value: 0)
+            let waiting = Thread {
+                try? store.transaction { tx in
+                    _ = try tx.count(Counter.self)  // not a single save, which takes no lock
+                    try tx.save(Counter(id: 3, value: 0))
+                }
+                finished.signal()
+            }
+            waiting.start()
+            #expect(finished.wait(timeout: .now() + 0.3) == .timedOut, "a default write took no lock")
+            try holder.execute("COMMIT")
+            #expect(finished.wait(timeout: .now() + 30) == .success)
+            if !lockFree { committed.wait() }
+            #expect(try store.count(Counter.self) == 3)
+        }
+    }
 }
