@@ -386,6 +386,14 @@ class LMDBReadTransaction: StorageReadTransaction {
         return try folded.compactMap { try info(of: $0)?.collection.name }
     }
 
+    /// The collection's entry count (`mdb_stat`), past the offset and within the limit, for a
+    /// scan without a predicate; `nil` with one.
+    func expectedRowCount(of request: ScanRequest) throws -> Int? {
+        guard request.predicate == nil else { return nil }
+        let entries = try count(in: request.collection, where: nil)
+        return min(max(0, entries - max(0, request.offset)), request.limit ?? Int.max)
+    }
+
     func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
         try checkActive()
         guard let info = try info(of: collection) else { return 0 }

@@ -11,8 +11,16 @@ public final class InMemoryStorageBackend: StorageBackend {
     private let committed = Locked(Database())
     private let writerLock = NSLock()
 
+    /// What its transactions add to the true row count when `ObjectStore` asks how many rows a
+    /// scan yields (`expectedRowCount(of:)`), or `nil` to answer that it is not known: a wrong
+    /// count must cost no record.
+    public let expectedRowCountError: Int?
+
     /// An empty store.
-    public init() {}
+    /// - Parameter expectedRowCountError: see the property of that name.
+    public init(expectedRowCountError: Int? = nil) {
+        self.expectedRowCountError = expectedRowCountError
+    }
 
     private static let registry = Locked<[String: InMemoryStorageBackend]>([:])
 
@@ -40,7 +48,10 @@ public final class InMemoryStorageBackend: StorageBackend {
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws.
     public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
-        let transaction = MemoryTransaction(database: committed.withLock { $0 })
+        let transaction = MemoryTransaction(
+            database: committed.withLock { $0 },
+            expectedRowCountError: expectedRowCountError
+        )
         defer { transaction.isOpen = false }
         return try body(transaction)
     }
@@ -54,7 +65,10 @@ public final class InMemoryStorageBackend: StorageBackend {
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
         writerLock.lock()
         defer { writerLock.unlock() }
-        let transaction = MemoryTransaction(database: committed.withLock { $0 })
+        let transaction = MemoryTransaction(
+            database: committed.withLock { $0 },
+            expectedRowCountError: expectedRowCountError
+        )
         defer { transaction.isOpen = false }
         let result = try body(transaction)
         var database = transaction.database
@@ -102,9 +116,11 @@ struct Table: Sendable {
 final class MemoryTransaction: StorageWriteTransaction {
     var database: Database
     var isOpen = true
+    let expectedRowCountError: Int?
 
-    init(database: Database) {
+    init(database: Database, expectedRowCountError: Int?) {
         self.database = database
+        self.expectedRowCountError = expectedRowCountError
     }
 
     private func check() throws {
@@ -143,6 +159,16 @@ final class MemoryTransaction: StorageWriteTransaction {
         if request.offset > 0 { matching = Array(matching.dropFirst(request.offset)) }
         if let limit = request.limit { matching = Array(matching.prefix(limit)) }
         for record in matching where try !body(ProjectedRow(values: record, positions: positions)) { return }
+    }
+
+    func expectedRowCount(of request: ScanRequest) throws -> Int? {
+        guard let error = expectedRowCountError else { return nil }
+        var rows = 0
+        try scan(request) { _ in
+            rows += 1
+            return true
+        }
+        return max(0, rows + error)
     }
 
     func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {

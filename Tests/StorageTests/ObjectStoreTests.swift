@@ -292,4 +292,22 @@ import Testing
         #expect(try await store.fetch(Doc.self, id: nfc) == Doc(id: nfc, v: 1))
         #expect(try await store.fetch(Doc.self, id: nfd) == nil)
     }
+
+    /// `fetchAll` decodes straight into an array sized by the backend's `expectedRowCount`;
+    /// a count too small, too large or zero loses no record, repeats none and keeps the order,
+    /// also with a limit and an offset and inside a transaction.
+    @Test(arguments: [-1000, -7, -1, 0, 1, 7, 1000])
+    func aWrongExpectedRowCountCostsNoRecord(_ error: Int) throws {
+        let store = ObjectStore(backend: InMemoryStorageBackend(expectedRowCountError: error))
+        let all = (1...40).map { Plain(id: Int64($0), name: "name \($0) " + String(repeating: "x", count: $0)) }
+        try store.save(contentsOf: all)
+        #expect(try store.fetchAll(Plain.self) == all)
+        #expect(try store.fetchAll(Plain.self, orderBy: [.descending("id")]) == all.reversed())
+        #expect(try store.fetchAll(Plain.self, limit: 10, offset: 25) == Array(all[25..<35]))
+        #expect(try store.fetchAll(Plain.self, where: Column("id") > 30) == Array(all[30...]))
+        try store.transaction { tx in
+            try tx.save(Plain(id: 41, name: "late"))
+            #expect(try tx.fetchAll(Plain.self).count == 41)
+        }
+    }
 }

@@ -222,6 +222,16 @@ public protocol StorageReadTransaction: AnyObject {
     /// - Throws: ``StorageError`` with `.io` or `.engine` when it cannot be read.
     func nextAutoKey(in collection: String) throws -> Int64?
 
+    /// How many rows `scan(request)` yields in this snapshot, when the backend knows it without
+    /// reading them (a stored count), or `nil`. `ObjectStore.fetchAll` then decodes the records
+    /// straight into an array of that capacity: a result of ten million records is not gathered
+    /// in one buffer and copied into another. A count that turns out too small costs a copy of
+    /// the records past it, never a record. The default implementation returns `nil`.
+    /// - Parameter request: the scan about to run.
+    /// - Returns: the number of rows, or `nil` when it is not known cheaply.
+    /// - Throws: ``StorageError`` when the engine cannot be asked.
+    func expectedRowCount(of request: ScanRequest) throws -> Int?
+
     /// Calls `body` with the record of `collection` whose primary key is `key`, if there is one.
     /// The row carries `columns`, and is only valid during the call.
     ///
@@ -310,6 +320,12 @@ extension StorageReadTransaction {
     /// - Returns: `nil`.
     /// - Throws: never.
     public func nextAutoKey(in collection: String) throws -> Int64? { nil }
+
+    /// Not known.
+    /// - Parameter request: the scan about to run.
+    /// - Returns: `nil`.
+    /// - Throws: never.
+    public func expectedRowCount(of request: ScanRequest) throws -> Int? { nil }
 }
 
 extension StorageWriteTransaction {

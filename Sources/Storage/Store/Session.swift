@@ -334,6 +334,9 @@ final class Session {
                 offset: offset
             )
         else { return [] }
+        if let expected = try reader.expectedRowCount(of: request), expected > 0 {
+            return try fetchAll(T.self, request, decoder, expected: expected)
+        }
         // Decoded into raw memory, then moved into the array once: in this unspecialized code,
         // each `Array.append` asked the runtime for the metadata of `Array<T>` (about 330
         // instructions a record).
@@ -347,6 +350,34 @@ final class Session {
             return true
         }
         return buffer.moveToArray(of: T.self)
+    }
+
+    /// The records of `request` decoded straight into an array of capacity `expected` (the
+    /// backend's `expectedRowCount`): one allocation, no second copy of the records. Records past
+    /// `expected` (a count that was wrong) are gathered beside it and appended.
+    private func fetchAll<T: Decodable>(
+        _ type: T.Type,
+        _ request: ScanRequest,
+        _ decoder: RowDecoder,
+        expected: Int
+    ) throws -> [T] {
+        var extra = ValueBuffer()
+        defer { extra.free(T.self) }
+        var records = try [T](unsafeUninitializedCapacity: expected) { buffer, initialized in
+            let base = buffer.baseAddress!
+            try reader.scan(request) { row in
+                if initialized < expected {
+                    try decoder.decode(T.self, from: row, into: base + initialized)
+                    initialized += 1
+                } else {
+                    try decoder.decode(T.self, from: row, into: extra.reserveNext(T.self))
+                    extra.didInitializeNext()
+                }
+                return true
+            }
+        }
+        if !extra.isEmpty { records += extra.moveToArray(of: T.self) }
+        return records
     }
 
     func fetch<T: Decodable>(_ type: T.Type, id: StorageValue) throws -> T? {
@@ -547,6 +578,9 @@ struct ValueBuffer {
         base = UnsafeMutableRawPointer(moved)
         capacity = grown
     }
+
+    /// Whether no value is held.
+    var isEmpty: Bool { count == 0 }
 
     /// Counts the value `reserveNext` gave the memory of as initialized.
     @inline(__always)
