@@ -543,7 +543,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// Reads the answers to a pipeline of `first` statements of the pending `BEGIN` (the `BEGIN`
     /// and its lock, or none) and `statements` statements, each of which must succeed, and
     /// returns the last statement's result (the caller clears it). A `BEGIN` that succeeded
-    /// with its lock marks the transaction begun.
+    /// marks the transaction begun (even when its lock then failed: it must be rolled back).
     /// - Throws: the `BEGIN`'s error or the first failing statement's (the later ones did not
     ///   run); `.connectionLost` when the connection broke.
     private func readLastResult(

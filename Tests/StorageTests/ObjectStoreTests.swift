@@ -294,9 +294,10 @@ import Testing
     }
 
     /// `fetchAll` decodes straight into an array sized by the backend's `expectedRowCount`;
-    /// a count too small, too large or zero loses no record, repeats none and keeps the order,
-    /// also with a limit and an offset and inside a transaction.
-    @Test(arguments: [-1000, -7, -1, 0, 1, 7, 1000])
+    /// a count too small, too large (absurdly: no array of it is made) or zero loses no record,
+    /// repeats none and keeps the order, also with a limit and an offset and inside a
+    /// transaction.
+    @Test(arguments: [-1000, -7, -1, 0, 1, 7, 1000, Int.max / 2])
     func aWrongExpectedRowCountCostsNoRecord(_ error: Int) throws {
         let store = ObjectStore(backend: InMemoryStorageBackend(expectedRowCountError: error))
         let all = (1...40).map { Plain(id: Int64($0), name: "name \($0) " + String(repeating: "x", count: $0)) }

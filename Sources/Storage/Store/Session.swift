@@ -334,7 +334,11 @@ final class Session {
                 offset: offset
             )
         else { return [] }
-        if let expected = try reader.expectedRowCount(of: request), expected > 0 {
+        // A count past 16 GiB of values is not trusted with one allocation (a backend's mistake
+        // must not fail it): the buffer below then grows as the rows come.
+        if let expected = try reader.expectedRowCount(of: request), expected > 0,
+            expected <= (1 << 34) / max(1, MemoryLayout<T>.stride)
+        {
             return try fetchAll(T.self, request, decoder, expected: expected)
         }
         // Decoded into raw memory, then moved into the array once: in this unspecialized code,
