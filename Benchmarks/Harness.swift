@@ -76,9 +76,11 @@ struct Harness {
 
     /// The median durations of our case and its baseline, run alternately (ours, baseline,
     /// ours, ...) so that both see the same load on a shared machine; `setUp`s run untimed
-    /// before each run. With `warmUp`, each runs once untimed first.
+    /// before each run. With `warmUp`, each runs once untimed first. The time budget stops the
+    /// repeating only after `atLeast` pairs.
     func measurePair(
         warmUp: Bool = false,
+        atLeast: Int = 1,
         setUpOurs: () throws -> Void = {},
         ours: () throws -> Void,
         setUpBaseline: () throws -> Void = {},
@@ -99,7 +101,9 @@ struct Harness {
             try setUpBaseline()
             baselineTimes.append(try clock.measure(baseline))
             // A slow pair (fsync-bound file writes) stops repeating after its time budget.
-            if (oursTimes + baselineTimes).reduce(.zero, +) > Self.timeBudget * 2 { break }
+            if oursTimes.count >= atLeast, (oursTimes + baselineTimes).reduce(.zero, +) > Self.timeBudget * 2 {
+                break
+            }
         }
         return (Self.median(oursTimes), Self.median(baselineTimes))
     }
