@@ -320,9 +320,10 @@ class LMDBReadTransaction: StorageReadTransaction {
         if let limit = request.limit, limit <= 0 { return }
         let collection = info.collection
         let plan = LMDBQueryPlan(request.predicate, info)
-        let predicate = PreparedPredicate(request.predicate)
+        // Column names resolved to field ids once, not per record.
+        let predicate = PreparedPredicate(request.predicate).binding { info.fieldsByName[$0] ?? -1 }
         let row = LMDBRow(requested: info.fields(of: request.columns), fieldCount: collection.nextFieldID)
-        let lookup: (String) -> StorageValue = { row.value(field: info.fieldsByName[$0] ?? -1) }
+        let lookup: (Int) -> StorageValue = { row.value(field: $0) }
         let keyOrder =
             request.ordering.isEmpty
             || (request.ordering.count == 1 && request.ordering[0].column == collection.primaryKey
@@ -404,8 +405,8 @@ class LMDBReadTransaction: StorageReadTransaction {
             return stat.ms_entries
         }
         let row = LMDBRow(requested: [], fieldCount: info.collection.nextFieldID)
-        let lookup: (String) -> StorageValue = { row.value(field: info.fieldsByName[$0] ?? -1) }
-        let prepared = PreparedPredicate(predicate)
+        let lookup: (Int) -> StorageValue = { row.value(field: $0) }
+        let prepared = PreparedPredicate(predicate).binding { info.fieldsByName[$0] ?? -1 }
         var count = 0
         try forEachCandidate(info, LMDBQueryPlan(predicate, info)) { _, record in
             guard row.load(record) else { throw damaged(collection) }

@@ -509,8 +509,8 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         try checkActive()
         guard let info = try info(of: collection) else { return [] }
         let row = LMDBRow(requested: [], fieldCount: info.collection.nextFieldID)
-        let lookup: (String) -> StorageValue = { row.value(field: info.fieldsByName[$0] ?? -1) }
-        let prepared = PreparedPredicate(predicate)
+        let lookup: (Int) -> StorageValue = { row.value(field: $0) }
+        let prepared = PreparedPredicate(predicate).binding { info.fieldsByName[$0] ?? -1 }
         var doomed: [(key: [UInt8], value: StorageValue)] = []
         try forEachCandidate(info, LMDBQueryPlan(predicate, info)) { key, record in
             guard row.load(record) else { throw damaged(collection) }

@@ -75,6 +75,44 @@ import Testing
         #expect(depth < 20)
     }
 
+    /// A predicate bound to column numbers answers as the named one for every row, with
+    /// columns the rows lack reading as null (a backend passes -1 for them).
+    @Test func aBoundPredicateAnswersAsTheNamedOne() {
+        let columns = ["age", "name", "email", "score"]
+        let rows: [[String: StorageValue]] = [
+            row,
+            ["age": 41, "name": "Bob", "email": "b@x", "score": .null],
+            ["age": .null, "name": .null, "email": "ann", "score": 30],
+            ["age": 30.0, "name": "Ann", "email": "Ann", "score": .real(.nan)],
+        ]
+        let predicates: [StoragePredicate] = [
+            Column("age") == 30,
+            Column("score") > 1,
+            Column("name") == "Ann" && Column("age") >= 30,
+            Column("email") == nil || Column("score") < 3,
+            !(Column("name").in(["Ann", "Bob"])),
+            Column("email").like("a%"),
+            Column("missing") == nil,
+            Column("missing") > 1 || Column("age") == 41,
+            Column("age").in([StorageValue.integer(41), .null]) && !(Column("email") == "b@x"),
+        ]
+        for predicate in predicates {
+            let prepared = PreparedPredicate(predicate)
+            let bound = prepared.binding { columns.firstIndex(of: $0) ?? -1 }
+            for values in rows {
+                let named = prepared.evaluate { values[$0] ?? .null }
+                let numbered = bound.evaluate { $0 < 0 ? .null : values[columns[$0]] ?? .null }
+                #expect(named == numbered, "\(predicate) on \(values)")
+                #expect(bound.matches { $0 < 0 ? .null : values[columns[$0]] ?? .null } == (named == true))
+            }
+        }
+        // The numbers are the ones `binding` gave: a predicate bound with two columns swapped
+        // answers differently.
+        let swapped = PreparedPredicate(Column("age") == 30).binding { $0 == "age" ? 1 : 0 }
+        #expect(swapped.evaluate { $0 < 0 ? .null : row[columns[$0]] ?? .null } == false)
+        #expect(PreparedPredicate(nil).binding { _ in -1 }.matches { _ in .null })
+    }
+
     @Test func likeFollowsSQLite() {
         #expect(PredicateEvaluator.like("Ann", "a%"))
         #expect(PredicateEvaluator.like("Ann", "_NN"))

@@ -10,20 +10,35 @@
 /// for record in candidates where prepared.matches({ record[$0] ?? .null }) { … }
 /// ```
 public struct PreparedPredicate: Sendable {
-    /// A node of the flattened predicate.
-    private indirect enum Node: Sendable {
+    /// A node of the flattened predicate, naming its columns as `Column` (a name here, a slot
+    /// in a ``BoundPredicate``).
+    fileprivate indirect enum Node<Column: Sendable>: Sendable {
         case constant(Bool)
-        case isNull(String)
-        case compare(String, StoragePredicate.Comparison, StorageValue)
-        case like(String, String)
-        case member(String, MemberList)
+        case isNull(Column)
+        case compare(Column, StoragePredicate.Comparison, StorageValue)
+        case like(Column, String)
+        case member(Column, MemberList)
         case all([Node])
         case any([Node])
         case not(Node)
+
+        /// The same node with each column replaced by `map` of it.
+        func mapColumns<Other>(_ map: (Column) -> Other) -> Node<Other> {
+            switch self {
+            case .constant(let result): return .constant(result)
+            case .isNull(let column): return .isNull(map(column))
+            case .compare(let column, let op, let value): return .compare(map(column), op, value)
+            case .like(let column, let pattern): return .like(map(column), pattern)
+            case .member(let column, let list): return .member(map(column), list)
+            case .all(let operands): return .all(operands.map { $0.mapColumns(map) })
+            case .any(let operands): return .any(operands.map { $0.mapColumns(map) })
+            case .not(let operand): return .not(operand.mapColumns(map))
+            }
+        }
     }
 
     /// An IN list as SQLite sees it: a NaN is a null (SQLite stores NaN as NULL).
-    private struct MemberList: Sendable {
+    fileprivate struct MemberList: Sendable {
         let keys: Set<StorageKey>
         let hasNull: Bool
         let isEmpty: Bool
@@ -48,13 +63,13 @@ public struct PreparedPredicate: Sendable {
         }
     }
 
-    private let root: Node?
+    private let root: Node<String>?
 
     /// Prepares `predicate`: flattens its chains and hashes its IN lists, once.
     /// - Parameter predicate: the filter; `nil` matches every record.
     public init(_ predicate: StoragePredicate?) {
         root = predicate?.fold(
-            term: { term -> Node in
+            term: { term -> Node<String> in
                 switch term {
                 case .compare(let column, let op, let value): return .compare(column, op, value)
                 case .isNull(let column): return .isNull(column)
@@ -86,7 +101,18 @@ public struct PreparedPredicate: Sendable {
         return Self.evaluate(root, value)
     }
 
-    private static func evaluate(_ node: Node, _ value: (String) -> StorageValue) -> Bool? {
+    /// The predicate with each column name replaced, once, by the number `slot` gives it (a
+    /// field id, a column position), for a backend that reads a record's values by number:
+    /// testing a record then costs no look-up of a name (hashing a column name twice a record
+    /// was a quarter of an LMDB scan with a filter).
+    /// - Parameter slot: the number of a column name; the bound predicate passes it back to its
+    ///   `value` closure as it is, whatever it is (a backend without the column may use -1).
+    /// - Returns: the bound predicate.
+    public func binding(_ slot: (String) -> Int) -> BoundPredicate {
+        BoundPredicate(root: root?.mapColumns(slot))
+    }
+
+    fileprivate static func evaluate<Column>(_ node: Node<Column>, _ value: (Column) -> StorageValue) -> Bool? {
         switch node {
         case .constant(let result):
             return result
@@ -120,7 +146,11 @@ public struct PreparedPredicate: Sendable {
 
     /// AND (`winner` false) or OR (`winner` true) of `operands`: `winner` wins over unknown, so
     /// the walk goes on after an unknown in case a `winner` follows.
-    private static func evaluate(_ operands: [Node], winner: Bool, _ value: (String) -> StorageValue) -> Bool? {
+    private static func evaluate<Column>(
+        _ operands: [Node<Column>],
+        winner: Bool,
+        _ value: (Column) -> StorageValue
+    ) -> Bool? {
         var result: Bool? = !winner
         for operand in operands {
             switch evaluate(operand, value) {
@@ -139,5 +169,32 @@ public struct PreparedPredicate: Sendable {
         case .real(let number): return number.isNaN
         default: return false
         }
+    }
+}
+
+/// A ``PreparedPredicate`` whose columns are numbers (``PreparedPredicate/binding(_:)``): the same
+/// tests, with the same three-valued results, reading a record's values by number.
+///
+/// ```swift
+/// let bound = PreparedPredicate(request.predicate).binding { fieldIDs[$0] ?? -1 }
+/// for record in candidates where bound.matches({ $0 < 0 ? .null : record.value(field: $0) }) { … }
+/// ```
+public struct BoundPredicate: Sendable {
+    fileprivate let root: PreparedPredicate.Node<Int>?
+
+    /// Whether the predicate is true for a record; unknown counts as false.
+    /// - Parameter value: the record's value for a column's number (`.null` when it has none).
+    /// - Returns: whether the record is selected.
+    public func matches(_ value: (Int) -> StorageValue) -> Bool {
+        guard let root else { return true }
+        return PreparedPredicate.evaluate(root, value) == true
+    }
+
+    /// Three-valued evaluation: `nil` is SQL's unknown (and a `nil` predicate is true).
+    /// - Parameter value: the record's value for a column's number (`.null` when it has none).
+    /// - Returns: `true`, `false`, or `nil` for unknown.
+    public func evaluate(_ value: (Int) -> StorageValue) -> Bool? {
+        guard let root else { return true }
+        return PreparedPredicate.evaluate(root, value)
     }
 }
