@@ -258,7 +258,7 @@ struct ScaleBenchmarks<Raw: ScalableBaseline> {
         // A warm-up run of each side reads everything once more. Without it the first timed run
         // (always ours) also paid for growing the process's heap to hold the result, which the
         // baseline's run after it found already grown: at ten million LMDB records ours took
-        // 13.9 s cold against 10.1 s in each later run, raw 7.1 s in each (0.47 measured cold,
+        // 13.9 s cold against 10.1 s in each later run, raw 7.1 to 7.6 s in each (0.47 measured cold,
         // about 0.7 warm; docs/BENCHMARKS.md). The archive's reads stay cold past 100,000: its
         // baseline reads and decodes a JSON file per record, and a warm-up would double that.
         let warmUp = !Raw.scalesReopening || size <= 100_000
