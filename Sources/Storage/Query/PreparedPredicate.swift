@@ -10,31 +10,42 @@
 /// for record in candidates where prepared.matches({ record[$0] ?? .null }) { … }
 /// ```
 public struct PreparedPredicate: Sendable {
-    /// A node of the flattened predicate, naming its columns as `Column` (a name here, a slot
-    /// in a ``BoundPredicate``).
-    fileprivate indirect enum Node<Column: Sendable>: Sendable {
+    /// The predicate as a flat program: each operation in prefix order, a compound one followed
+    /// by its operands and holding the index past them. An operation holds only numbers (its
+    /// column's, its value's), so reading one while testing a record retains nothing: a tree of
+    /// enum cases retained the payloads it matched, about a twentieth of an LMDB filter.
+    fileprivate struct Program: Sendable {
+        enum Operation: Sendable {
+            case constant(Bool)
+            case isNull(column: Int)
+            case compare(column: Int, StoragePredicate.Comparison, value: Int)
+            case like(column: Int, pattern: Int)
+            case member(column: Int, list: Int)
+            /// AND of the operations up to `end` (exclusive).
+            case all(end: Int)
+            /// OR of the operations up to `end` (exclusive).
+            case any(end: Int)
+            /// NOT of the one operation that follows, which ends at `end`.
+            case not(end: Int)
+        }
+
+        var operations: [Operation] = []
+        var values: [StorageValue] = []
+        var patterns: [String] = []
+        var lists: [MemberList] = []
+    }
+
+    /// A node of the predicate while it is prepared (flattened by `fold`), before it becomes a
+    /// `Program`.
+    private indirect enum Node {
         case constant(Bool)
-        case isNull(Column)
-        case compare(Column, StoragePredicate.Comparison, StorageValue)
-        case like(Column, String)
-        case member(Column, MemberList)
+        case isNull(String)
+        case compare(String, StoragePredicate.Comparison, StorageValue)
+        case like(String, String)
+        case member(String, MemberList)
         case all([Node])
         case any([Node])
         case not(Node)
-
-        /// The same node with each column replaced by `map` of it.
-        func mapColumns<Other>(_ map: (Column) -> Other) -> Node<Other> {
-            switch self {
-            case .constant(let result): return .constant(result)
-            case .isNull(let column): return .isNull(map(column))
-            case .compare(let column, let op, let value): return .compare(map(column), op, value)
-            case .like(let column, let pattern): return .like(map(column), pattern)
-            case .member(let column, let list): return .member(map(column), list)
-            case .all(let operands): return .all(operands.map { $0.mapColumns(map) })
-            case .any(let operands): return .any(operands.map { $0.mapColumns(map) })
-            case .not(let operand): return .not(operand.mapColumns(map))
-            }
-        }
     }
 
     /// An IN list as SQLite sees it: a NaN is a null (SQLite stores NaN as NULL).
@@ -63,13 +74,16 @@ public struct PreparedPredicate: Sendable {
         }
     }
 
-    private let root: Node<String>?
+    /// The program, or `nil` for no predicate (every record matches).
+    fileprivate let program: Program?
+    /// The column names the program's operations number (in the order first met).
+    private let columns: [String]
 
     /// Prepares `predicate`: flattens its chains and hashes its IN lists, once.
     /// - Parameter predicate: the filter; `nil` matches every record.
     public init(_ predicate: StoragePredicate?) {
-        root = predicate?.fold(
-            term: { term -> Node<String> in
+        let root = predicate?.fold(
+            term: { term -> Node in
                 switch term {
                 case .compare(let column, let op, let value): return .compare(column, op, value)
                 case .isNull(let column): return .isNull(column)
@@ -83,22 +97,73 @@ public struct PreparedPredicate: Sendable {
             any: Node.any,
             not: Node.not
         )
+        guard let root else {
+            program = nil
+            columns = []
+            return
+        }
+        var program = Program()
+        var columns: [String] = []
+        var numbers: [String: Int] = [:]
+        func number(_ column: String) -> Int {
+            if let known = numbers[column] { return known }
+            numbers[column] = columns.count
+            columns.append(column)
+            return columns.count - 1
+        }
+        // Depth-first, as deep as the tree `fold` made (chains are lists, not nesting).
+        func emit(_ node: Node) {
+            switch node {
+            case .constant(let result):
+                program.operations.append(.constant(result))
+            case .isNull(let column):
+                program.operations.append(.isNull(column: number(column)))
+            case .compare(let column, let op, let value):
+                program.values.append(value)
+                program.operations.append(.compare(column: number(column), op, value: program.values.count - 1))
+            case .like(let column, let pattern):
+                program.patterns.append(pattern)
+                program.operations.append(.like(column: number(column), pattern: program.patterns.count - 1))
+            case .member(let column, let list):
+                program.lists.append(list)
+                program.operations.append(.member(column: number(column), list: program.lists.count - 1))
+            case .all(let operands), .any(let operands):
+                let at = program.operations.count
+                program.operations.append(.constant(true))  // replaced below, once `end` is known
+                for operand in operands { emit(operand) }
+                let end = program.operations.count
+                if case .all = node {
+                    program.operations[at] = .all(end: end)
+                } else {
+                    program.operations[at] = .any(end: end)
+                }
+            case .not(let operand):
+                let at = program.operations.count
+                program.operations.append(.constant(true))
+                emit(operand)
+                program.operations[at] = .not(end: program.operations.count)
+            }
+        }
+        emit(root)
+        self.program = program
+        self.columns = columns
     }
 
     /// Whether the predicate is true for a record; unknown counts as false.
     /// - Parameter value: the record's value for a column name (`.null` when it has none).
     /// - Returns: whether the record is selected.
     public func matches(_ value: (String) -> StorageValue) -> Bool {
-        guard let root else { return true }
-        return Self.evaluate(root, value) == true
+        evaluate(value) == true
     }
 
     /// Three-valued evaluation: `nil` is SQL's unknown (and a `nil` predicate is true).
     /// - Parameter value: the record's value for a column name (`.null` when it has none).
     /// - Returns: `true`, `false`, or `nil` for unknown.
     public func evaluate(_ value: (String) -> StorageValue) -> Bool? {
-        guard let root else { return true }
-        return Self.evaluate(root, value)
+        guard let program else { return true }
+        return columns.withUnsafeBufferPointer { names in
+            Self.run(program) { value(names[$0]) }
+        }
     }
 
     /// The predicate with each column name replaced, once, by the number `slot` gives it (a
@@ -109,19 +174,35 @@ public struct PreparedPredicate: Sendable {
     ///   `value` closure as it is, whatever it is (a backend without the column may use -1).
     /// - Returns: the bound predicate.
     public func binding(_ slot: (String) -> Int) -> BoundPredicate {
-        BoundPredicate(root: root?.mapColumns(slot))
+        BoundPredicate(program: program, slots: columns.map(slot))
     }
 
-    fileprivate static func evaluate<Column>(_ node: Node<Column>, _ value: (Column) -> StorageValue) -> Bool? {
-        switch node {
+    /// Runs `program` on one record: `value` answers a column by the program's number for it.
+    fileprivate static func run(_ program: Program, _ value: (Int) -> StorageValue) -> Bool? {
+        program.operations.withUnsafeBufferPointer { operations in
+            program.values.withUnsafeBufferPointer { values in
+                evaluate(at: 0, operations, values, program, value)
+            }
+        }
+    }
+
+    /// The operation at `index` and its operands.
+    private static func evaluate(
+        at index: Int,
+        _ operations: UnsafeBufferPointer<Program.Operation>,
+        _ values: UnsafeBufferPointer<StorageValue>,
+        _ program: Program,
+        _ value: (Int) -> StorageValue
+    ) -> Bool? {
+        switch operations[index] {
         case .constant(let result):
             return result
         case .isNull(let column):
             return value(column).isNull
         case .compare(let column, let op, let rhs):
             let lhs = value(column)
-            if lhs.isNull || rhs.isNull { return nil }
-            let order = StorageValue.compare(lhs, rhs)
+            if lhs.isNull || values[rhs].isNull { return nil }
+            let order = StorageValue.compare(lhs, values[rhs])
             switch op {
             case .equal: return order == 0
             case .notEqual: return order != 0
@@ -132,34 +213,49 @@ public struct PreparedPredicate: Sendable {
             }
         case .like(let column, let pattern):
             guard let text = PredicateEvaluator.likeText(value(column)) else { return nil }
-            return PredicateEvaluator.like(text, pattern)
+            return PredicateEvaluator.like(text, program.patterns[pattern])
         case .member(let column, let list):
-            return list.contains(value(column))
-        case .all(let operands):
-            return evaluate(operands, winner: false, value)
-        case .any(let operands):
-            return evaluate(operands, winner: true, value)
-        case .not(let operand):
-            return evaluate(operand, value).map { !$0 }
+            return program.lists[list].contains(value(column))
+        case .all(let end):
+            return evaluate(from: index + 1, to: end, winner: false, operations, values, program, value)
+        case .any(let end):
+            return evaluate(from: index + 1, to: end, winner: true, operations, values, program, value)
+        case .not:
+            return evaluate(at: index + 1, operations, values, program, value).map { !$0 }
         }
     }
 
-    /// AND (`winner` false) or OR (`winner` true) of `operands`: `winner` wins over unknown, so
-    /// the walk goes on after an unknown in case a `winner` follows.
-    private static func evaluate<Column>(
-        _ operands: [Node<Column>],
+    /// AND (`winner` false) or OR (`winner` true) of the operations from `start` to `end`: `winner`
+    /// wins over unknown, so the walk goes on after an unknown in case a `winner` follows.
+    private static func evaluate(
+        from start: Int,
+        to end: Int,
         winner: Bool,
-        _ value: (Column) -> StorageValue
+        _ operations: UnsafeBufferPointer<Program.Operation>,
+        _ values: UnsafeBufferPointer<StorageValue>,
+        _ program: Program,
+        _ value: (Int) -> StorageValue
     ) -> Bool? {
         var result: Bool? = !winner
-        for operand in operands {
-            switch evaluate(operand, value) {
+        var index = start
+        while index < end {
+            switch evaluate(at: index, operations, values, program, value) {
             case .some(winner): return winner
             case .none: result = nil
             case .some: break
             }
+            index = self.end(of: index, operations)
         }
         return result
+    }
+
+    /// The index past the operation at `index` and its operands.
+    @inline(__always)
+    private static func end(of index: Int, _ operations: UnsafeBufferPointer<Program.Operation>) -> Int {
+        switch operations[index] {
+        case .all(let end), .any(let end), .not(let end): return end
+        default: return index + 1
+        }
     }
 
     /// Whether SQLite treats `value` as NULL: a null, or a NaN (which SQLite stores as NULL).
@@ -180,21 +276,24 @@ public struct PreparedPredicate: Sendable {
 /// for record in candidates where bound.matches({ $0 < 0 ? .null : record.value(field: $0) }) { … }
 /// ```
 public struct BoundPredicate: Sendable {
-    fileprivate let root: PreparedPredicate.Node<Int>?
+    fileprivate let program: PreparedPredicate.Program?
+    /// The number `binding` gave each of the program's columns.
+    fileprivate let slots: [Int]
 
     /// Whether the predicate is true for a record; unknown counts as false.
     /// - Parameter value: the record's value for a column's number (`.null` when it has none).
     /// - Returns: whether the record is selected.
     public func matches(_ value: (Int) -> StorageValue) -> Bool {
-        guard let root else { return true }
-        return PreparedPredicate.evaluate(root, value) == true
+        evaluate(value) == true
     }
 
     /// Three-valued evaluation: `nil` is SQL's unknown (and a `nil` predicate is true).
     /// - Parameter value: the record's value for a column's number (`.null` when it has none).
     /// - Returns: `true`, `false`, or `nil` for unknown.
     public func evaluate(_ value: (Int) -> StorageValue) -> Bool? {
-        guard let root else { return true }
-        return PreparedPredicate.evaluate(root, value)
+        guard let program else { return true }
+        return slots.withUnsafeBufferPointer { slots in
+            PreparedPredicate.run(program) { value(slots[$0]) }
+        }
     }
 }
