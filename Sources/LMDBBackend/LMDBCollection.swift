@@ -120,6 +120,12 @@ final class LMDBCollectionInfo: Sendable {
         return fields
     }
 
+    /// `predicate` prepared and bound to the collection's field ids (-1 for a column it lacks):
+    /// a record is then tested without looking a column name up.
+    func bind(_ predicate: StoragePredicate?) -> BoundPredicate {
+        PreparedPredicate(predicate).binding { fieldsByName[$0] ?? -1 }
+    }
+
     init(_ collection: LMDBCollection) {
         self.collection = collection
         var byName: [String: Int] = [:]

@@ -320,8 +320,7 @@ class LMDBReadTransaction: StorageReadTransaction {
         if let limit = request.limit, limit <= 0 { return }
         let collection = info.collection
         let plan = LMDBQueryPlan(request.predicate, info)
-        // Column names resolved to field ids once, not per record.
-        let predicate = PreparedPredicate(request.predicate).binding { info.fieldsByName[$0] ?? -1 }
+        let predicate = info.bind(request.predicate)
         let row = LMDBRow(requested: info.fields(of: request.columns), fieldCount: collection.nextFieldID)
         let lookup: (Int) -> StorageValue = { row.value(field: $0) }
         let keyOrder =
@@ -406,7 +405,7 @@ class LMDBReadTransaction: StorageReadTransaction {
         }
         let row = LMDBRow(requested: [], fieldCount: info.collection.nextFieldID)
         let lookup: (Int) -> StorageValue = { row.value(field: $0) }
-        let prepared = PreparedPredicate(predicate).binding { info.fieldsByName[$0] ?? -1 }
+        let prepared = info.bind(predicate)
         var count = 0
         try forEachCandidate(info, LMDBQueryPlan(predicate, info)) { _, record in
             guard row.load(record) else { throw damaged(collection) }

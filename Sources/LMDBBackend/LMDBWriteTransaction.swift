@@ -510,7 +510,7 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         guard let info = try info(of: collection) else { return [] }
         let row = LMDBRow(requested: [], fieldCount: info.collection.nextFieldID)
         let lookup: (Int) -> StorageValue = { row.value(field: $0) }
-        let prepared = PreparedPredicate(predicate).binding { info.fieldsByName[$0] ?? -1 }
+        let prepared = info.bind(predicate)
         var doomed: [(key: [UInt8], value: StorageValue)] = []
         try forEachCandidate(info, LMDBQueryPlan(predicate, info)) { key, record in
             guard row.load(record) else { throw damaged(collection) }
