@@ -90,6 +90,10 @@ class SQLiteReadTransaction: StorageReadTransaction {
     /// transaction does not: its own uncommitted changes are not facts of the version it began at.
     var memoizesSchemas: Bool { true }
 
+    /// The schema version of the snapshot, or the one assumed unpinned (which the look-up's
+    /// statement then proves): every schema change by any connection moves it on.
+    var schemaStamp: Int64? { baseSchemaVersion }
+
     func schema(of collection: String) throws -> CollectionSchema? {
         try checkActive()
         return try storedSchema(of: collection)
@@ -307,6 +311,9 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
     }
 
     override var memoizesSchemas: Bool { false }
+
+    /// None: this transaction's own schema changes are not facts of the version it began at.
+    override var schemaStamp: Int64? { nil }
 
     override func storedSchema(of name: String) throws -> CollectionSchema? {
         let folded = Identifier.folded(name)

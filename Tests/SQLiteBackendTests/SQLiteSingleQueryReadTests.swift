@@ -81,6 +81,32 @@ import Testing
         }
     }
 
+    @Test func aLookUpPlanCheckedAtOneSchemaVersionIsCheckedAgainAfterAChangeElsewhere() throws {
+        struct Maybe: Codable, Equatable, StorableModel {
+            static let collectionName = "people"
+            var id: Int64
+            var name: String
+            var age: Int?
+        }
+        try withWarmReader { reader, backend, writer in
+            // Looked up until the plan for `Maybe` is kept, checked at this schema version (no
+            // `age` column: the plan selects `id` and `name`).
+            for _ in 0..<3 { #expect(try reader.fetch(Maybe.self, id: 1) == Maybe(id: 1, name: "a", age: nil)) }
+            #expect(try runsUnpinned(backend))
+            // `age` added elsewhere: a plan still taken for checked would not select it.
+            try writer.save(Wide(id: 1, name: "b", age: 42))
+            #expect(try reader.fetch(Maybe.self, id: 1) == Maybe(id: 1, name: "b", age: 42))
+            #expect(try reader.fetch(Maybe.self, id: 1) == Maybe(id: 1, name: "b", age: 42))
+            // Rebuilt elsewhere without `age`, then with it again.
+            #expect(try writer.drop(collection: "people"))
+            try writer.save(Narrow(id: 1, name: "c"))
+            #expect(try reader.fetch(Maybe.self, id: 1) == Maybe(id: 1, name: "c", age: nil))
+            #expect(try writer.drop(collection: "people"))
+            try writer.save(Wide(id: 1, name: "d", age: 7))
+            #expect(try reader.fetch(Maybe.self, id: 1) == Maybe(id: 1, name: "d", age: 7))
+        }
+    }
+
     @Test func aCollectionMadeElsewhereAfterALookUpFoundNoneIsFound() throws {
         try withWarmReader { reader, _, writer in
             struct Other: Codable, Equatable, StorableModel {

@@ -232,6 +232,18 @@ public protocol StorageReadTransaction: AnyObject {
     /// - Throws: ``StorageError`` when the engine cannot be asked.
     func expectedRowCount(of request: ScanRequest) throws -> Int?
 
+    /// A number that names the schemas this transaction reads: two read transactions of one
+    /// backend that answer the same number read the same schema for every collection, so a
+    /// collection's schema, checked once at a stamp, need not be read again at that stamp.
+    ///
+    /// `ObjectStore.fetch(_:id:)` checks the schema of the type's collection against its kept
+    /// look-up plan only when the stamp moved (a schema read and compared was about a thirtieth
+    /// of a key look-up on SQLite). SQLite answers its schema version, which every schema
+    /// change by any connection moves on. A write transaction answers `nil`: its own
+    /// uncommitted changes are not facts of any stamp. The default implementation returns
+    /// `nil` (no such number: every look-up reads the schema).
+    var schemaStamp: Int64? { get }
+
     /// Calls `body` with the record of `collection` whose primary key is `key`, if there is one.
     /// The row carries `columns`, and is only valid during the call.
     ///
@@ -326,6 +338,9 @@ extension StorageReadTransaction {
     /// - Returns: `nil`.
     /// - Throws: never.
     public func expectedRowCount(of request: ScanRequest) throws -> Int? { nil }
+
+    /// Not known: `nil`, so every look-up reads the collection's schema.
+    public var schemaStamp: Int64? { nil }
 }
 
 extension StorageWriteTransaction {

@@ -102,6 +102,9 @@ final class TypeReadPlan: @unchecked Sendable {
     /// Uninitialized memory for one value of the type, lent to a `fetch(_:id:)` for the value
     /// it decodes (see `takeSlot(for:)`).
     private let spareSlot = Atomic<UnsafeMutableRawPointer?>(nil)
+    /// The backend's schema stamp (`StorageReadTransaction.schemaStamp`) at which `plan` was
+    /// last found to describe the stored schema; `Int64.min` before that.
+    private let checkedStamp = Atomic<Int64>(.min)
 
     init(type: ObjectIdentifier, collection: String, typeName: String, plan: ReadPlan) {
         self.type = type
@@ -112,6 +115,19 @@ final class TypeReadPlan: @unchecked Sendable {
 
     deinit {
         spareSlot.exchange(nil, ordering: .acquiring)?.deallocate()
+    }
+
+    /// Whether the plan was found to describe the stored schema at `stamp`, so a read at the
+    /// same stamp need not read the schema again. The plan never changes, so the stamp needs no
+    /// ordering with anything else.
+    @inline(__always)
+    func isChecked(at stamp: Int64) -> Bool {
+        stamp != .min && checkedStamp.load(ordering: .relaxed) == stamp
+    }
+
+    /// Notes that the plan describes the stored schema at `stamp`.
+    func noteChecked(at stamp: Int64) {
+        checkedStamp.store(stamp, ordering: .relaxed)
     }
 
     /// Uninitialized memory for one value of `type` (the plan's type): the kept memory, now the

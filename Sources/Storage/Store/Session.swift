@@ -643,20 +643,27 @@ extension ObjectStore {
         session: Session?,
         kept: TypeReadPlan?
     ) throws -> Bool {
-        let info = kept == nil ? try self.info(for: type) : nil
-        let collection = kept?.collection ?? info!.collection
-        let found: CollectionSchema?
-        if let session {
-            found = try session.storedSchema(collection)
-        } else {
-            found = try reader.schema(of: collection)
-        }
-        guard let stored = found else { return false }
+        // A read of its own at a stamp the kept plan was checked at reads the same schema.
+        let stamp = session == nil ? reader.schemaStamp : nil
         let lookup: TypeReadPlan
-        if let kept, kept.plan.describes(stored) {
+        if let kept, let stamp, kept.isChecked(at: stamp) {
             lookup = kept
         } else {
-            lookup = makeTypeReadPlan(for: T.self, info: try info ?? self.info(for: type), stored: stored)
+            let info = kept == nil ? try self.info(for: type) : nil
+            let collection = kept?.collection ?? info!.collection
+            let found: CollectionSchema?
+            if let session {
+                found = try session.storedSchema(collection)
+            } else {
+                found = try reader.schema(of: collection)
+            }
+            guard let stored = found else { return false }
+            if let kept, kept.plan.describes(stored) {
+                lookup = kept
+            } else {
+                lookup = makeTypeReadPlan(for: T.self, info: try info ?? self.info(for: type), stored: stored)
+            }
+            if let stamp { lookup.noteChecked(at: stamp) }
         }
         let plan = lookup.plan
         let key = try Session.normalizedKey(id, plan)
