@@ -38,13 +38,16 @@ public struct OwningProcess: Hashable, Sendable {
     #if canImport(Glibc)
     /// The fork count of the process that opened the store.
     private let forks: UInt64
+    /// Whether the fork handler is in place, so that `forks` counts (read once here: reading
+    /// the lazily set global at every check went through `swift_once`).
+    private let countsForks: Bool
     #endif
 
     /// The current process.
     public init() {
         id = getpid()
         #if canImport(Glibc)
-        _ = forkHandlerResult
+        countsForks = forkHandlerResult == 0
         forks = forkCount.load(ordering: .relaxed)
         #endif
     }
@@ -52,7 +55,7 @@ public struct OwningProcess: Hashable, Sendable {
     /// Whether this is still the process that opened the store.
     public var isCurrent: Bool {
         #if canImport(Glibc)
-        if forkHandlerResult == 0 { return forkCount.load(ordering: .relaxed) == forks }
+        if countsForks { return forkCount.load(ordering: .relaxed) == forks }
         #endif
         return getpid() == id
     }
