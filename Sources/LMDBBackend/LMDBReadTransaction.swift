@@ -301,6 +301,11 @@ class LMDBReadTransaction: StorageReadTransaction {
         return try info(of: collection)?.schema
     }
 
+    /// The id of the committed snapshot (`snapshot`): a schema changes only by a commit, which
+    /// gives the next snapshot a new id, never reused while the file exists. `nil` in a write
+    /// transaction, whose id an abort gives to the next writer with other contents.
+    var schemaStamp: Int64? { snapshot.map { Int64($0) } }
+
     func nextAutoKey(in collection: String) throws -> Int64? {
         try checkActive()
         let last = try read(environment.metadata, key: LMDBCollection.counterKey(collection), collection: collection) {

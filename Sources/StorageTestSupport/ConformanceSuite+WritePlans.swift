@@ -20,6 +20,15 @@ struct PlanNarrow: Codable, Equatable, StorableModel {
     var count: Int
 }
 
+/// `PlanWide` with its label optional: a look-up plan made while the collection has no `label`
+/// column does not select one.
+struct PlanMaybe: Codable, Equatable, StorableModel {
+    static let collectionName = "planned"
+    var id: Int64
+    var count: Int
+    var label: String?
+}
+
 /// Encodes `extra` only when it is set, so a layout learned from a value without it lacks the
 /// column (a later value that has it misses the plan).
 struct PlanSparse: Codable, Equatable, StorableModel {
@@ -155,6 +164,37 @@ extension ConformanceSuite {
                 #expect(try store.fetch(PlanWide.self, id: wide.id) == wide)
             }
             #expect(try store.fetchAll(PlanNarrow.self).map(\.count) == [100, 0, 101, 1, 102, 2])
+        },
+        // Look-ups keep a read plan per type, and skip the schema check while the backend's
+        // schema stamp stays the one the plan was checked at (`StorageReadTransaction.schemaStamp`).
+        check("a look-up after another store changed the collection's columns reads them as they are now") {
+            fixture,
+            directory in
+            let store = try fixture.openStore(in: directory)
+            let other = try fixture.openStore(in: directory)
+            try other.save(PlanNarrow(id: 1, count: 1))
+            for _ in 0..<3 { #expect(try store.fetch(PlanMaybe.self, id: 1) == PlanMaybe(id: 1, count: 1)) }
+            // A column added: a plan still taken for checked would not select it.
+            try other.save(PlanWide(id: 1, count: 2, label: "a"))
+            for _ in 0..<2 {
+                #expect(try store.fetch(PlanMaybe.self, id: 1) == PlanMaybe(id: 1, count: 2, label: "a"))
+            }
+            // Made again without it, then with it.
+            #expect(try other.drop(collection: "planned"))
+            try other.save(PlanNarrow(id: 1, count: 3))
+            #expect(try store.fetch(PlanMaybe.self, id: 1) == PlanMaybe(id: 1, count: 3))
+            #expect(try other.drop(collection: "planned"))
+            try other.save(PlanWide(id: 1, count: 4, label: "b"))
+            #expect(try store.fetch(PlanMaybe.self, id: 1) == PlanMaybe(id: 1, count: 4, label: "b"))
+            // And inside a transaction of the store's own that adds the column back.
+            #expect(try other.drop(collection: "planned"))
+            try other.save(PlanNarrow(id: 1, count: 5))
+            #expect(try store.fetch(PlanMaybe.self, id: 1) == PlanMaybe(id: 1, count: 5))
+            try store.transaction { transaction in
+                try transaction.save(PlanWide(id: 1, count: 6, label: "c"))
+                #expect(try transaction.fetch(PlanMaybe.self, id: 1) == PlanMaybe(id: 1, count: 6, label: "c"))
+            }
+            #expect(try store.fetch(PlanMaybe.self, id: 1) == PlanMaybe(id: 1, count: 6, label: "c"))
         },
     ]
 }
