@@ -60,11 +60,25 @@ struct PostgreSQLCatalog {
         schemaName + "." + PostgreSQLIdentifier.quoted(collection, suffix: "$key")
     }
 
-    var selectSQL: String { "SELECT definition FROM " + table + " WHERE folded = $1::text" }
+    /// A collection's definition and its stamp (see `stampSQL(parameter:)`).
+    var selectSQL: String {
+        "SELECT definition, xmin::text::int8 FROM " + table + " WHERE folded = $1::text"
+    }
 
+    /// Writes a collection's definition and returns the row's new stamp.
     var upsertSQL: String {
         "INSERT INTO " + table + " (folded, definition) VALUES ($1::text, $2::text)"
-            + " ON CONFLICT (folded) DO UPDATE SET definition = excluded.definition"
+            + " ON CONFLICT (folded) DO UPDATE SET definition = excluded.definition RETURNING xmin::text::int8"
+    }
+
+    /// A scalar subquery giving the stamp of the collection whose folded name is parameter
+    /// `parameter`: the id of the transaction that last wrote its catalog row (`xmin`), or null
+    /// when there is none. Every change of a collection's schema, by any process, rewrites that
+    /// row in the same transaction, so a statement that reads records and this stamp together
+    /// (one snapshot) knows whether the schema it was compiled from is still the stored one. A
+    /// row version's `xmin` is never given to another version of the row (freezing keeps it).
+    func stampSQL(parameter: Int) -> String {
+        "(SELECT xmin::text::int8 FROM " + table + " WHERE folded = $\(parameter)::text)"
     }
 
     /// `schema` as catalog text.

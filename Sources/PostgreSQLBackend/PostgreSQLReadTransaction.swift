@@ -124,7 +124,7 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
     func willRunStatement() throws {}
 
     /// The stored schema of `name`, read from the catalog in this transaction.
-    func readCatalog(_ name: String) throws -> CollectionSchema? {
+    func readCatalog(_ name: String) throws -> PostgreSQLSchemaCache.Entry? {
         try willReadCatalog()
         let result = try connection.query(
             catalog.selectSQL,
@@ -132,26 +132,58 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
             "cannot read the store's catalog",
             collection: name
         )
-        guard case .text(let text)? = result.firstValue else { return nil }
-        return try PostgreSQLCatalog.decode(text, collection: name)
+        var found: (text: String, stamp: Int64)?
+        result.forEachRow { row in
+            if case .text(let text) = row.value(at: 0), case .integer(let stamp) = row.value(at: 1) {
+                found = (text, stamp)
+            }
+            return false
+        }
+        guard let found else { return nil }
+        return PostgreSQLSchemaCache.Entry(
+            schema: try PostgreSQLCatalog.decode(found.text, collection: name),
+            stamp: found.stamp
+        )
     }
 
     /// The schema of `name` as this transaction sees it: from the process's cache when it knows
     /// every column in `needing` with a type, otherwise from the catalog (another process may
     /// have added or retyped a column since the cache learned it).
     func storedSchema(of name: String, needing columns: [String] = []) throws -> CollectionSchema? {
+        try storedEntry(of: name, needing: columns)?.schema
+    }
+
+    /// `storedSchema(of:needing:)` with the stamp a statement compiled from the schema checks
+    /// (`PostgreSQLCatalog.stampSQL(parameter:)`), or `nil` when there is nothing to check (a
+    /// write transaction's own change of the collection).
+    func storedEntry(
+        of name: String,
+        needing columns: [String] = []
+    ) throws -> (schema: CollectionSchema, stamp: Int64?)? {
         if let cached = schemaCache.lookup(name) {
-            if columns.isEmpty { return cached }
-            let compiler = PostgreSQLQueryCompiler(schema: cached)
+            if columns.isEmpty { return (cached.schema, cached.stamp) }
+            let compiler = PostgreSQLQueryCompiler(schema: cached.schema)
             let complete = columns.allSatisfy { column in
                 guard let definition = compiler.definition(of: column) else { return false }
                 return definition.type != .untyped
             }
-            if complete { return cached }
+            if complete { return (cached.schema, cached.stamp) }
         }
-        let schema = try readCatalog(name)
-        if let schema { schemaCache.store(schema) }
-        return schema
+        guard let entry = try readCatalog(name) else { return nil }
+        schemaCache.store(entry.schema, stamp: entry.stamp)
+        return (entry.schema, entry.stamp)
+    }
+
+    /// Throws the error that makes the backend run the read again on schemas read afresh when
+    /// a statement's stamp (its last column, `value`) is not the one its schema was read with.
+    func checkStamp(_ value: StorageValue, expected: Int64?, collection: String) throws {
+        guard let expected, value != .integer(expected) else { return }
+        throw StorageError(
+            .engine,
+            "another process changed the schema of the collection since this process read it",
+            collection: collection,
+            underlying: PostgreSQLSchemaChanged()
+        )
     }
 
     func nextAutoKey(in collection: String) throws -> Int64? {
@@ -182,15 +214,20 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
         try checkActive()
         try willRunStatement()
         let predicateColumns = request.predicate?.columnNames ?? []
-        guard let schema = try storedSchema(of: request.collection, needing: request.columns + predicateColumns)
+        guard let (schema, stamp) = try storedEntry(of: request.collection, needing: request.columns + predicateColumns)
         else { return }
         var compiler = PostgreSQLQueryCompiler(schema: schema)
         let table = catalog.table(of: request.collection)
         var selected = request.columns.map(compiler.selected)
         let condition = request.predicate.map { compiler.compile($0) }
+        // The first row carries the collection's catalog stamp in its last column (see `get`).
+        let folded = StorageValue.text(Identifier.folded(request.collection))
+        var checked = false
         if let condition, condition == nil, let predicate = request.predicate {
             // Filtered here, with SQLite's semantics, over the predicate's columns too.
             selected += predicateColumns.map(compiler.selected)
+            selected.append(catalog.stampSQL(parameter: 1))
+            let stampIndex = selected.count - 1
             let sql =
                 "SELECT " + selected.joined(separator: ", ") + " FROM " + table
                 + compiler.orderByClause(request.ordering)
@@ -204,7 +241,11 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
             // Prepared once: an IN list hashed once, not once a row (10,000 listed ids over
             // 20,000 rows took 17 s with `PredicateEvaluator.matches`, which prepares per call).
             let prepared = PreparedPredicate(predicate)
-            try stream(sql, PostgreSQLParameters(), collection: request.collection) { row in
+            try stream(sql, PostgreSQLParameters([folded]), collection: request.collection) { row in
+                if !checked {
+                    try checkStamp(row.value(at: stampIndex), expected: stamp, collection: request.collection)
+                    checked = true
+                }
                 let matches = prepared.matches { name in
                     guard let index = predicateColumns.firstIndex(of: name) else { return .null }
                     return row.value(at: offset + index)
@@ -219,10 +260,14 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
             }
             return
         }
-        var sql = "SELECT " + (selected.isEmpty ? "NULL" : selected.joined(separator: ", ")) + " FROM " + table
+        var parameters = compiler.parameters
+        parameters.append(folded)
+        if selected.isEmpty { selected = ["NULL"] }
+        selected.append(catalog.stampSQL(parameter: parameters.count))
+        let stampIndex = selected.count - 1
+        var sql = "SELECT " + selected.joined(separator: ", ") + " FROM " + table
         if let condition = condition ?? nil { sql += " WHERE " + condition }
         sql += compiler.orderByClause(request.ordering)
-        let parameters = compiler.parameters
         if let limit = request.limit {
             sql += " LIMIT \(max(0, limit))"
             if request.offset > 0 { sql += " OFFSET \(request.offset)" }
@@ -234,12 +279,24 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
                     "cannot read records",
                     collection: request.collection
                 )
-                try result.forEachRow { try body($0) }
+                try result.forEachRow { row in
+                    if !checked {
+                        try checkStamp(row.value(at: stampIndex), expected: stamp, collection: request.collection)
+                        checked = true
+                    }
+                    return try body(row)
+                }
                 return
             }
         }
         if request.limit == nil, request.offset > 0 { sql += " OFFSET \(request.offset)" }
-        try stream(sql, parameters, collection: request.collection, body)
+        try stream(sql, parameters, collection: request.collection) { row in
+            if !checked {
+                try checkStamp(row.value(at: stampIndex), expected: stamp, collection: request.collection)
+                checked = true
+            }
+            return try body(row)
+        }
     }
 
     func collectionNames() throws -> [String] {
@@ -303,27 +360,34 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
         try checkActive()
         try willRunStatement()
         let lookup = PostgreSQLSchemaCache.Lookup(collection: collection, columns: columns, keyClass: key.classIndex)
-        let sql: String
+        // The statement reads the collection's catalog stamp beside the record (its last
+        // column): a schema changed by another process since it was cached sends the read round
+        // again (`checkStamp`).
+        let folded = StorageValue.text(Identifier.folded(collection))
         if usesCachedLookups, let cached = schemaCache.lookupSQL(lookup) {
             // Made from the cached schema, whose columns these are: no catalog read, no compiling.
-            sql = cached
-        } else {
-            guard let schema = try storedSchema(of: collection, needing: columns) else { return false }
-            var compiler = PostgreSQLQueryCompiler(schema: schema)
-            guard let condition = compiler.compile(.compare(schema.primaryKey, .equal, key)) else { return false }
-            let selected = columns.isEmpty ? "NULL" : columns.map(compiler.selected).joined(separator: ", ")
-            sql = "SELECT " + selected + " FROM " + catalog.table(of: collection) + " WHERE " + condition
-            guard compiler.arguments == [key] else {
-                return try runLookup(sql, compiler.parameters, collection, body)
-            }
-            if usesCachedLookups { schemaCache.storeLookupSQL(sql, for: lookup, madeFrom: schema) }
+            let parameters = PostgreSQLParameters([key, folded])
+            return try runLookup(cached.sql, parameters, cached.stamp, at: max(columns.count, 1), collection, body)
         }
-        return try runLookup(sql, PostgreSQLParameters([key]), collection, body)
+        guard let (schema, stamp) = try storedEntry(of: collection, needing: columns) else { return false }
+        var compiler = PostgreSQLQueryCompiler(schema: schema)
+        guard let condition = compiler.compile(.compare(schema.primaryKey, .equal, key)) else { return false }
+        var selected = columns.isEmpty ? ["NULL"] : columns.map(compiler.selected)
+        var parameters = compiler.parameters
+        parameters.append(folded)
+        selected.append(catalog.stampSQL(parameter: parameters.count))
+        let sql = "SELECT " + selected.joined(separator: ", ") + " FROM " + catalog.table(of: collection) + " WHERE " + condition
+        if compiler.arguments == [key], usesCachedLookups, stamp != nil {
+            schemaCache.storeLookupSQL(sql, for: lookup, madeFrom: schema)
+        }
+        return try runLookup(sql, parameters, stamp, at: selected.count - 1, collection, body)
     }
 
     private func runLookup(
         _ sql: String,
         _ parameters: PostgreSQLParameters,
+        _ stamp: Int64?,
+        at stampIndex: Int,
         _ collection: String,
         _ body: (any StorageRow) throws -> Void
     ) throws -> Bool {
@@ -331,6 +395,7 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
         let result = try connection.query(sql, parameters, "cannot read a record", collection: collection)
         var found = false
         try result.forEachRow { row in
+            try checkStamp(row.value(at: stampIndex), expected: stamp, collection: collection)
             try body(row)
             found = true
             return false

@@ -1,9 +1,11 @@
 import Storage
 
 /// The committed schemas of the store's collections, shared by the backend's connections, by
-/// folded name. Schemas only grow (columns added, integers widened, indexes added), and a stale
-/// entry is refreshed from the catalog when a statement names a column it lacks or when the
-/// server reports a changed table.
+/// folded name, each with the stamp of the catalog row it was read from
+/// (`PostgreSQLCatalog.stampSQL(parameter:)`). Statements that read records read the stamp with
+/// them, and a stamp that differs from the cached one means another process changed the schema:
+/// the read runs again on a schema read afresh. A stale entry is also refreshed when a statement
+/// names a column it lacks or when the server reports a changed table.
 ///
 /// Beside them it keeps what is made from them (the SQL of look-ups by key, writer plans), which
 /// is dropped whenever a schema changes or is removed. Schemas and what is made from them are
@@ -24,8 +26,14 @@ final class PostgreSQLSchemaCache: Sendable {
         let columns: [String]
     }
 
+    /// A cached schema and the stamp of the catalog row it was read from.
+    struct Entry {
+        let schema: CollectionSchema
+        let stamp: Int64
+    }
+
     private struct State {
-        var schemas: [String: CollectionSchema] = [:]
+        var schemas: [String: Entry] = [:]
         /// The SQL of look-ups by key, made from `schemas`.
         var lookups: [Lookup: String] = [:]
         /// The writer plans made from `schemas`.
@@ -38,7 +46,7 @@ final class PostgreSQLSchemaCache: Sendable {
         /// The schema `lookup` found last, by the name it was asked for: a name asked again (the
         /// same string, compared at once) needs no folding and no hashing (about 1,900
         /// instructions of a single save or a look-up). Dropped whenever `schemas` changes.
-        var lastLookup: (name: String, schema: CollectionSchema)?
+        var lastLookup: (name: String, entry: Entry)?
         /// By folded name, the last schema a transaction asked to prepare that the cached schema
         /// already covered (see `covered(_:folded:)`).
         var covered: [String: CollectionSchema] = [:]
@@ -66,7 +74,7 @@ final class PostgreSQLSchemaCache: Sendable {
     func storeWriterPlan(_ plan: PostgreSQLWriterPlan, for layout: WriterLayout, madeFrom schema: CollectionSchema) {
         let folded = Identifier.folded(layout.collection)
         state.withLock { state in
-            guard state.schemas[folded] == schema else { return }
+            guard state.schemas[folded]?.schema == schema else { return }
             state.writerPlans[layout] = plan
             state.lastWriterPlan = (layout, plan)
         }
@@ -79,52 +87,66 @@ final class PostgreSQLSchemaCache: Sendable {
     func covered(_ requested: CollectionSchema, folded: String) -> CollectionSchema? {
         state.withLock { state in
             guard state.covered[folded] == requested else { return nil }
-            return state.schemas[folded]
+            return state.schemas[folded]?.schema
         }
     }
 
     /// Remembers that `schema`, the cached schema of `requested`'s collection, covers it.
     func storeCovered(_ requested: CollectionSchema, by schema: CollectionSchema, folded: String) {
         state.withLock { state in
-            guard state.schemas[folded] == schema else { return }
+            guard state.schemas[folded]?.schema == schema else { return }
             state.covered[folded] = requested
         }
     }
 
-    func lookupSQL(_ lookup: Lookup) -> String? {
-        state.withLock { $0.lookups[lookup] }
+    /// The SQL kept for `lookup`, and the stamp of the schema it was made from.
+    func lookupSQL(_ lookup: Lookup) -> (sql: String, stamp: Int64)? {
+        state.withLock { state in
+            // Dropped whenever the schemas change, so made from the cached schema.
+            guard let sql = state.lookups[lookup],
+                let entry = state.schemas[Identifier.folded(lookup.collection)]
+            else { return nil }
+            return (sql, entry.stamp)
+        }
     }
 
     /// Keeps `sql` for `lookup`, made from `schema` if that is still the cached one.
     func storeLookupSQL(_ sql: String, for lookup: Lookup, madeFrom schema: CollectionSchema) {
         let folded = Identifier.folded(lookup.collection)
         state.withLock { state in
-            guard state.schemas[folded] == schema else { return }
+            guard state.schemas[folded]?.schema == schema else { return }
             state.lookups[lookup] = sql
         }
     }
 
-    func lookup(_ name: String) -> CollectionSchema? {
-        let last = state.withLock { state -> CollectionSchema? in
+    func lookup(_ name: String) -> Entry? {
+        let last = state.withLock { state -> Entry? in
             guard let last = state.lastLookup, last.name == name else { return nil }
-            return last.schema
+            return last.entry
         }
         if let last { return last }
         let folded = Identifier.folded(name)
         return state.withLock { state in
-            guard let schema = state.schemas[folded] else { return nil }
-            state.lastLookup = (name, schema)
-            return schema
+            guard let entry = state.schemas[folded] else { return nil }
+            state.lastLookup = (name, entry)
+            return entry
         }
     }
 
-    /// Caches `schema`; what was made from the schemas is dropped when it differs from the one
-    /// cached (a catalog read that finds the same schema keeps the plans made from it).
-    func store(_ schema: CollectionSchema) {
+    /// Caches `schema`, read from a catalog row with `stamp`; what was made from the schemas is
+    /// dropped when it differs from the one cached (a catalog read that finds the same schema
+    /// keeps the plans made from it).
+    func store(_ schema: CollectionSchema, stamp: Int64) {
         let folded = Identifier.folded(schema.name)
         state.withLock { state in
-            guard state.schemas[folded] != schema else { return }
-            state.schemas[folded] = schema
+            if let cached = state.schemas[folded], cached.schema == schema {
+                if cached.stamp != stamp {
+                    state.schemas[folded] = Entry(schema: schema, stamp: stamp)
+                    state.lastLookup = nil
+                }
+                return
+            }
+            state.schemas[folded] = Entry(schema: schema, stamp: stamp)
             state.lastLookup = nil
             state.dropDerived()
         }

@@ -322,7 +322,13 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 transaction.invalidate()
                 try publishChangesAndCommit(transaction, after: last)
                 for folded in transaction.droppedCollections { schemaCache.remove(folded) }
-                for schema in transaction.changedSchemas.values { schemaCache.store(schema) }
+                for (folded, schema) in transaction.changedSchemas {
+                    if let stamp = transaction.changedStamps[folded] {
+                        schemaCache.store(schema, stamp: stamp)
+                    } else {
+                        schemaCache.remove(folded)
+                    }
+                }
                 if !transaction.changes.isEmpty { pruneChangesNow(on: connection) }
                 pool.checkIn(connection)
                 return value
@@ -480,7 +486,13 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         began: Bool,
         limit: Int
     ) throws -> Bool {
-        guard let error = error as? StorageError, let cause = error.postgreSQL else { return false }
+        guard let error = error as? StorageError else { return false }
+        if error.underlying is PostgreSQLSchemaChanged {
+            // A statement found its collection's catalog stamp moved: read the schemas afresh.
+            schemaCache.removeAll()
+            return attempt <= limit
+        }
+        guard let cause = error.postgreSQL else { return false }
         // The primary's two pools share a server (and a schema): what is wrong with one's
         // connections is most likely wrong with the other's.
         let pools = pool === replicas.first(where: { $0 === pool }) ? [pool] : [primary, writePool]

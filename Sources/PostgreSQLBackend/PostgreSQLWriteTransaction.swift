@@ -19,6 +19,9 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
 
     /// The schemas this transaction changed, published to the cache only when it commits.
     private(set) var changedSchemas: [String: CollectionSchema] = [:]
+    /// The catalog stamps of `changedSchemas` (see `PostgreSQLCatalog.stampSQL(parameter:)`), by
+    /// folded name, published with them.
+    private(set) var changedStamps: [String: Int64] = [:]
     /// The folded names of the collections this transaction dropped (and did not create again),
     /// removed from the cache only when it commits.
     private(set) var droppedCollections: Set<String> = []
@@ -75,16 +78,20 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
 
     override var usesCachedLookups: Bool { changedSchemas.isEmpty && droppedCollections.isEmpty }
 
-    override func storedSchema(of name: String, needing columns: [String] = []) throws -> CollectionSchema? {
+    override func storedEntry(
+        of name: String,
+        needing columns: [String] = []
+    ) throws -> (schema: CollectionSchema, stamp: Int64?)? {
         // Nothing changed by this transaction (a save's usual case): the cache answers, without
         // folding the name here.
         if changedSchemas.isEmpty && droppedCollections.isEmpty {
-            return try super.storedSchema(of: name, needing: columns)
+            return try super.storedEntry(of: name, needing: columns)
         }
         let folded = Identifier.folded(name)
-        if let changed = changedSchemas[folded] { return changed }
+        // Its own change: nothing to check (the catalog row is this transaction's).
+        if let changed = changedSchemas[folded] { return (changed, nil) }
         if droppedCollections.contains(folded) { return nil }
-        return try super.storedSchema(of: name, needing: columns)
+        return try super.storedEntry(of: name, needing: columns)
     }
 
     func prepareCollection(_ requested: CollectionSchema) throws -> CollectionSchema {
@@ -93,7 +100,7 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
         let folded = Identifier.folded(requested.name)
         let usesCache = changedSchemas[folded] == nil && !droppedCollections.contains(folded)
         if usesCache, let known = schemaCache.covered(requested, folded: folded) { return known }
-        if let known = usesCache ? schemaCache.lookup(requested.name) : changedSchemas[folded],
+        if let known = usesCache ? schemaCache.lookup(requested.name)?.schema : changedSchemas[folded],
             known.merged(with: requested) == known
         {
             if usesCache { schemaCache.storeCovered(requested, by: known, folded: folded) }
@@ -101,16 +108,18 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
         }
         try requested.validateShape()
         // The catalog, not the cache: another process may have changed the collection.
-        let current = try readCatalog(requested.name)
+        let read = try readCatalog(requested.name)
+        let current = read?.schema
         var target = current?.merged(with: requested) ?? requested
         if current == nil {
             for index in target.columns.indices where target.columns[index].name != target.primaryKey {
                 target.columns[index].isNullable = true
             }
         }
-        if let current, target == current {
-            changedSchemas[folded] = current
-            return current
+        if let read, target == read.schema {
+            changedSchemas[folded] = read.schema
+            changedStamps[folded] = read.stamp
+            return read.schema
         }
         try target.validateShape()
         for statement in catalog.migration(from: current, to: target) {
@@ -132,13 +141,18 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
                 )
             }
         }
-        _ = try connection.query(
+        let written = try connection.query(
             catalog.upsertSQL,
             PostgreSQLParameters([.text(folded), .text(PostgreSQLCatalog.encode(target))]),
             "cannot update the store's catalog",
             collection: requested.name
         )
         changedSchemas[folded] = target
+        if case .integer(let stamp)? = written.firstValue {
+            changedStamps[folded] = stamp
+        } else {
+            changedStamps[folded] = nil
+        }
         droppedCollections.remove(folded)
         return target
     }
@@ -162,6 +176,7 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
             collection: collection
         )
         changedSchemas[folded] = nil
+        changedStamps[folded] = nil
         droppedCollections.insert(folded)
     }
 

@@ -179,6 +179,11 @@ extension ConformanceSuite {
             for _ in 0..<2 {
                 #expect(try store.fetch(PlanMaybe.self, id: 1) == PlanMaybe(id: 1, count: 2, label: "a"))
             }
+            // Read, changed and saved back: the label read is the label kept.
+            var read = try #require(try store.fetch(PlanMaybe.self, id: 1))
+            read.count += 10
+            try store.save(read)
+            #expect(try other.fetch(PlanWide.self, id: 1) == PlanWide(id: 1, count: 12, label: "a"))
             // Made again without it, then with it.
             #expect(try other.drop(collection: "planned"))
             try other.save(PlanNarrow(id: 1, count: 3))
@@ -195,6 +200,27 @@ extension ConformanceSuite {
                 #expect(try transaction.fetch(PlanMaybe.self, id: 1) == PlanMaybe(id: 1, count: 6, label: "c"))
             }
             #expect(try store.fetch(PlanMaybe.self, id: 1) == PlanMaybe(id: 1, count: 6, label: "c"))
+        },
+        check("a query after another store changed the collection's columns reads them as they are now") {
+            fixture,
+            directory in
+            let store = try fixture.openStore(in: directory)
+            let other = try fixture.openStore(in: directory)
+            try other.save(contentsOf: [PlanNarrow(id: 1, count: 1), PlanNarrow(id: 2, count: 2)])
+            for _ in 0..<2 {
+                #expect(try store.fetchAll(PlanMaybe.self) == [PlanMaybe(id: 1, count: 1), PlanMaybe(id: 2, count: 2)])
+                #expect(try store.fetchAll(PlanMaybe.self, where: Column("count") > 1) == [PlanMaybe(id: 2, count: 2)])
+            }
+            try other.save(PlanWide(id: 2, count: 3, label: "a"))
+            #expect(try store.fetchAll(PlanMaybe.self, limit: 10) == [PlanMaybe(id: 1, count: 1), PlanMaybe(id: 2, count: 3, label: "a")])
+            try other.save(PlanWide(id: 1, count: 4, label: "b"))
+            #expect(
+                try store.fetchAll(PlanMaybe.self, where: Column("count") > 3)
+                    == [PlanMaybe(id: 1, count: 4, label: "b")]
+            )
+            #expect(try other.drop(collection: "planned"))
+            try other.save(PlanWide(id: 5, count: 5, label: "c"))
+            #expect(try store.fetchAll(PlanMaybe.self) == [PlanMaybe(id: 5, count: 5, label: "c")])
         },
     ]
 }
