@@ -16,7 +16,17 @@ struct SQLiteSchemaMigrator {
     func prepare(_ requested: CollectionSchema) throws -> CollectionSchema {
         let name = requested.name
         try requested.validateShape()
-        guard let stored = try transaction.storedSchema(of: name) else {
+        let known = try transaction.storedSchema(of: name)
+        if let known, known.primaryKey == requested.primaryKey, Self.target(known, requested) == known {
+            return known
+        }
+        // DDL ahead. The schema is read through the writer's own connection first, not taken
+        // from the cache: SQLite checks a connection's copy of the schema against the database
+        // only when a statement runs, and `ALTER TABLE` is compiled against that copy, so a
+        // writer that last looked before another connection or process dropped and made the
+        // table again failed with "duplicate column name" (or added to a table that is gone).
+        // Reading the catalog brings the copy up to date.
+        guard let stored = try transaction.refreshStoredSchema(of: name) else {
             try connection.execute(createTableSQL(requested, table: name), collection: name)
             for index in requested.indexes {
                 try createIndex(index, on: name)
@@ -32,11 +42,7 @@ struct SQLiteSchemaMigrator {
                 column: requested.primaryKey
             )
         }
-        var target = stored.merged(with: requested)
-        // A key column keeps its type: widening it would change the identity of records.
-        if let keyIndex = target.columnIndex(named: target.primaryKey), let storedKey = stored.primaryKeyColumn {
-            target.columns[keyIndex].type = storedKey.type
-        }
+        let target = Self.target(stored, requested)
         if target == stored { return stored }
         try target.validateShape()
 
@@ -55,6 +61,16 @@ struct SQLiteSchemaMigrator {
             }
         }
         return try transaction.refreshSchema(of: name)
+    }
+
+    /// What `stored` becomes to hold `requested`: merged, the key column keeping its type
+    /// (widening it would change the identity of records).
+    private static func target(_ stored: CollectionSchema, _ requested: CollectionSchema) -> CollectionSchema {
+        var target = stored.merged(with: requested)
+        if let keyIndex = target.columnIndex(named: target.primaryKey), let storedKey = stored.primaryKeyColumn {
+            target.columns[keyIndex].type = storedKey.type
+        }
+        return target
     }
 
     /// `CREATE TABLE` for `schema`, named `table`. No column is NOT NULL, so a property may later

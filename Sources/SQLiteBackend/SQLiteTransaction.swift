@@ -342,6 +342,27 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
         return schema
     }
 
+    /// The schema of `name` read through this transaction's connection (which also brings the
+    /// connection's own copy of the schema up to date), kept as this transaction's view; `nil`
+    /// when there is no such collection.
+    func refreshStoredSchema(of name: String) throws -> CollectionSchema? {
+        let known = try storedSchema(of: name)
+        let schema = try connection.readSchema(of: name)
+        if schema != known {
+            // The cache was wrong about the snapshot (it is keyed by schema version, so this is
+            // not expected): this transaction's view is what its connection reads.
+            let folded = Identifier.folded(name)
+            changedSchemas[folded] = schema
+            if schema == nil {
+                changedSchemas[folded] = nil
+                droppedCollections.insert(folded)
+            } else {
+                droppedCollections.remove(folded)
+            }
+        }
+        return schema
+    }
+
     func prepareCollection(_ schema: CollectionSchema) throws -> CollectionSchema {
         try checkActive()
         return try SQLiteSchemaMigrator(transaction: self).prepare(schema)
