@@ -239,7 +239,8 @@ public protocol StorageReadTransaction: AnyObject {
     /// `ObjectStore.fetch(_:id:)` checks the schema of the type's collection against its kept
     /// look-up plan only when the stamp moved (a schema read and compared was about a thirtieth
     /// of a key look-up on SQLite). SQLite answers its schema version, which every schema
-    /// change by any connection moves on. A write transaction answers `nil`: its own
+    /// change by any connection moves on; LMDB the id of the committed snapshot, which every
+    /// commit moves on. A write transaction answers `nil`: its own
     /// uncommitted changes are not facts of any stamp. The default implementation returns
     /// `nil` (no such number: every look-up reads the schema).
     var schemaStamp: Int64? { get }
