@@ -376,7 +376,9 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
         var parameters = compiler.parameters
         parameters.append(folded)
         selected.append(catalog.stampSQL(parameter: parameters.count))
-        let sql = "SELECT " + selected.joined(separator: ", ") + " FROM " + catalog.table(of: collection) + " WHERE " + condition
+        let sql =
+            "SELECT " + selected.joined(separator: ", ") + " FROM " + catalog.table(of: collection) + " WHERE "
+            + condition
         if compiler.arguments == [key], usesCachedLookups, stamp != nil {
             schemaCache.storeLookupSQL(sql, for: lookup, madeFrom: schema)
         }

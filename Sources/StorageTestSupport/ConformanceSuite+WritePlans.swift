@@ -212,7 +212,8 @@ extension ConformanceSuite {
                 #expect(try store.fetchAll(PlanMaybe.self, where: Column("count") > 1) == [PlanMaybe(id: 2, count: 2)])
             }
             try other.save(PlanWide(id: 2, count: 3, label: "a"))
-            #expect(try store.fetchAll(PlanMaybe.self, limit: 10) == [PlanMaybe(id: 1, count: 1), PlanMaybe(id: 2, count: 3, label: "a")])
+            let both = [PlanMaybe(id: 1, count: 1), PlanMaybe(id: 2, count: 3, label: "a")]
+            #expect(try store.fetchAll(PlanMaybe.self, limit: 10) == both)
             try other.save(PlanWide(id: 1, count: 4, label: "b"))
             #expect(
                 try store.fetchAll(PlanMaybe.self, where: Column("count") > 3)
