@@ -143,36 +143,26 @@ import Testing
 /// A write connection's copy of the schema is checked by SQLite only when a statement runs, and
 /// `ALTER TABLE` is compiled against it: a migration reads the catalog through the writer first.
 @Suite struct SQLiteMigrationAfterAChangeElsewhereTests {
-    struct Narrow: Codable, Equatable, StorableModel {
-        static let collectionName = "things"
-        var id: Int64
-        var count: Int
-    }
-
-    struct Wide: Codable, Equatable, StorableModel {
-        static let collectionName = "things"
-        var id: Int64
-        var count: Int
-        var label: String
-    }
+    typealias Narrow = SQLiteSingleQueryReadTests.Narrow
+    typealias Wide = SQLiteSingleQueryReadTests.Wide
 
     @Test func aColumnIsAddedAgainAfterAnotherStoreMadeTheTableWithoutIt() throws {
         try withTemporaryDirectory { directory in
             let path = directory + "/migrate.sqlite"
             let store = ObjectStore(backend: try SQLiteStorageBackend(path: path))
             let other = ObjectStore(backend: try SQLiteStorageBackend(path: path))
-            // The store's writer compiles its statements against a table with `label`.
-            try store.save(Wide(id: 1, count: 1, label: "a"))
-            #expect(try other.drop(collection: "things"))
-            try other.save(Narrow(id: 2, count: 2))
-            #expect(try store.fetch(Narrow.self, id: 2) == Narrow(id: 2, count: 2))
-            // Adding `label` again: compiled against the writer's old copy, "duplicate column".
+            // The store's writer compiles its statements against a table with `age`.
+            try store.save(Wide(id: 1, name: "a", age: 1))
+            #expect(try other.drop(collection: "people"))
+            try other.save(Narrow(id: 2, name: "b"))
+            #expect(try store.fetch(Narrow.self, id: 2) == Narrow(id: 2, name: "b"))
+            // Adding `age` again: compiled against the writer's old copy, "duplicate column".
             try store.transaction { transaction in
-                try transaction.save(Wide(id: 3, count: 3, label: "c"))
-                #expect(try transaction.fetch(Wide.self, id: 3) == Wide(id: 3, count: 3, label: "c"))
+                try transaction.save(Wide(id: 3, name: "c", age: 3))
+                #expect(try transaction.fetch(Wide.self, id: 3) == Wide(id: 3, name: "c", age: 3))
             }
             #expect(try other.fetchAll(Narrow.self).map(\.id) == [2, 3])
-            #expect(try other.fetch(Wide.self, id: 3) == Wide(id: 3, count: 3, label: "c"))
+            #expect(try other.fetch(Wide.self, id: 3) == Wide(id: 3, name: "c", age: 3))
         }
     }
 }
