@@ -354,7 +354,6 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
             let folded = Identifier.folded(name)
             changedSchemas[folded] = schema
             if schema == nil {
-                changedSchemas[folded] = nil
                 droppedCollections.insert(folded)
             } else {
                 droppedCollections.remove(folded)
