@@ -52,6 +52,17 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// while it is here; `closeEnvironment()` aborts it with the others.
     private let idleReader = Atomic<Unmanaged<LMDBReadTransaction>?>(nil)
 
+    /// Moves on by one as a write transaction of this process starts to commit and by one as its
+    /// commit returns (`LMDBStorageBackend`), so that a read can tell whether one commit ended and
+    /// another began while it was beginning (see `startRead`).
+    let commitSequence = Atomic<UInt64>(0)
+    /// How many read transactions were begun again because commits of this process overlapped
+    /// their beginning (see `startRead`).
+    let snapshotRetries = Atomic<Int>(0)
+    /// Called by `startRead` between reading `commitSequence` and beginning the transaction; set
+    /// only by tests, before any read of the environment, to commit in that window.
+    nonisolated(unsafe) var beforeReadBegins: (() -> Void)?
+
     /// Database handles by name, every one valid in transactions begun after it was published.
     private let handles = Locked<[String: MDB_dbi]>([:])
     /// The catalog generation the handles are complete for.
@@ -388,22 +399,49 @@ final class LMDBEnvironment: @unchecked Sendable {
     }
 
     /// Renews a kept read transaction, or begins a new one: the transaction, or LMDB's code.
+    ///
+    /// LMDB (0.9) begins a read by reading the id of the newest commit and then copying the
+    /// database roots from that commit's meta page, without checking the page again. There are
+    /// two meta pages, used in turn: when a reader is held up between the two steps while the
+    /// writer finishes the next commit and writes the one after it, that write goes to the page
+    /// the reader is copying, and the transaction holds a newer snapshot's roots (or a mix of
+    /// two) under the older id; the next read then sees an older snapshot than this one
+    /// (`ConcurrencyTests` saw it once: "a read saw 2756 moves after one that saw 2758"). A
+    /// commit of this process moves `commitSequence` on by one as it starts and by one as it
+    /// ends, so a begin during which one commit ended and another began may have raced, and is
+    /// begun again. Commits of other processes cannot be seen this way.
     private func startRead() -> (Int32, LMDBReadTransaction?) {
-        if let idle = idleReader.exchange(nil, ordering: .acquiring)?.takeRetainedValue()
+        var reader =
+            idleReader.exchange(nil, ordering: .acquiring)?.takeRetainedValue()
             ?? idleReaders.withLock({ $0.popLast() })
-        {
-            let rc = mdb_txn_renew(idle.txn)
-            if rc == 0 {
-                idle.renewed()
-                return (0, idle)
+        var renewed = reader != nil
+        while true {
+            let commitsBefore = commitSequence.load(ordering: .sequentiallyConsistent)
+            beforeReadBegins?()
+            if let reader {
+                let rc = mdb_txn_renew(reader.txn)
+                guard rc == 0 else {
+                    mdb_txn_abort(reader.txn)
+                    return (rc, nil)
+                }
+            } else {
+                var transaction: OpaquePointer?
+                let rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &transaction)
+                guard rc == 0, let transaction else { return (rc, nil) }
+                reader = LMDBReadTransaction(environment: self, txn: transaction, readOnly: true)
             }
-            mdb_txn_abort(idle.txn)
-            return (rc, nil)
+            guard let begun = reader else { continue }
+            // The page being copied is overwritten only if a commit ended and the next one began
+            // in the window: three moves from between commits, two from inside one.
+            let moved = commitSequence.load(ordering: .sequentiallyConsistent) &- commitsBefore
+            if moved < 2 || (moved == 2 && commitsBefore & 1 == 0) {
+                if renewed { begun.renewed() }
+                return (0, begun)
+            }
+            mdb_txn_reset(begun.txn)
+            renewed = true
+            snapshotRetries.wrappingAdd(1, ordering: .relaxed)
         }
-        var transaction: OpaquePointer?
-        let rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &transaction)
-        guard rc == 0, let transaction else { return (rc, nil) }
-        return (0, LMDBReadTransaction(environment: self, txn: transaction, readOnly: true))
     }
 
     /// Passes the map gate and runs `start`, which begins a transaction (its result) or returns

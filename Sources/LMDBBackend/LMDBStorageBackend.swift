@@ -276,8 +276,11 @@ public final class LMDBStorageBackend: StorageBackend {
             throw error
         }
         transaction.invalidate()
-        // A failed commit has freed the transaction: it is never aborted after that.
+        // A failed commit has freed the transaction: it is never aborted after that. The commit
+        // sequence brackets the commit for reads beginning meanwhile (`LMDBEnvironment.startRead`).
+        environment.commitSequence.wrappingAdd(1, ordering: .sequentiallyConsistent)
         let rc = mdb_txn_commit(txn)
+        environment.commitSequence.wrappingAdd(1, ordering: .sequentiallyConsistent)
         if rc == 0 {
             environment.publish(transaction.openedHandles, generation: transaction.newGeneration)
             environment.noteUsageAfterCommit()

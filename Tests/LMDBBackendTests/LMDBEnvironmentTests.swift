@@ -1,6 +1,7 @@
 internal import CLMDB
 import Foundation
 import Storage
+import Synchronization
 import StorageTestSupport
 import Testing
 
@@ -174,5 +175,50 @@ func readerSlotsOfDeadProcessesAreClearedAtOpen() throws {
             contentsOf: (3..<2_000).map { Row(id: $0, name: String(repeating: "z", count: 1_000), score: 0) }
         )
         #expect(try store.count(Row.self, where: nil) == 1_999)
+    }
+}
+
+/// LMDB (0.9) begins a read by reading the newest commit's id, then copying the roots from that
+/// commit's meta page without checking it again; a writer that finishes one commit and writes the
+/// next meanwhile overwrites the page being copied. A read whose beginning overlapped that much
+/// of this process's committing is begun again (`LMDBEnvironment.startRead`); here the two
+/// commits are made, on another thread, inside the window.
+@Test(.dedicatedThreads) func aReadWhoseBeginningOverlappedTwoCommitsIsBegunAgain() throws {
+    try withStorePath { _, path in
+        let backend = try LMDBStorageBackend(path: path)
+        let store = ObjectStore(backend: backend)
+        let environment = backend.environment
+        try store.save(Row(id: 1, name: "a", score: 0))
+        #expect(try store.fetch(Row.self, id: 1) == Row(id: 1, name: "a", score: 0))
+
+        /// Sets the hook to make `commits` saves on another thread the first time it runs.
+        func commitInTheWindow(_ commits: [Row]) {
+            let pending = Locked(commits)
+            environment.beforeReadBegins = {
+                let rows = pending.withLock { rows in
+                    defer { rows = [] }
+                    return rows
+                }
+                guard !rows.isEmpty else { return }
+                let done = DispatchSemaphore(value: 0)
+                let writer = Thread {
+                    for row in rows { _ = try? store.save(row) }
+                    done.signal()
+                }
+                writer.start()
+                done.wait()
+            }
+        }
+        defer { environment.beforeReadBegins = nil }
+
+        let before = environment.snapshotRetries.load(ordering: .relaxed)
+        commitInTheWindow([Row(id: 1, name: "b", score: 1), Row(id: 1, name: "c", score: 2)])
+        #expect(try store.fetch(Row.self, id: 1) == Row(id: 1, name: "c", score: 2))
+        #expect(environment.snapshotRetries.load(ordering: .relaxed) == before + 1)
+
+        // One commit in the window writes the other meta page: no race, no second begin.
+        commitInTheWindow([Row(id: 1, name: "d", score: 3)])
+        #expect(try store.fetch(Row.self, id: 1) == Row(id: 1, name: "d", score: 3))
+        #expect(environment.snapshotRetries.load(ordering: .relaxed) == before + 1)
     }
 }
