@@ -1,8 +1,8 @@
 internal import CLMDB
 import Foundation
 import Storage
-import Synchronization
 import StorageTestSupport
+import Synchronization
 import Testing
 
 @testable import LMDBBackend
