@@ -62,6 +62,10 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// Called by `startRead` between reading `commitSequence` and beginning the transaction; set
     /// only by tests, before any read of the environment, to commit in that window.
     nonisolated(unsafe) var beforeReadBegins: (() -> Void)?
+    /// Called by `startRead` between beginning the transaction and checking it, as a reader held
+    /// up there (or inside LMDB's begin, after it read the newest commit's id) would be; set only
+    /// by tests, as `beforeReadBegins`.
+    nonisolated(unsafe) var afterReadBegins: (() -> Void)?
 
     /// Database handles by name, every one valid in transactions begun after it was published.
     private let handles = Locked<[String: MDB_dbi]>([:])
@@ -409,7 +413,9 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// (`ConcurrencyTests` saw it once: "a read saw 2756 moves after one that saw 2758"). A
     /// commit of this process moves `commitSequence` on by one as it starts and by one as it
     /// ends, so a begin during which one commit ended and another began may have raced, and is
-    /// begun again. Commits of other processes cannot be seen this way.
+    /// begun again. A commit of another process is seen by the meta pages themselves: a begin
+    /// after which the newest meta page is two or more commits past the snapshot is begun again
+    /// too (`metaPageWasRewritten`).
     private func startRead() -> (Int32, LMDBReadTransaction?) {
         var reader =
             idleReader.exchange(nil, ordering: .acquiring)?.takeRetainedValue()
@@ -431,10 +437,11 @@ final class LMDBEnvironment: @unchecked Sendable {
                 reader = LMDBReadTransaction(environment: self, txn: transaction, readOnly: true)
             }
             guard let begun = reader else { continue }
+            afterReadBegins?()
             // The page being copied is overwritten only if a commit ended and the next one began
             // in the window: three moves from between commits, two from inside one.
             let moved = commitSequence.load(ordering: .sequentiallyConsistent) &- commitsBefore
-            if moved < 2 || (moved == 2 && commitsBefore & 1 == 0) {
+            if moved < 2 || (moved == 2 && commitsBefore & 1 == 0), !metaPageWasRewritten(after: begun.txn) {
                 if renewed { begun.renewed() }
                 return (0, begun)
             }
@@ -442,6 +449,17 @@ final class LMDBEnvironment: @unchecked Sendable {
             renewed = true
             snapshotRetries.wrappingAdd(1, ordering: .relaxed)
         }
+    }
+
+    /// Whether a commit two or more after the snapshot of `txn` has written its meta page, which
+    /// is the page `txn` copied its roots from: commits of any process, read from the meta pages
+    /// themselves (`mdb_env_info` reports the larger of their ids). A commit writes its page's id
+    /// last, so one caught half-way through writing it is not seen; `commitSequence` covers that
+    /// for this process's commits.
+    private func metaPageWasRewritten(after txn: OpaquePointer) -> Bool {
+        var info = MDB_envinfo()
+        guard mdb_env_info(env, &info) == 0 else { return false }
+        return info.me_last_txnid >= mdb_txn_id(txn) &+ 2
     }
 
     /// Passes the map gate and runs `start`, which begins a transaction (its result) or returns

@@ -222,3 +222,55 @@ func readerSlotsOfDeadProcessesAreClearedAtOpen() throws {
         #expect(environment.snapshotRetries.load(ordering: .relaxed) == before + 1)
     }
 }
+
+/// The counter workload's shared counter (Sources/StorageCrashWriter/CounterWorkload.swift).
+private struct LoadCounter: Codable, Equatable {
+    var id: Int64
+    var value: Int64
+}
+
+/// Two commits by another process, which the commit counter of this one cannot see, made after
+/// the read began on its snapshot (as if the reader were held up after LMDB read the newest id):
+/// the meta pages themselves show that the page the read copied from was written again
+/// (`LMDBEnvironment.metaPageWasRewritten`), and the read is begun again on the newest commit.
+@Test(.dedicatedThreads) func aReadHeldUpWhileAnotherProcessCommitsTwiceIsBegunAgain() throws {
+    try withStorePath { _, path in
+        let backend = try LMDBStorageBackend(path: path)
+        let store = ObjectStore(backend: backend)
+        let environment = backend.environment
+        try store.save(LoadCounter(id: 1, value: 0))
+        #expect(try store.fetch(LoadCounter.self, id: 1) == LoadCounter(id: 1, value: 0))
+
+        let pending = Locked(true)
+        let exitStatus = Locked<Int32?>(nil)
+        environment.afterReadBegins = {
+            let first = pending.withLock { pending in
+                defer { pending = false }
+                return pending
+            }
+            guard first else { return }
+            // Two transactions, each committed by the child.
+            let child = Process()
+            child.executableURL = CrashHarness.executable
+            child.arguments = [
+                "--backend", "lmdb", "--path", path, "--workload", "counter", "--writer", "1", "--count", "2",
+            ]
+            child.standardOutput = FileHandle.nullDevice
+            do {
+                try child.run()
+                child.waitUntilExit()
+                exitStatus.withLock { $0 = child.terminationStatus }
+            } catch {
+                exitStatus.withLock { $0 = -1 }
+            }
+        }
+        defer { environment.afterReadBegins = nil }
+
+        let retries = environment.snapshotRetries.load(ordering: .relaxed)
+        let commits = environment.commitSequence.load(ordering: .relaxed)
+        #expect(try store.fetch(LoadCounter.self, id: 1) == LoadCounter(id: 1, value: 2))
+        #expect(exitStatus.withLock { $0 } == 0)
+        #expect(environment.commitSequence.load(ordering: .relaxed) == commits)
+        #expect(environment.snapshotRetries.load(ordering: .relaxed) == retries + 1)
+    }
+}
