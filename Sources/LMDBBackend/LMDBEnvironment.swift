@@ -421,6 +421,10 @@ final class LMDBEnvironment: @unchecked Sendable {
             idleReader.exchange(nil, ordering: .acquiring)?.takeRetainedValue()
             ?? idleReaders.withLock({ $0.popLast() })
         var renewed = reader != nil
+        // Each retry needs two more commits inside a window of a few instructions; far more than
+        // a handful means the checks themselves are wrong about this file (a lock file whose
+        // newest id lags its meta pages), and a read that never begins would hang the caller.
+        var retries = 0
         while true {
             let commitsBefore = commitSequence.load(ordering: .sequentiallyConsistent)
             beforeReadBegins?()
@@ -441,12 +445,15 @@ final class LMDBEnvironment: @unchecked Sendable {
             // The page being copied is overwritten only if a commit ended and the next one began
             // in the window: three moves from between commits, two from inside one.
             let moved = commitSequence.load(ordering: .sequentiallyConsistent) &- commitsBefore
-            if moved < 2 || (moved == 2 && commitsBefore & 1 == 0), !metaPageWasRewritten(after: begun.txn) {
+            if retries == 100 || moved < 2 || (moved == 2 && commitsBefore & 1 == 0),
+                retries == 100 || !metaPageWasRewritten(after: begun.txn)
+            {
                 if renewed { begun.renewed() }
                 return (0, begun)
             }
             mdb_txn_reset(begun.txn)
             renewed = true
+            retries += 1
             snapshotRetries.wrappingAdd(1, ordering: .relaxed)
         }
     }
