@@ -428,26 +428,23 @@ final class LMDBEnvironment: @unchecked Sendable {
         while true {
             let commitsBefore = commitSequence.load(ordering: .sequentiallyConsistent)
             beforeReadBegins?()
+            let begun: LMDBReadTransaction
             if let reader {
                 let rc = mdb_txn_renew(reader.txn)
                 guard rc == 0 else {
                     mdb_txn_abort(reader.txn)
                     return (rc, nil)
                 }
+                begun = reader
             } else {
                 var transaction: OpaquePointer?
                 let rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &transaction)
                 guard rc == 0, let transaction else { return (rc, nil) }
-                reader = LMDBReadTransaction(environment: self, txn: transaction, readOnly: true)
+                begun = LMDBReadTransaction(environment: self, txn: transaction, readOnly: true)
+                reader = begun
             }
-            guard let begun = reader else { continue }
             afterReadBegins?()
-            // The page being copied is overwritten only if a commit ended and the next one began
-            // in the window: three moves from between commits, two from inside one.
-            let moved = commitSequence.load(ordering: .sequentiallyConsistent) &- commitsBefore
-            if retries == 100 || moved < 2 || (moved == 2 && commitsBefore & 1 == 0),
-                retries == 100 || !metaPageWasRewritten(after: begun.txn)
-            {
+            if retries == 100 || !mayHaveRaced(begun.txn, commitsBefore: commitsBefore) {
                 if renewed { begun.renewed() }
                 return (0, begun)
             }
@@ -456,6 +453,15 @@ final class LMDBEnvironment: @unchecked Sendable {
             retries += 1
             snapshotRetries.wrappingAdd(1, ordering: .relaxed)
         }
+    }
+
+    /// Whether `txn`, just begun, may hold another snapshot's roots than its id's (see
+    /// `startRead`): this process's commit sequence moved on from `commitsBefore` by a commit's
+    /// end and the next one's start (three moves from between commits, two from inside one), or
+    /// the meta pages show the page it copied from written again.
+    private func mayHaveRaced(_ txn: OpaquePointer, commitsBefore: UInt64) -> Bool {
+        let moved = commitSequence.load(ordering: .sequentiallyConsistent) &- commitsBefore
+        return moved >= 3 || (moved == 2 && commitsBefore & 1 == 1) || metaPageWasRewritten(after: txn)
     }
 
     /// Whether a commit two or more after the snapshot of `txn` has written its meta page, which
