@@ -223,6 +223,11 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
         // The first row carries the collection's catalog stamp in its last column (see `get`).
         let folded = StorageValue.text(Identifier.folded(request.collection))
         var checked = false
+        func checkFirstStamp(_ row: any StorageRow, at index: Int) throws {
+            guard !checked else { return }
+            try checkStamp(row.value(at: index), expected: stamp, collection: request.collection)
+            checked = true
+        }
         if let condition, condition == nil, let predicate = request.predicate {
             // Filtered here, with SQLite's semantics, over the predicate's columns too.
             selected += predicateColumns.map(compiler.selected)
@@ -242,10 +247,7 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
             // 20,000 rows took 17 s with `PredicateEvaluator.matches`, which prepares per call).
             let prepared = PreparedPredicate(predicate)
             try stream(sql, PostgreSQLParameters([folded]), collection: request.collection) { row in
-                if !checked {
-                    try checkStamp(row.value(at: stampIndex), expected: stamp, collection: request.collection)
-                    checked = true
-                }
+                try checkFirstStamp(row, at: stampIndex)
                 let matches = prepared.matches { name in
                     guard let index = predicateColumns.firstIndex(of: name) else { return .null }
                     return row.value(at: offset + index)
@@ -280,10 +282,7 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
                     collection: request.collection
                 )
                 try result.forEachRow { row in
-                    if !checked {
-                        try checkStamp(row.value(at: stampIndex), expected: stamp, collection: request.collection)
-                        checked = true
-                    }
+                    try checkFirstStamp(row, at: stampIndex)
                     return try body(row)
                 }
                 return
@@ -291,10 +290,7 @@ class PostgreSQLReadTransaction: StorageReadTransaction {
         }
         if request.limit == nil, request.offset > 0 { sql += " OFFSET \(request.offset)" }
         try stream(sql, parameters, collection: request.collection) { row in
-            if !checked {
-                try checkStamp(row.value(at: stampIndex), expected: stamp, collection: request.collection)
-                checked = true
-            }
+            try checkFirstStamp(row, at: stampIndex)
             return try body(row)
         }
     }
