@@ -26,7 +26,7 @@ struct SQLiteSchemaMigrator {
         // writer that last looked before another connection or process dropped and made the
         // table again failed with "duplicate column name" (or added to a table that is gone).
         // Reading the catalog brings the copy up to date.
-        guard let stored = try transaction.refreshStoredSchema(of: name) else {
+        guard let stored = try transaction.refreshStoredSchema(of: name, known: known) else {
             try connection.execute(createTableSQL(requested, table: name), collection: name)
             for index in requested.indexes {
                 try createIndex(index, on: name)

@@ -343,10 +343,13 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransacti
     }
 
     /// The schema of `name` read through this transaction's connection (which also brings the
-    /// connection's own copy of the schema up to date), kept as this transaction's view; `nil`
-    /// when there is no such collection.
-    func refreshStoredSchema(of name: String) throws -> CollectionSchema? {
-        let known = try storedSchema(of: name)
+    /// connection's own copy of the schema up to date), kept as this transaction's view.
+    /// - Parameters:
+    ///   - name: the collection.
+    ///   - known: what `storedSchema(of: name)` answered.
+    /// - Returns: the schema, or `nil` when there is no such collection.
+    /// - Throws: `StorageError` when the catalog cannot be read.
+    func refreshStoredSchema(of name: String, known: CollectionSchema?) throws -> CollectionSchema? {
         let schema = try connection.readSchema(of: name)
         if schema != known {
             // The cache was wrong about the snapshot (it is keyed by schema version, so this is
