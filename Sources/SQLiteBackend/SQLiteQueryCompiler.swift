@@ -72,7 +72,9 @@ struct SQLiteQueryCompiler {
             return column(name) + " IS NULL"
         case .like(let name, let pattern):
             arguments.append(.text(pattern))
-            return column(name) + " LIKE ?"
+            // A blob never matches (false, not unknown), whether or not this SQLite was built with
+            // SQLITE_LIKE_DOESNT_MATCH_BLOBS (see `PredicateEvaluator.likeMatches`).
+            return "(" + column(name) + " LIKE ? AND typeof(" + column(name) + ") <> 'blob')"
         case .constant(let value):
             return value ? "1" : "0"
         case .in(let name, let values):

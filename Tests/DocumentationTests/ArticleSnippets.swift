@@ -73,7 +73,7 @@ extension Person: StorableModel {
     static let indexes: [IndexDefinition] = [.init(["age"]), .init(["email"], unique: true)]
 }
 
-// Sources/Storage/Storage.docc/Queries.md:45
+// Sources/Storage/Storage.docc/Queries.md:48
 enum Mood: String, Codable, Sendable {
     case happy, calm, tired
 }
@@ -174,8 +174,8 @@ enum StorageQueriesSnippets {
         print(page.count, withoutEmail, removed)
     }
 
-    /// Sources/Storage/Storage.docc/Queries.md:58
-    static func block58() async throws {
+    /// Sources/Storage/Storage.docc/Queries.md:61
+    static func block61() async throws {
         let store = try ObjectStore(backend: .sqliteInMemory())
         let good = try await store.fetchAll(
             Entry.self,
@@ -253,7 +253,7 @@ let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
     ("Sources/Storage/Storage.docc/CustomColumnCoding.md:48", StorageCustomColumnCodingSnippets.block48),
     ("Sources/Storage/Storage.docc/Observation.md:11", StorageObservationSnippets.block11),
     ("Sources/Storage/Storage.docc/Queries.md:12", StorageQueriesSnippets.block12),
-    ("Sources/Storage/Storage.docc/Queries.md:58", StorageQueriesSnippets.block58),
+    ("Sources/Storage/Storage.docc/Queries.md:61", StorageQueriesSnippets.block61),
     (
         "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:10",
         StorageTransactionsAndConcurrencySnippets.block10

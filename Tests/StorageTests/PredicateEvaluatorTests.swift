@@ -124,6 +124,23 @@ import Testing
         #expect(evaluate(Column("age").like("3%")) == true)
     }
 
+    @Test func likeNeverMatchesABlob() {
+        let blob: [String: StorageValue] = ["d": .blob(Data("abc".utf8))]
+        #expect(PredicateEvaluator.evaluate(.like("d", "%")) { blob[$0] ?? .null } == false)
+        #expect(PredicateEvaluator.evaluate(.like("d", "abc")) { blob[$0] ?? .null } == false)
+        #expect(PredicateEvaluator.evaluate(!.like("d", "a%")) { blob[$0] ?? .null } == true)
+        #expect(PredicateEvaluator.evaluate(.like("e", "%")) { blob[$0] ?? .null } == nil)
+    }
+
+    @Test func comparisonsWithNaNAreUnknown() {
+        for comparison in [
+            StoragePredicate.Comparison.equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual,
+        ] {
+            #expect(evaluate(.compare("age", comparison, .real(.nan))) == nil, "\(comparison)")
+            #expect(evaluate(!.compare("score", comparison, .real(.nan))) == nil, "\(comparison)")
+        }
+    }
+
     @Test func orderingPutsNullsFirstAndTextByBytes() {
         let values: [StorageValue] = [.blob(Data([1])), .text("b"), .text("B"), .real(1.5), .integer(1), .null]
         let sorted = values.sorted { StorageValue.compare($0, $1) < 0 }

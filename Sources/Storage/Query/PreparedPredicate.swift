@@ -119,7 +119,8 @@ public struct PreparedPredicate: Sendable {
             case .isNull(let column):
                 program.operations.append(.isNull(column: number(column)))
             case .compare(let column, let op, let value):
-                program.values.append(value)
+                // A NaN compares as a null, as SQLite binds it: every comparison is unknown.
+                program.values.append(Self.isSQLNull(value) ? .null : value)
                 program.operations.append(.compare(column: number(column), op, value: program.values.count - 1))
             case .like(let column, let pattern):
                 program.patterns.append(pattern)
@@ -212,8 +213,7 @@ public struct PreparedPredicate: Sendable {
             case .greaterOrEqual: return order >= 0
             }
         case .like(let column, let pattern):
-            guard let text = PredicateEvaluator.likeText(value(column)) else { return nil }
-            return PredicateEvaluator.like(text, program.patterns[pattern])
+            return PredicateEvaluator.likeMatches(value(column), program.patterns[pattern])
         case .member(let column, let list):
             return program.lists[list].contains(value(column))
         case .all(let end):
