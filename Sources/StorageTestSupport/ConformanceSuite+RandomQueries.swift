@@ -189,5 +189,79 @@ extension ConformanceSuite {
             }
             #expect(try store.fetchAll(MixedRecord.self) == records)
         },
+        check("random saves, deletes and transactions, some rolled back, leave what a dictionary holds") {
+            fixture,
+            directory in
+            struct Rollback: Error {}
+            var random = SeededGenerator(seed: 4_242)
+            var model: [Int64: MixedRecord] = [:]
+            var store = try fixture.openStore(in: directory)
+            func someID() -> Int64 { Int64.random(in: 1...60, using: &random) }
+            for step in 0..<400 {
+                let label = "step \(step)"
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0, 1, 2:
+                    let record = MixedValues.record(someID(), &random)
+                    try store.save(record)
+                    model[record.id] = record
+                case 3:
+                    // A batch that names one key twice: the later value wins.
+                    let batch = (0..<Int.random(in: 1...12, using: &random)).map { _ in
+                        MixedValues.record(someID(), &random)
+                    }
+                    try store.save(contentsOf: batch)
+                    for record in batch { model[record.id] = record }
+                case 4:
+                    let id = someID()
+                    #expect(
+                        try store.delete(MixedRecord.self, id: id) == (model.removeValue(forKey: id) != nil),
+                        "\(label)"
+                    )
+                case 5:
+                    let predicate = MixedValues.predicate(1, &random)
+                    let doomed = matching(Array(model.values), predicate).map(\.id)
+                    #expect(
+                        try store.deleteAll(MixedRecord.self, where: predicate) == doomed.count,
+                        "\(label) \(predicate)"
+                    )
+                    for id in doomed { model[id] = nil }
+                case 6, 7:
+                    // A transaction of several changes, committed or rolled back by a thrown error.
+                    let commits = Bool.random(using: &random)
+                    var changed = model
+                    do {
+                        try store.transaction { transaction in
+                            for _ in 0..<Int.random(in: 1...6, using: &random) {
+                                if Bool.random(using: &random) {
+                                    let record = MixedValues.record(someID(), &random)
+                                    try transaction.save(record)
+                                    changed[record.id] = record
+                                } else {
+                                    let id = someID()
+                                    let deleted = try transaction.delete(MixedRecord.self, id: id)
+                                    #expect(deleted == (changed.removeValue(forKey: id) != nil), "\(label)")
+                                }
+                                // The transaction reads its own changes.
+                                #expect(try transaction.count(MixedRecord.self) == changed.count, "\(label)")
+                            }
+                            if !commits { throw Rollback() }
+                        }
+                    } catch is Rollback {}
+                    if commits { model = changed }
+                case 8:
+                    let id = someID()
+                    #expect(try store.fetch(MixedRecord.self, id: id) == model[id], "\(label)")
+                default:
+                    // Closed and opened again: everything committed is there.
+                    try store.close()
+                    store = try fixture.openStore(in: directory)
+                }
+                if step % 25 == 24 {
+                    #expect(try store.fetchAll(MixedRecord.self) == model.values.sorted { $0.id < $1.id }, "\(label)")
+                }
+            }
+            #expect(try store.fetchAll(MixedRecord.self) == model.values.sorted { $0.id < $1.id })
+            #expect(try store.count(MixedRecord.self) == model.count)
+        },
     ]
 }
