@@ -224,4 +224,113 @@ import Testing
         let entries = await json.next()
         #expect(entries?.upserted.count == 2)
     }
+
+    /// What one committed transaction should report: the keys whose last operation was a save,
+    /// and those whose last operation deleted a stored record.
+    struct ExpectedChange: Equatable, CustomStringConvertible {
+        var upserted: Set<Int64> = []
+        var deleted: Set<Int64> = []
+        var isEmpty: Bool { upserted.isEmpty && deleted.isEmpty }
+        var description: String { "upserted \(upserted.sorted()) deleted \(deleted.sorted())" }
+
+        init() {}
+        init(_ change: CollectionChange) {
+            for key in change.upserted { if case .integer(let id) = key { upserted.insert(id) } }
+            for key in change.deleted { if case .integer(let id) = key { deleted.insert(id) } }
+        }
+
+        mutating func saved(_ id: Int64) {
+            deleted.remove(id)
+            upserted.insert(id)
+        }
+        mutating func removed(_ id: Int64) {
+            upserted.remove(id)
+            deleted.insert(id)
+        }
+    }
+
+    /// 150 random saves, batches, deletes and transactions (some rolled back) of `Item`s; returns
+    /// what each commit that changed the collection should report, in order, and the records left.
+    /// Synchronous, so that the store's blocking calls are the ones made.
+    static func makeRandomCommits(_ store: ObjectStore) throws -> ([ExpectedChange], [Int64: Item]) {
+        var random = SeededGenerator(seed: 77)
+        var stored: [Int64: Item] = [:]
+        var expected: [ExpectedChange] = []
+        func someID() -> Int64 { Int64.random(in: 1...30, using: &random) }
+        func item(_ id: Int64) -> Item { Item(id: id, name: String(Int.random(in: 0..<5, using: &random))) }
+        for _ in 0..<150 {
+            var change = ExpectedChange()
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0:
+                let saved = item(someID())
+                try store.save(saved)
+                stored[saved.id] = saved
+                change.saved(saved.id)
+            case 1:
+                let batch = (0..<Int.random(in: 1...6, using: &random)).map { _ in item(someID()) }
+                try store.save(contentsOf: batch)
+                for saved in batch {
+                    stored[saved.id] = saved
+                    change.saved(saved.id)
+                }
+            case 2:
+                let id = someID()
+                let existed = stored.removeValue(forKey: id) != nil
+                #expect(try store.delete(Item.self, id: id) == existed)
+                if existed { change.removed(id) }
+            case 3:
+                let name = String(Int.random(in: 0..<5, using: &random))
+                let doomed = stored.values.filter { $0.name == name }.map(\.id)
+                #expect(try store.deleteAll(Item.self, where: Column("name") == name) == doomed.count)
+                for id in doomed {
+                    stored[id] = nil
+                    change.removed(id)
+                }
+            default:
+                // Several operations in one transaction, committed or rolled back.
+                let commits = Bool.random(using: &random)
+                var after = stored
+                do {
+                    try store.transaction { transaction in
+                        for _ in 0..<Int.random(in: 1...5, using: &random) {
+                            let id = someID()
+                            if Bool.random(using: &random) {
+                                let saved = item(id)
+                                try transaction.save(saved)
+                                after[id] = saved
+                                change.saved(id)
+                            } else if try transaction.delete(Item.self, id: id) {
+                                after[id] = nil
+                                change.removed(id)
+                            }
+                        }
+                        if !commits { throw Refused() }
+                    }
+                } catch is Refused {}
+                if commits { stored = after } else { change = ExpectedChange() }
+            }
+            if !change.isEmpty { expected.append(change) }
+        }
+        return (expected, stored)
+    }
+
+    @Test(arguments: fixtures)
+    func randomCommitsAreReportedOnceEachAsTheyChangedTheCollection(_ fixture: BackendFixture) async throws {
+        let directory = try TemporaryDirectory("observe")
+        defer { directory.remove() }
+        let store = try fixture.openStore(in: directory.url)
+        var changes = store.changes(of: Item.self).makeAsyncIterator()
+        let (expected, stored) = try Self.makeRandomCommits(store)
+        // Every committed change, in commit order, and nothing more: read up to a last save's
+        // change, which commits after all of them (a missing change fails, it does not hang).
+        try await store.save(Item(id: 1_000, name: "last"))
+        var marker = ExpectedChange()
+        marker.saved(1_000)
+        var delivered: [ExpectedChange] = []
+        while let next = await changes.next().map(ExpectedChange.init), next != marker {
+            delivered.append(next)
+        }
+        #expect(delivered == expected)
+        #expect(Set(try await store.fetchAll(Item.self).map(\.id)) == Set(stored.keys).union([1_000]))
+    }
 }
