@@ -95,19 +95,29 @@ package enum WhereExpression {
             if !atEnd, characters[position] == "!", position + 1 >= characters.count || characters[position + 1] != "="
             {
                 position += 1
-                return .not(try parseUnary())
+                return .not(try nested { try $0.parseUnary() })
             }
-            if takeWord("not") { return .not(try parseUnary()) }
+            if takeWord("not") { return .not(try nested { try $0.parseUnary() }) }
             if take("(") {
-                depth += 1
-                guard depth <= 100 else { throw error("parentheses nested more than 100 deep") }
-                let inner = try parseOr()
+                let inner = try nested { try $0.parseOr() }
                 guard take(")") else { throw error("expected ')'") }
-                depth -= 1
                 return inner
             }
             return try parseComparison()
         }
+
+        /// `parse` one level deeper: parentheses and negations nest by recursion, so their depth
+        /// is bounded (a hostile `!!!…` would otherwise overflow the stack).
+        mutating func nested(_ parse: (inout Parser) throws -> StoragePredicate) throws -> StoragePredicate {
+            depth += 1
+            guard depth <= Self.maximumDepth else {
+                throw error("parentheses and negations nested more than \(Self.maximumDepth) deep")
+            }
+            defer { depth -= 1 }
+            return try parse(&self)
+        }
+
+        static let maximumDepth = 100
 
         mutating func parseColumn() throws -> String {
             skipSpace()

@@ -1,4 +1,6 @@
+import Foundation
 import Storage
+import StorageTestSupport
 import Testing
 
 @testable import StorageCommandLine
@@ -45,6 +47,9 @@ struct WhereExpressionTests {
         ("a like 3", 7, "'like' needs a quoted pattern"),
         ("3 == a", 0, "expected a column name, found '3'"),
         ("a == 1.2.3", 5, "'1.2.3' is not a number"),
+        (String(repeating: "(", count: 101) + "a == 1", 101, "parentheses and negations nested more than 100 deep"),
+        (String(repeating: "!", count: 200_000) + "a == 1", 101, "parentheses and negations nested more than 100 deep"),
+        (String(repeating: "not ", count: 101) + "a == 1", 403, "parentheses and negations nested more than 100 deep"),
     ])
     func malformedExpressionsPointAtTheOffendingCharacter(_ text: String, _ offset: Int, _ message: String) {
         do {
@@ -56,6 +61,100 @@ struct WhereExpressionTests {
             #expect(error.description.hasSuffix("\n  " + String(repeating: " ", count: offset) + "^"))
         } catch {
             Issue.record("unexpected \(error)")
+        }
+    }
+
+    /// A random predicate the language can write (no blobs, NaN or infinities: it has no
+    /// literal for them), and its text, fully parenthesized.
+    static func randomPredicate(_ depth: Int, _ random: inout SeededGenerator) -> (StoragePredicate, String) {
+        if depth > 0 && Bool.random(using: &random) {
+            let (lhs, lhsText) = randomPredicate(depth - 1, &random)
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0:
+                let (rhs, rhsText) = randomPredicate(depth - 1, &random)
+                return (.and(lhs, rhs), "(\(lhsText) && \(rhsText))")
+            case 1:
+                let (rhs, rhsText) = randomPredicate(depth - 1, &random)
+                return (.or(lhs, rhs), "(\(lhsText) or \(rhsText))")
+            default:
+                return (.not(lhs), Bool.random(using: &random) ? "!(\(lhsText))" : "not \(lhsText)")
+            }
+        }
+        let column = ["a", "name", "_x", "b2", "Été"].randomElement(using: &random)!
+        func value() -> (StorageValue, String) {
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0:
+                let number =
+                    Int64.random(in: Int64.min...Int64.max, using: &random) >> Int.random(in: 0...63, using: &random)
+                return (.integer(number), String(number))
+            case 1:
+                let number = Double(Int.random(in: -1_000_000...1_000_000, using: &random)) / 64
+                return (.real(number), number == number.rounded() ? String(format: "%.1f", number) : String(number))
+            default:
+                let text = String(
+                    (0..<Int.random(in: 0...6, using: &random)).map { _ in
+                        ["a", "'", "\"", "\\", " ", "%", "é", "\u{1F600}", ")", "&"].randomElement(using: &random)!
+                    }.joined()
+                )
+                let quote = Bool.random(using: &random) ? "'" : "\""
+                var escaped = ""
+                for character in text {
+                    if character == "\\" {
+                        escaped += "\\\\"
+                    } else if String(character) == quote {
+                        escaped += quote + quote
+                    } else {
+                        escaped.append(character)
+                    }
+                }
+                return (.text(text), quote + escaped + quote)
+            }
+        }
+        switch Int.random(in: 0..<6, using: &random) {
+        case 0:
+            return (.isNull(column), "\(column) == nil")
+        case 1:
+            let (pattern, text) = value()
+            guard case .text(let characters) = pattern else { return (.isNull(column), "\(column) = null") }
+            return (.like(column, characters), "\(column) LIKE \(text)")
+        case 2:
+            let values = (0..<Int.random(in: 0...3, using: &random)).map { _ in value() }
+            return (.in(column, values.map(\.0)), "\(column) in (\(values.map(\.1).joined(separator: ", ")))")
+        default:
+            let operators: [(StoragePredicate.Comparison, String)] = [
+                (.equal, "=="), (.equal, "="), (.notEqual, "!="), (.notEqual, "<>"), (.less, "<"),
+                (.lessOrEqual, "<="), (.greater, ">"), (.greaterOrEqual, ">="),
+            ]
+            let (comparison, symbol) = operators.randomElement(using: &random)!
+            let (operand, text) = value()
+            return (.compare(column, comparison, operand), "\(column) \(symbol) \(text)")
+        }
+    }
+
+    @Test func randomPredicatesWrittenAsTextParseBackToThemselves() throws {
+        var random = SeededGenerator(seed: 31)
+        for _ in 0..<2_000 {
+            let (predicate, text) = Self.randomPredicate(4, &random)
+            #expect(try WhereExpression.parse(text) == predicate, "\(text)")
+        }
+    }
+
+    @Test func randomTextNeverCrashesTheParserAndErrorsPointInsideIt() {
+        var random = SeededGenerator(seed: 32)
+        let pieces = [
+            "a", "b", " ", "(", ")", "'", "\"", "\\", "==", "=", "!", "<", ">", "&&", "||", "in", "not", "like",
+            "nil", "true", "1", "-", "+", ".", "e", "9223372036854775808", ",", "é", "\u{1F600}", "\0", "\n",
+        ]
+        for _ in 0..<20_000 {
+            let text = (0..<Int.random(in: 0...14, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+                .joined()
+            do {
+                _ = try WhereExpression.parse(text)
+            } catch let error as WhereSyntaxError {
+                #expect((0...text.count).contains(error.offset), "\(text)")
+            } catch {
+                Issue.record("\(text): \(error)")
+            }
         }
     }
 }
