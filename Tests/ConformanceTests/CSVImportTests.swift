@@ -285,6 +285,107 @@ import Testing
         }
     }
 
+    /// Random text fields (commas, quotes, every kind of line break, spaces, non-ASCII, empty)
+    /// written with random quoting and record endings: every record reads back as written.
+    @Test(arguments: fixtures)
+    func randomFieldsWrittenAsCSVReadBackAsWritten(_ fixture: BackendFixture) throws {
+        try TemporaryDirectory.with { directory in
+            let store = try fixture.openStore(in: directory)
+            var random = SeededGenerator(seed: 4_180)
+            let pieces = ["a", "b", ",", "\"", "\r", "\n", "\r\n", " ", "\u{E9}", "\u{1F600}", "\t", ";"]
+            for round in 0..<12 {
+                let collection = "random_csv_\(round)"
+                var rows: [[String?]] = []
+                for _ in 0..<Int.random(in: 1...40, using: &random) {
+                    rows.append(
+                        (0..<3).map { _ in
+                            guard Int.random(in: 0..<6, using: &random) > 0 else { return nil }
+                            // A letter first, so that no field reads as a number.
+                            return "x"
+                                + (0..<Int.random(in: 0...6, using: &random)).map { _ in
+                                    pieces.randomElement(using: &random)!
+                                }.joined()
+                        }
+                    )
+                }
+                let ending = ["\r\n", "\n", "\r"].randomElement(using: &random)!
+                func field(_ text: String?) -> String {
+                    guard let text else { return Bool.random(using: &random) ? "" : "\"\"" }
+                    // By scalar: "\r\n" is one Character, which would hide a lone "\r".
+                    let needsQuotes = text.unicodeScalars.contains { ",\"\r\n".unicodeScalars.contains($0) }
+                    guard needsQuotes || Bool.random(using: &random) else { return text }
+                    return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                }
+                var text = Bool.random(using: &random) ? "\u{FEFF}" : ""
+                text += "id,c0,c1,c2"
+                for (index, row) in rows.enumerated() {
+                    text += ending + "\(index + 1)," + row.map { field($0) }.joined(separator: ",")
+                }
+                if Bool.random(using: &random) { text += ending }
+                #expect(try store.insert(csv: Data(text.utf8), into: collection) == rows.count, "round \(round)")
+                let stored = try store.fetchDictionaries(from: collection, orderBy: [.ascending("id")])
+                #expect(stored.count == rows.count, "round \(round)")
+                for (index, row) in rows.enumerated() where index < stored.count {
+                    #expect(stored[index]["id"] == .integer(Int64(index + 1)), "round \(round)")
+                    for column in 0..<3 {
+                        #expect(
+                            stored[index]["c\(column)"] == (row[column].map { .text($0) } ?? .null),
+                            "round \(round) record \(index + 1) c\(column)"
+                        )
+                    }
+                }
+            }
+        }
+    }
+
+    /// Valid CSV broken at random (a quote, a byte or a line break put in, the end cut off):
+    /// the import either reads it or refuses it with `.invalidCSV`, and a refused import stores
+    /// nothing.
+    @Test(arguments: fixtures)
+    func csvBrokenAtRandomIsReadOrRefusedWhole(_ fixture: BackendFixture) throws {
+        try TemporaryDirectory.with { directory in
+            let store = try fixture.openStore(in: directory)
+            try store.insert(csv: Data("id,name\n1,first\n".utf8), into: "broken", primaryKey: "id")
+            var random = SeededGenerator(seed: 4_181)
+            let valid = Array("id,name\n2,\"two, quoted\"\n3,\"say \"\"hi\"\"\"\r\n4,plain\n5,\"a\nb\"\n".utf8)
+            var refused = 0
+            for _ in 0..<300 {
+                var bytes = valid
+                for _ in 0..<Int.random(in: 1...3, using: &random) {
+                    let at = Int.random(in: 0...bytes.count, using: &random)
+                    switch Int.random(in: 0..<4, using: &random) {
+                    case 0: bytes.insert(UInt8(ascii: "\""), at: at)
+                    case 1:
+                        bytes.insert(
+                            [0, 0xFF, UInt8(ascii: ","), UInt8(ascii: "\r")].randomElement(using: &random)!,
+                            at: at
+                        )
+                    case 2: bytes.insert(contentsOf: Array("\n\n".utf8), at: at)
+                    default: bytes.removeLast(bytes.count - at)
+                    }
+                }
+                let before = try store.fetchDictionaries(from: "broken", orderBy: [.ascending("id")])
+                do {
+                    _ = try store.insert(csv: Data(bytes), into: "broken", primaryKey: "id")
+                } catch let error as StorageError {
+                    refused += 1
+                    #expect(
+                        [
+                            .invalidCSV, .typeMismatch, .invalidKey, .constraintViolation, .invalidIdentifier,
+                            .schemaMismatch,
+                        ]
+                        .contains(error.code),
+                        "\(error)"
+                    )
+                    #expect(try store.fetchDictionaries(from: "broken", orderBy: [.ascending("id")]) == before)
+                }
+                // Put the collection back as it was, so each round starts from the same records.
+                _ = try store.deleteAll(from: "broken", where: Column("id") > 1)
+            }
+            #expect(refused > 0)
+        }
+    }
+
     /// Writes records of about 400 bytes until the file holds `bytes`; returns the record count.
     static func writeLargeCSV(to file: URL, bytes: Int) throws -> Int {
         _ = FileManager.default.createFile(atPath: file.path, contents: nil)
