@@ -93,6 +93,34 @@ private enum MixedValues {
     }
 }
 
+// Four versions of one model, as releases of an app (or two apps) might declare it: each writes
+// its own columns, and the columns' types never conflict.
+struct EvolvingA: Codable, StorableModel {
+    static let collectionName = "evolving"
+    var id: Int64
+    var a: Int
+}
+
+struct EvolvingB: Codable, StorableModel {
+    static let collectionName = "evolving"
+    var id: Int64
+    var a: Int
+    var b: String?
+}
+
+struct EvolvingC: Codable, StorableModel {
+    static let collectionName = "evolving"
+    var id: Int64
+    var c: Double
+    var b: String?
+}
+
+struct EvolvingD: Codable, StorableModel {
+    static let collectionName = "evolving"
+    var id: Int64
+    var d: Data
+}
+
 /// The records `records` whose values match `predicate` as the store sees it: each value
 /// converted with its column's affinity first, then the evaluator.
 private func matching(_ records: [MixedRecord], _ predicate: StoragePredicate?) -> [MixedRecord] {
@@ -262,6 +290,78 @@ extension ConformanceSuite {
             }
             #expect(try store.fetchAll(MixedRecord.self) == model.values.sorted { $0.id < $1.id })
             #expect(try store.count(MixedRecord.self) == model.count)
+        },
+        check("versions of a model saved in turn by two stores keep every column another version wrote") {
+            fixture,
+            directory in
+            var random = SeededGenerator(seed: 1_848)
+            var stores = [try fixture.openStore(in: directory), try fixture.openStore(in: directory)]
+            // What each record's columns hold; a column a record never had reads as null.
+            var model: [Int64: [String: StorageValue]] = [:]
+            func text() -> String? {
+                Bool.random(using: &random) ? nil : String(Int.random(in: 0..<1_000, using: &random))
+            }
+            for step in 0..<300 {
+                let label = "step \(step)"
+                let store = stores[Int.random(in: 0..<2, using: &random)]
+                let id = Int64.random(in: 1...20, using: &random)
+                var written: [String: StorageValue] = [:]
+                switch Int.random(in: 0..<8, using: &random) {
+                case 0:
+                    let value = EvolvingA(id: id, a: Int.random(in: -99...99, using: &random))
+                    try store.save(value)
+                    written = ["a": .integer(Int64(value.a))]
+                case 1:
+                    let value = EvolvingB(id: id, a: Int.random(in: -99...99, using: &random), b: text())
+                    try store.save(value)
+                    written = ["a": .integer(Int64(value.a)), "b": value.b.map { .text($0) } ?? .null]
+                case 2:
+                    let value = EvolvingC(id: id, c: Double(Int.random(in: -99...99, using: &random)) / 4, b: text())
+                    try store.save(value)
+                    written = ["c": .real(value.c), "b": value.b.map { .text($0) } ?? .null]
+                case 3:
+                    let value = EvolvingD(
+                        id: id,
+                        d: Data((0..<Int.random(in: 0...4, using: &random)).map { UInt8($0) })
+                    )
+                    try store.save(value)
+                    written = ["d": .blob(value.d)]
+                case 4:
+                    let existed = model.removeValue(forKey: id) != nil
+                    #expect(try store.delete(EvolvingA.self, id: id) == existed, "\(label)")
+                    continue
+                case 5 where step % 40 == 5:
+                    // Dropped by one store; the other saves and reads on.
+                    _ = try store.drop(collection: "evolving")
+                    model = [:]
+                    continue
+                case 6 where step % 30 == 6:
+                    // One store closed and opened again.
+                    let index = Int.random(in: 0..<2, using: &random)
+                    try stores[index].close()
+                    stores[index] = try fixture.openStore(in: directory)
+                    continue
+                default:
+                    let reader = stores[Int.random(in: 0..<2, using: &random)]
+                    let rows = try reader.fetchDictionaries(from: "evolving", orderBy: [.ascending("id")])
+                    let columns = ["a", "b", "c", "d"]
+                    let found = rows.map { row in
+                        [row["id"] ?? .null] + columns.map { row[$0] ?? .null }
+                    }
+                    let expected = model.keys.sorted().map { key in
+                        [StorageValue.integer(key)] + columns.map { model[key]?[$0] ?? .null }
+                    }
+                    #expect(found == expected, "\(label)")
+                    // A version reads each record that holds its required columns.
+                    for (key, columns) in model where columns["a"].map({ !$0.isNull }) ?? false {
+                        let value = try reader.fetch(EvolvingB.self, id: key)
+                        #expect(value.map { .integer(Int64($0.a)) } == columns["a"], "\(label) \(key)")
+                        #expect(value?.b.map { StorageValue.text($0) } ?? .null == columns["b"] ?? .null, "\(label)")
+                    }
+                    continue
+                }
+                model[id, default: [:]].merge(written) { _, new in new }
+            }
         },
     ]
 }
