@@ -35,7 +35,7 @@ public enum ConformanceSuite {
         roundTripChecks + queryChecks + inListChecks + typedComparisonChecks + transactionChecks + dictionaryChecks
         + hostileInputChecks + concurrencyChecks + keyChecks + settingsChecks + exactValueChecks + typeChangeChecks
         + inferenceChecks + naturalKeyChecks + columnNameChecks + typedReadChecks + writePlanChecks
-        + randomQueryChecks
+        + randomChecks
 
     static func check(
         _ name: String,

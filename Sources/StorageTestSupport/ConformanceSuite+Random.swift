@@ -129,7 +129,10 @@ private func matching(_ records: [MixedRecord], _ predicate: StoragePredicate?) 
 }
 
 extension ConformanceSuite {
-    static let randomQueryChecks: [ConformanceCheck] = [
+    /// Checks driven by a seeded generator against a model kept beside the store: every query
+    /// against the shared evaluator, random writes and transactions against a dictionary, and
+    /// versions of a model written by two stores against the columns each wrote.
+    static let randomChecks: [ConformanceCheck] = [
         check("each comparison, LIKE and IN with a value of each storage class selects what the evaluator does") {
             fixture,
             directory in
