@@ -34,9 +34,12 @@ public enum PostgreSQLTestServer {
                 state = (url, nil)
                 return url
             }
+            sweepAbandonedClusters()
             let directory = FileManager.default.temporaryDirectory
-                .appendingPathComponent("storage-postgres-\(UUID().uuidString)").path
+                .appendingPathComponent(clusterPrefix + UUID().uuidString).path
             let url = try run(["start", directory]).trimmingCharacters(in: .whitespacesAndNewlines)
+            // Written once the cluster runs: a folder without it is one being started.
+            try? String(getpid()).write(toFile: directory + "/" + ownerFile, atomically: true, encoding: .utf8)
             state = (url, directory)
             setenv("STORAGE_POSTGRES_URL", url, 1)
             atexit {
@@ -101,6 +104,30 @@ public enum PostgreSQLTestServer {
         for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done 2>/dev/null
         exec "$@"
         """
+
+    /// The start of a private cluster's folder name, in the temporary directory.
+    static let clusterPrefix = "storage-postgres-"
+    /// The file in a private cluster's folder holding the process id of the test process it
+    /// serves.
+    public static let ownerFile = "owner"
+
+    /// Stops and removes the private clusters in the temporary directory whose test process has
+    /// ended without stopping its own (a process killed, or ended by a closed pipe, runs no
+    /// `atexit` handler), so that they do not pile up. A cluster whose process still runs, or
+    /// whose folder names none yet (being started), is left alone.
+    public static func sweepAbandonedClusters() {
+        let temporary = FileManager.default.temporaryDirectory
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: temporary.path) else { return }
+        for name in names where name.hasPrefix(clusterPrefix) {
+            let directory = temporary.appendingPathComponent(name).path
+            guard let text = try? String(contentsOfFile: directory + "/" + ownerFile, encoding: .utf8),
+                let owner = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)),
+                owner > 0, kill(owner, 0) != 0, errno == ESRCH
+            else { continue }
+            _ = try? run(["stop", directory])
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
 
     private static func stopPrivateCluster() {
         guard let directory = state.withLock({ $0?.directory }) else { return }
