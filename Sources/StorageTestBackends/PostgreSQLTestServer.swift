@@ -124,8 +124,11 @@ public enum PostgreSQLTestServer {
                 let owner = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)),
                 owner > 0, kill(owner, 0) != 0, errno == ESRCH
             else { continue }
-            _ = try? run(["stop", directory])
-            try? FileManager.default.removeItem(atPath: directory)
+            // Removed once its server is stopped, or when none runs (no `postmaster.pid`).
+            let stopped = (try? run(["stop", directory])) != nil
+            if stopped || !FileManager.default.fileExists(atPath: directory + "/data/postmaster.pid") {
+                try? FileManager.default.removeItem(atPath: directory)
+            }
         }
     }
 

@@ -21,12 +21,12 @@ struct MixedRecord: Codable, Equatable, StorableModel {
         "id": .integer, "a": .integer, "r": .real, "s": .text, "f": .integer, "d": .blob,
     ]
 
-    /// The value stored in `column`, as the evaluator sees it.
+    /// The value stored in `column`, as the evaluator sees it (-0.0 is stored as 0.0).
     func value(_ column: String) -> StorageValue {
         switch column {
         case "id": .integer(id)
         case "a": a.map { .integer(Int64($0)) } ?? .null
-        case "r": r.map { .real($0) } ?? .null
+        case "r": r.map { .real($0 == 0 ? 0 : $0) } ?? .null
         case "s": s.map { .text($0) } ?? .null
         case "f": f.map { .integer($0 ? 1 : 0) } ?? .null
         case "d": d.map { .blob($0) } ?? .null
