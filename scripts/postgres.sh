@@ -47,6 +47,13 @@ free_port() {
 }
 
 prepare_dir() {
+    # The server's Unix socket is DIR/.s.PGSQL.PORT, and a socket's path may be 107 bytes at most
+    # on Linux, 103 on macOS: past that the server exits at start, saying why only in its log.
+    local socket="$1/.s.PGSQL.65535"
+    if [ "${#socket}" -gt 103 ]; then
+        echo "postgres.sh: '$1' is too long for the server's Unix socket: $1/.s.PGSQL.PORT must stay within 103 bytes" >&2
+        exit 1
+    fi
     mkdir -p "$1"
     chmod 0700 "$1"
     if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$1"; fi

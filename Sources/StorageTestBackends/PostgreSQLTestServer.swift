@@ -100,8 +100,13 @@ public enum PostgreSQLTestServer {
     /// A `bash -c` script that closes every descriptor but 0, 1 and 2, then runs its arguments:
     /// a child must not keep open a pipe another test reads to its end (nor pass it on to a
     /// server it starts), and `posix_spawn` passes on every descriptor without close-on-exec.
+    ///
+    /// Errors are silenced per descriptor, not for the whole loop: bash keeps the real standard
+    /// error in a descriptor of its own (10 or above) while a loop's `2>/dev/null` holds, the loop
+    /// closed that one too, and the child then ran with no standard error (every failure of
+    /// `scripts/postgres.sh` was reported with an empty reason).
     public static let closingInheritedDescriptors = """
-        for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done 2>/dev/null
+        for fd in /proc/$$/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ]; then eval "exec $fd>&-" 2>/dev/null; fi; done
         exec "$@"
         """
 

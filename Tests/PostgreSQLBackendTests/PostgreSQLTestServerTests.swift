@@ -1,4 +1,5 @@
 import Foundation
+import Storage
 import StorageTestBackends
 import StorageTestSupport
 import Testing
@@ -55,5 +56,17 @@ import Darwin
         #expect(!FileManager.default.fileExists(atPath: abandoned))
         #expect(FileManager.default.fileExists(atPath: live))
         #expect(FileManager.default.fileExists(atPath: starting))
+    }
+
+    @Test func aClusterFolderTooLongForTheServersSocketIsRefusedBeforeAnythingIsMade() throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("storage-postgres-" + String(repeating: "x", count: 100)).path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let error = #expect(throws: StorageError.self) { try PostgreSQLTestServer.run(["start", directory]) }
+        #expect(
+            error?.message.contains("too long for the server's Unix socket") == true,
+            "\(String(describing: error))"
+        )
+        #expect(!FileManager.default.fileExists(atPath: directory))
     }
 }
