@@ -41,25 +41,19 @@ public enum PredicateEvaluator {
         return false
     }
 
-    /// The text LIKE sees for a value: numbers as SQLite prints them; `nil` for a null (unknown)
-    /// and for a blob, which LIKE never matches (see `likeMatches`).
-    static func likeText(_ value: StorageValue) -> String? {
-        switch value {
-        case .null, .blob: return nil
-        case .integer(let number): return String(number)
-        case .real(let number): return StorageValue.sqliteText(number)
-        case .text(let text): return text
-        }
-    }
-
-    /// `value LIKE pattern` in three-valued logic: unknown for a null, false for a blob (as SQLite
+    /// `value LIKE pattern` in three-valued logic: unknown for a null; false for a blob (as SQLite
     /// built with `SQLITE_LIKE_DOESNT_MATCH_BLOBS`, which Debian's is, and which every backend
     /// follows whatever its engine's build: bytes are not text, and reading them as text would
-    /// depend on their encoding), else the match of the value's text.
+    /// depend on their encoding); else the match of the value's text, numbers as SQLite prints
+    /// them.
     static func likeMatches(_ value: StorageValue, _ pattern: String) -> Bool? {
-        if case .blob = value { return false }
-        guard let text = likeText(value) else { return nil }
-        return like(text, pattern)
+        switch value {
+        case .null: return nil
+        case .blob: return false
+        case .integer(let number): return like(String(number), pattern)
+        case .real(let number): return like(StorageValue.sqliteText(number), pattern)
+        case .text(let text): return like(text, pattern)
+        }
     }
 
     /// SQL LIKE without an escape character: `%` any run, `_` one character, ASCII letters
