@@ -181,8 +181,8 @@ struct PostgreSQLQueryCompiler {
         -> String
     {
         // A null or a NaN (which SQLite binds as a null) makes every comparison unknown.
-        if case .real(let number) = value, number.isNaN { return "NULL::boolean" }
-        guard let column = definition(of: name), let valueType = value.columnType else { return "NULL::boolean" }
+        guard !PreparedPredicate.isSQLNull(value), let column = definition(of: name), let valueType = value.columnType
+        else { return "NULL::boolean" }
         let identifier = PostgreSQLIdentifier.quoted(name)
         let columnRank = Self.rank(column.type)
         let valueRank = Self.rank(valueType)

@@ -259,7 +259,7 @@ public struct PreparedPredicate: Sendable {
     }
 
     /// Whether SQLite treats `value` as NULL: a null, or a NaN (which SQLite stores as NULL).
-    static func isSQLNull(_ value: StorageValue) -> Bool {
+    package static func isSQLNull(_ value: StorageValue) -> Bool {
         switch value {
         case .null: return true
         case .real(let number): return number.isNaN
