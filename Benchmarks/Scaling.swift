@@ -53,7 +53,7 @@ func bytesOnDisk(_ path: String) -> Int {
 }
 
 /// One figure of the scaling mode: an operation at one size.
-struct ScalePoint: Encodable {
+struct ScalePoint: Codable {
     var backend: String
     var operation: String
     var records: Int
@@ -85,8 +85,13 @@ func runScaling(
     let harness = Harness(count: sizes.last ?? 0, repetitions: repetitions)
     var points: [ScalePoint] = []
     let started = ContinuousClock.now
+    let separate = !scalesInProcess && backends.count * sizes.count > 1
     for backend in backends {
         for size in sizes {
+            if separate {
+                points += try runScaleInChildProcess(backend: backend, size: size, directory: directory)
+                continue
+            }
             switch backend {
             case "sqlite":
                 points += try ScaleBenchmarks<RawSQLite>(directory: directory, size: size, operations: chosen)
@@ -132,6 +137,44 @@ func runScaling(
         try scalingChart(points, sizes: sizes).write(toFile: plotPath, atomically: true, encoding: .utf8)
         progress("wrote \(plotPath)")
     }
+}
+
+/// `--in-process`: every backend and size in this process, one after the other, as before
+/// `--scale` ran each in a process of its own.
+nonisolated(unsafe) var scalesInProcess = false
+
+/// The figures of one backend at one size, measured by this executable run again for them alone
+/// (`--scale SIZE --backends NAME`, the other options as given) and read back from its JSON.
+///
+/// Why a process each: the allocator's state moves both sides' rates by up to a fifth, and ours
+/// and the baseline's unequally (docs/BENCHMARKS.md, "Each size in a process of its own"), so in
+/// one process a figure depended on which backends and sizes ran before it (SQLite's after
+/// LMDB's ten million); in a process of its own every figure starts from the same fresh heap, as
+/// an application's reads do, and is the same whatever else the run measures.
+func runScaleInChildProcess(backend: String, size: Int, directory: URL) throws -> [ScalePoint] {
+    let json = directory.appendingPathComponent("scale-\(backend)-\(size).json")
+    var arguments: [String] = []
+    var given = CommandLine.arguments.dropFirst()
+    while let argument = given.popFirst() {
+        switch argument {
+        case "--scale", "--backends", "--json", "--plot": _ = given.popFirst()
+        default: arguments.append(argument)
+        }
+    }
+    arguments += ["--scale", String(size), "--backends", backend, "--json", json.path]
+    let child = Process()
+    child.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+    child.arguments = arguments
+    // Its progress lines (standard error) show as they come; its own tables (standard output)
+    // are left out: the tables of the whole run are printed from the figures it wrote.
+    child.standardOutput = FileHandle.nullDevice
+    try child.run()
+    child.waitUntilExit()
+    guard child.terminationStatus == 0 else {
+        fail("--scale: the run of \(backend) at \(size) records ended with status \(child.terminationStatus)")
+    }
+    guard FileManager.default.fileExists(atPath: json.path) else { return [] }  // a backend it skips
+    return try JSONDecoder().decode([ScalePoint].self, from: Data(contentsOf: json))
 }
 
 /// The growth of the cost of one record from the smallest size to the largest: the rate at the

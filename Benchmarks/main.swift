@@ -2,7 +2,7 @@ import Foundation
 
 // swift run -c release Benchmarks [--count N] [--backends sqlite,lmdb,archive,postgresql] [--json PATH]
 //                                 [--operations insert,fetchAll,...] [--repetitions N] [--archive-count N]
-//                                 [--scale 10000,100000,1000000 [--plot PATH]]
+//                                 [--scale 10000,100000,1000000 [--plot PATH] [--in-process]]
 let usage = """
     usage: Benchmarks [--count N] [--backends sqlite,lmdb,archive,postgresql] [--json PATH]
                       [--operations \(Operation.selectable.map(\.rawValue).joined(separator: ","))] [--repetitions N]
@@ -20,6 +20,8 @@ let usage = """
                         with open + fetchAll); prints rows/s and ratio per size and the growth of
                         the per-record cost (Benchmarks/Scaling.swift)
       --plot PATH       with --scale: also write an SVG chart of the figures
+      --in-process      with --scale: run every backend and size in this process (by default
+                        each runs in a process of its own, from a fresh heap)
       --indexed         Person gets an index on age and a unique index on email (sqlite only;
                         the raw baseline creates the same indexes)
       --raw-sqlite-pragmas LIST  pragmas the raw SQLite baseline also runs at open, e.g.
@@ -80,6 +82,8 @@ while let argument = arguments.popFirst() {
         let sizes = list(arguments.popFirst()).map { Int($0.replacingOccurrences(of: "_", with: "")) }
         guard !sizes.isEmpty, sizes.allSatisfy({ ($0 ?? 0) > 0 }) else { fail("--scale needs numbers") }
         scaleSizes = sizes.compactMap { $0 }.sorted()
+    case "--in-process":
+        scalesInProcess = true
     case "--plot":
         guard let path = arguments.popFirst() else { fail("--plot needs a path") }
         plotPath = path
