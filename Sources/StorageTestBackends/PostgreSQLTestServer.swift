@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import PostgreSQLBackend
 public import Storage
 
@@ -35,8 +35,7 @@ public enum PostgreSQLTestServer {
                 return url
             }
             sweepAbandonedClusters()
-            let directory = FileManager.default.temporaryDirectory
-                .appendingPathComponent(clusterPrefix + UUID().uuidString).path
+            let directory = clusterParent().appendingPathComponent(clusterPrefix + UUID().uuidString).path
             let url = try run(["start", directory]).trimmingCharacters(in: .whitespacesAndNewlines)
             // Written once the cluster runs: a folder without it is one being started.
             try? String(getpid()).write(toFile: directory + "/" + ownerFile, atomically: true, encoding: .utf8)
@@ -112,6 +111,18 @@ public enum PostgreSQLTestServer {
 
     /// The start of a private cluster's folder name, in the temporary directory.
     static let clusterPrefix = "storage-postgres-"
+
+    /// Where private clusters are made: the temporary directory when a cluster's socket path
+    /// (`FOLDER/.s.PGSQL.PORT`) fits in 103 bytes there (macOS's limit; Linux's is 107), else
+    /// `/tmp`. macOS's temporary directory (`/var/folders/…/T/`, about 50 bytes) is too long for
+    /// it, and `scripts/postgres.sh` refuses such a folder.
+    /// - Parameter temporary: the temporary directory; `nil` for the system's.
+    /// - Returns: the folder to make private clusters in.
+    public static func clusterParent(temporary: URL? = nil) -> URL {
+        let temporary = temporary ?? FileManager.default.temporaryDirectory
+        let socket = temporary.appendingPathComponent(clusterPrefix + UUID().uuidString).path + "/.s.PGSQL.65535"
+        return socket.utf8.count <= 103 ? temporary : URL(fileURLWithPath: "/tmp", isDirectory: true)
+    }
     /// The file in a private cluster's folder holding the process id of the test process it
     /// serves.
     public static let ownerFile = "owner"
@@ -121,7 +132,7 @@ public enum PostgreSQLTestServer {
     /// `atexit` handler), so that they do not pile up. A cluster whose process still runs, or
     /// whose folder names none yet (being started), is left alone.
     public static func sweepAbandonedClusters() {
-        let temporary = FileManager.default.temporaryDirectory
+        let temporary = clusterParent()
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: temporary.path) else { return }
         for name in names where name.hasPrefix(clusterPrefix) {
             let directory = temporary.appendingPathComponent(name).path

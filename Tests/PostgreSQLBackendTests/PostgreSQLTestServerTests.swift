@@ -24,7 +24,7 @@ import Darwin
     // TMPDIR, had a socket path past the 107-byte limit and did not start (the stop of a real one
     // is `scripts/postgres.sh stop`, checked by hand).
     @Test func aClusterFolderWhoseTestProcessEndedIsRemovedAndNoOther() throws {
-        let temporary = FileManager.default.temporaryDirectory
+        let temporary = PostgreSQLTestServer.clusterParent()
         func folder(_ label: String) throws -> String {
             let path = temporary.appendingPathComponent("storage-postgres-sweep-\(label)-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
@@ -65,5 +65,17 @@ import Darwin
             "\(String(describing: error))"
         )
         #expect(!FileManager.default.fileExists(atPath: directory))
+    }
+
+    /// Clusters are made where their socket path fits: in a temporary directory as short as
+    /// Linux's (or CI's private one), and in /tmp when it is as long as macOS's, where the
+    /// server's socket would not fit and `scripts/postgres.sh` refuses the folder.
+    @Test func clustersAreMadeWhereTheServersSocketPathFits() {
+        for short in ["/tmp", "/tmp/storage-tmp.Ab3dE9"] {
+            let parent = PostgreSQLTestServer.clusterParent(temporary: URL(fileURLWithPath: short, isDirectory: true))
+            #expect(parent.path == URL(fileURLWithPath: short).path, "\(short)")
+        }
+        let macOS = URL(fileURLWithPath: "/var/folders/zz/zyxvpxvq6csfxvn_n0000000000000/T", isDirectory: true)
+        #expect(PostgreSQLTestServer.clusterParent(temporary: macOS).path == "/tmp")
     }
 }
