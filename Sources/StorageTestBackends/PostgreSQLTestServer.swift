@@ -109,7 +109,7 @@ public enum PostgreSQLTestServer {
         exec "$@"
         """
 
-    /// The start of a private cluster's folder name, in the temporary directory.
+    /// The start of a private cluster's folder name, in `clusterParent()`.
     static let clusterPrefix = "storage-postgres-"
 
     /// Where private clusters are made: the temporary directory when a cluster's socket path
@@ -123,6 +123,7 @@ public enum PostgreSQLTestServer {
         let socket = temporary.appendingPathComponent(clusterPrefix + UUID().uuidString).path + "/.s.PGSQL.65535"
         return socket.utf8.count <= 103 ? temporary : URL(fileURLWithPath: "/tmp", isDirectory: true)
     }
+
     /// The file in a private cluster's folder holding the process id of the test process it
     /// serves.
     public static let ownerFile = "owner"
