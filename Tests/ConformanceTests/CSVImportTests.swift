@@ -195,6 +195,29 @@ import Testing
         }
     }
 
+    /// A CSV field holding an integer no Double holds, in a column that holds fractions too (so
+    /// real), is refused with the line and the column, and nothing of the file is stored; the same
+    /// digits beside text make a text column and are kept exactly.
+    @Test func anIntegerNoDoubleHoldsIsNotRoundedIntoARealColumn() throws {
+        try TemporaryDirectory.with { directory in
+            let store = try BackendFixture.inMemory.openStore(in: directory)
+            let csv = Data("id,v\n1,0.5\n2,9007199254740993\n".utf8)
+            do {
+                try store.insert(csv: csv, into: "numbers")
+                Issue.record("9007199254740993 was stored in a real column")
+            } catch let error as StorageError {
+                #expect(error.code == .valueOutOfRange)
+                #expect(error.column == "v")
+                #expect(error.collection == "numbers")
+                #expect(error.message.hasPrefix("line 3: "), "\(error.message)")
+            }
+            #expect(try store.count(in: "numbers") == 0)
+            try store.insert(csv: Data("id,v\n1,x\n2,9007199254740993\n".utf8), into: "texts")
+            let values = try store.fetchDictionaries(from: "texts", orderBy: [.ascending("id")]).map { $0["v"] }
+            #expect(values == [.text("x"), .text("9007199254740993")])
+        }
+    }
+
     /// Records that cross the reader's 1 MiB chunks (a quoted field, and a CRLF whose CR ends one
     /// read and whose LF starts the next) read the same from a file as the text says.
     @Test func recordsAcrossChunksReadTheSameFromAFile() throws {

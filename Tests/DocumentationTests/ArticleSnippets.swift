@@ -85,7 +85,7 @@ struct Entry: Codable, Sendable {
     var ratio: Float
 }
 
-// Sources/Storage/Storage.docc/SchemaEvolution.md:31
+// Sources/Storage/Storage.docc/SchemaEvolution.md:34
 // Version 2 of a type stored as "Profile": `nickname` is new, so it is optional.
 struct Profile: Codable, Sendable {
     var id: Int64

@@ -217,7 +217,11 @@ struct CSVImport {
         case .integer:
             if let value = Self.parseInteger(field) { return .integer(value) }
         case .real:
-            if Self.kind(of: field) != .text, let value = Self.parseReal(field) { return .real(value) }
+            // An integer stays one here: `Session.converted` makes it a real when a Double holds it
+            // exactly, and refuses it otherwise (parsed as a real, it would be rounded unseen).
+            let kind = Self.kind(of: field)
+            if kind == .integer, let value = Self.parseInteger(field) { return .integer(value) }
+            if kind != .text, let value = Self.parseReal(field) { return .real(value) }
         case .text:
             return .text(try Self.text(field, line: record.line, collection: collection))
         case .empty:

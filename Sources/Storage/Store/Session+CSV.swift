@@ -67,7 +67,13 @@ extension Session {
             try plan.checkShape(record)
             for index in 0..<record.count {
                 let value = try plan.value(record, at: index).checkedForStorage(column: plan.header[index])
-                values[index] = Self.converted(value, to: types[index])
+                do {
+                    values[index] = try Self.converted(value, to: types[index], column: columns[index].name)
+                } catch let error as StorageError {
+                    var error = error.inCollection(collection)
+                    error.message = "line \(record.line): " + error.message
+                    throw error
+                }
             }
             if keySlot < record.count && values[keySlot].isNull {
                 throw StorageError(

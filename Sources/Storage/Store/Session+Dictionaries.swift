@@ -105,7 +105,15 @@ extension Session {
         var keys: [StorageValue] = []
         keys.reserveCapacity(records.count)
         for (rowIndex, var record) in records.enumerated() {
-            for index in record.indices { record[index] = Self.converted(record[index], to: types[index]) }
+            do {
+                for index in record.indices {
+                    record[index] = try Self.converted(record[index], to: types[index], column: columns[index].name)
+                }
+            } catch let error as StorageError {
+                var error = error.inCollection(collection)
+                error.message = "row \(rowIndex): " + error.message
+                throw error
+            }
             if key != CollectionSchema.autoKeyColumn && record[keySlot].isNull {
                 throw StorageError(
                     .invalidKey,

@@ -15,9 +15,14 @@ extension Session {
 
     /// A value of the batch as its column stores it. A real in a text column keeps every digit
     /// (Swift's shortest exact form), where SQLite's own conversion would keep 15.
+    /// - Throws: ``StorageError`` with `.valueOutOfRange` for an integer in a real column that no
+    ///   Double holds exactly (see `realHoldsExactly`).
     @inline(__always)
-    static func converted(_ value: StorageValue, to type: ColumnType) -> StorageValue {
+    static func converted(_ value: StorageValue, to type: ColumnType, column: String) throws -> StorageValue {
         if type == .text, case .real(let number) = value { return .text("\(number)") }
+        if type == .real, case .integer(let number) = value, !realHoldsExactly(number) {
+            throw inexactReal(number, column: column)
+        }
         return value.applyingAffinity(type)
     }
 

@@ -134,6 +134,7 @@ final class Session {
                 )
             }
             if let typeName { try Self.checkTypeChanges(of: schema, against: existing, typeName: typeName) }
+            try checkWideningToReal(of: schema, from: existing)
         }
         let stored = try requireWriter().prepareCollection(schema)
         prepared[schema.name] = stored
