@@ -25,6 +25,23 @@ func subfolder(_ name: String, of directory: URL) throws -> URL {
     return url
 }
 
+/// Runs `body` with a store of `source` and one of `destination`, each in a folder of its own in
+/// a fresh temporary folder `label-…`; closes both and removes the folder afterwards.
+func withStores<Result>(
+    _ label: String,
+    _ source: BackendFixture,
+    _ destination: BackendFixture,
+    _ body: (_ from: ObjectStore, _ to: ObjectStore) throws -> Result
+) throws -> Result {
+    try TemporaryDirectory.with(label) { directory in
+        let from = try source.openStore(in: subfolder("source", of: directory))
+        defer { try? from.close() }
+        let to = try destination.openStore(in: subfolder("destination", of: directory))
+        defer { try? to.close() }
+        return try body(from, to)
+    }
+}
+
 /// Fills `store` with the samples, auto-keyed entries (one deleted) and settings.
 func fill(_ store: ObjectStore) throws -> (samples: [Sample], entries: [StorageValue]) {
     let samples = Sample.samples()
@@ -42,13 +59,7 @@ func fill(_ store: ObjectStore) throws -> (samples: [Sample], entries: [StorageV
 struct CopyMatrixTests {
     @Test(arguments: backendPairs)
     func everythingIsCopiedExactlyAndVerifies(_ source: BackendFixture, _ destination: BackendFixture) throws {
-        try TemporaryDirectory.with("copy-matrix") { directory in
-            let from = try source.openStore(in: subfolder("source", of: directory))
-            let to = try destination.openStore(in: subfolder("destination", of: directory))
-            defer {
-                try? from.close()
-                try? to.close()
-            }
+        try withStores("copy-matrix", source, destination) { from, to in
             let (samples, entryKeys) = try fill(from)
 
             let report = try from.copy(to: to)
@@ -107,13 +118,7 @@ struct CopyMatrixTests {
 
     @Test(arguments: backendPairs)
     func damageIsFoundAndNamedByCollectionAndKey(_ source: BackendFixture, _ destination: BackendFixture) throws {
-        try TemporaryDirectory.with("copy-damage") { directory in
-            let from = try source.openStore(in: subfolder("source", of: directory))
-            let to = try destination.openStore(in: subfolder("destination", of: directory))
-            defer {
-                try? from.close()
-                try? to.close()
-            }
+        try withStores("copy-damage", source, destination) { from, to in
             var samples = Sample.samples()
             samples[1].blob = Data([1, 2, 3])
             try from.save(contentsOf: samples)
@@ -148,13 +153,7 @@ struct CopyMatrixTests {
 struct CopyModeTests {
     @Test(arguments: backendPairs)
     func theNextAutoKeyIsPastTheKeysTheSourceDeleted(_ source: BackendFixture, _ destination: BackendFixture) throws {
-        try TemporaryDirectory.with("copy-next-key") { directory in
-            let from = try source.openStore(in: subfolder("source", of: directory))
-            let to = try destination.openStore(in: subfolder("destination", of: directory))
-            defer {
-                try? from.close()
-                try? to.close()
-            }
+        try withStores("copy-next-key", source, destination) { from, to in
             let keys = try from.save(contentsOf: (0..<6).map { Entry(text: "entry \($0)") })
             let numbers = keys.compactMap { key -> Int64? in
                 guard case .integer(let number) = key else { return nil }

@@ -94,13 +94,7 @@ struct CopyRandomTests {
         // A seed of its own for each pair, the same on every run.
         let seed = (source.name + ">" + destination.name).utf8.reduce(UInt64(0xC0FF_EE00)) { $0 &* 131 &+ UInt64($1) }
         var random = SeededGenerator(seed: seed)
-        try TemporaryDirectory.with("copy-random") { directory in
-            let from = try source.openStore(in: subfolder("source", of: directory))
-            let to = try destination.openStore(in: subfolder("destination", of: directory))
-            defer {
-                try? from.close()
-                try? to.close()
-            }
+        try withStores("copy-random", source, destination) { from, to in
             // Sparse records, rewritten, some deleted, then more by a later version of the model
             // (whose records have no value in the columns it does not know).
             let ids = (0..<80).map { _ in Int64.random(in: -40...40, using: &random) }
@@ -185,13 +179,7 @@ extension CopyRandomTests {
     /// cannot store) stops the copy with a typed error naming the collection, and the destination
     /// collection holds a prefix of the source's records in key order, each exactly as stored.
     @Test func aValueTheDestinationCannotHoldStopsTheCopyWithATypedErrorAndAPrefix() throws {
-        try TemporaryDirectory.with("copy-nul") { directory in
-            let from = try DiskBackend.sqlite.fixture.openStore(in: subfolder("source", of: directory))
-            let to = try DiskBackend.postgresql.fixture.openStore(in: subfolder("destination", of: directory))
-            defer {
-                try? from.close()
-                try? to.close()
-            }
+        try withStores("copy-nul", DiskBackend.sqlite.fixture, DiskBackend.postgresql.fixture) { from, to in
             let records = (1...20).map { Labelled(id: String(format: "k%02d", $0), n: $0) }
             try from.save(contentsOf: records)
             let unstorable = Labelled(id: "k15\u{0}x", n: 0)
