@@ -9,22 +9,13 @@ extension Session {
         Int64(exactly: Double(number)) == number
     }
 
-    /// The error for `number`, which a real column would round.
-    static func inexactReal(
-        _ number: Int64,
-        column: String,
-        collection: String? = nil,
-        key: StorageValue? = nil
-    )
-        -> StorageError
-    {
+    /// The error for `number` arriving in real column `column`, which would round it.
+    static func inexactReal(_ number: Int64, column: String) -> StorageError {
         StorageError(
             .valueOutOfRange,
             "column \(Identifier.quoted(column)) is real, and no Double holds the integer \(number) exactly"
                 + " (it would be stored as \(Double(number))); nothing was stored",
-            collection: collection,
-            column: column,
-            key: key
+            column: column
         )
     }
 
@@ -49,17 +40,15 @@ extension Session {
                 return false
             }
             if let found {
-                var error = Self.inexactReal(
-                    found.number,
-                    column: stored.name,
+                throw StorageError(
+                    .valueOutOfRange,
+                    "record \(found.key): column \(Identifier.quoted(stored.name)) holds the integer \(found.number),"
+                        + " which no Double holds exactly, so it cannot become a real column (\(found.number) would"
+                        + " read back as \(Double(found.number))); nothing was stored",
                     collection: existing.name,
+                    column: stored.name,
                     key: found.key
                 )
-                error.message =
-                    "record \(found.key): column \(Identifier.quoted(stored.name)) holds the integer \(found.number),"
-                    + " which no Double holds exactly, so it cannot become a real column (\(found.number) would read"
-                    + " back as \(Double(found.number))); nothing was stored"
-                throw error
             }
         }
     }
