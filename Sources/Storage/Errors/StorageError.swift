@@ -156,4 +156,12 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         if copy.collection == nil { copy.collection = name }
         return copy
     }
+
+    /// A copy whose message starts with where in the input it was raised (`row 3`, `line 7`),
+    /// with the collection filled in as `inCollection` does.
+    package func at(_ place: String, in collection: String) -> StorageError {
+        var copy = inCollection(collection)
+        copy.message = place + ": " + copy.message
+        return copy
+    }
 }

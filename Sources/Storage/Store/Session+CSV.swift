@@ -70,9 +70,7 @@ extension Session {
                 do {
                     values[index] = try Self.converted(value, to: types[index], column: columns[index].name)
                 } catch let error as StorageError {
-                    var error = error.inCollection(collection)
-                    error.message = "line \(record.line): " + error.message
-                    throw error
+                    throw error.at("line \(record.line)", in: collection)
                 }
             }
             if keySlot < record.count && values[keySlot].isNull {
@@ -103,9 +101,7 @@ extension Session {
             do {
                 keys.append(try writer.put(values))
             } catch let error as StorageError {
-                var error = error.inCollection(collection)
-                error.message = "line \(record.line): " + error.message
-                throw error
+                throw error.at("line \(record.line)", in: collection)
             }
         }
         noteChange(.upsert(keys), in: collection)

@@ -32,9 +32,8 @@ extension Session {
             for name in newNames {
                 do {
                     try Identifier.validateColumn(name, in: collection)
-                } catch var error as StorageError {
-                    error.message = "row \(rowIndex): " + error.message
-                    throw error
+                } catch let error as StorageError {
+                    throw error.at("row \(rowIndex)", in: collection)
                 }
                 slotByName[name] = columns.count
                 columns.append(ColumnDefinition(name: name, type: .untyped))
@@ -110,9 +109,7 @@ extension Session {
                     record[index] = try Self.converted(record[index], to: types[index], column: columns[index].name)
                 }
             } catch let error as StorageError {
-                var error = error.inCollection(collection)
-                error.message = "row \(rowIndex): " + error.message
-                throw error
+                throw error.at("row \(rowIndex)", in: collection)
             }
             if key != CollectionSchema.autoKeyColumn && record[keySlot].isNull {
                 throw StorageError(
@@ -128,9 +125,7 @@ extension Session {
             do {
                 keys.append(try writer.put(record))
             } catch let error as StorageError {
-                var error = error.inCollection(collection)
-                error.message = "row \(rowIndex): " + error.message
-                throw error
+                throw error.at("row \(rowIndex)", in: collection)
             }
         }
         noteChange(.upsert(keys), in: collection)
@@ -206,10 +201,8 @@ extension Session {
     private static func real(_ number: Double, collection: String, column: String, row: Int) throws -> StorageValue {
         do {
             return try StorageValue.real(number).checkedForStorage(column: column)
-        } catch var error as StorageError {
-            error.collection = collection
-            error.message = "row \(row): " + error.message
-            throw error
+        } catch let error as StorageError {
+            throw error.at("row \(row)", in: collection)
         }
     }
 
