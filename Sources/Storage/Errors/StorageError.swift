@@ -52,6 +52,13 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         /// the store (the message names the limit and, where it can be raised, the setting);
         /// nothing was written. Whatever a store accepted, it reads back.
         public static let limitExceeded = Code("limitExceeded")
+        /// A query the store will not run: nested deeper than ``Predicate/maximumDepth``, or a
+        /// search query it cannot parse. The message names what was wrong and where (the depth
+        /// and the limit, the position); no engine did any work.
+        public static let invalidQuery = Code("invalidQuery")
+        /// A write to a store opened read-only (`readOnly: true` in the backend's configuration);
+        /// nothing was written.
+        public static let readOnly = Code("readOnly")
         /// The store is used in a way it does not allow (for example a transaction escaping its closure).
         public static let misuse = Code("misuse")
         /// The store's files are damaged or not what they claim to be.
