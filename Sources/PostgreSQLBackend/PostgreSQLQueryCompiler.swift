@@ -74,8 +74,30 @@ struct PostgreSQLQueryCompiler {
         }
     }
 
-    /// The SQL for `predicate`, or `nil` when it cannot be compiled.
+    /// The SQL for `predicate`, or `nil` when it cannot be compiled. Walked with `fold`, without
+    /// recursion; chains come out flat, so a long `in` list does not nest one level per value.
     mutating func compile(_ predicate: StoragePredicate) -> String? {
+        predicate.fold(
+            term: { compileTerm($0) },
+            all: { Self.chain($0, " AND ") },
+            any: { Self.chain($0, " OR ") },
+            not: { $0.map { "(NOT " + $0 + ")" } }
+        )
+    }
+
+    /// `(a AND b AND …)`, or `nil` when an operand could not be compiled.
+    private static func chain(_ operands: [String?], _ separator: String) -> String? {
+        var parts: [String] = []
+        parts.reserveCapacity(operands.count)
+        for operand in operands {
+            guard let operand else { return nil }
+            parts.append(operand)
+        }
+        return "(" + parts.joined(separator: separator) + ")"
+    }
+
+    /// The SQL of a term (a node that is not AND, OR or NOT), or `nil` when it cannot be compiled.
+    private mutating func compileTerm(_ predicate: StoragePredicate) -> String? {
         switch predicate {
         case .compare(let name, let comparison, let value):
             return compare(name, comparison, value)
@@ -87,33 +109,13 @@ struct PostgreSQLQueryCompiler {
             let parameter = placeholder(.text(pattern), as: "text")
             return "(lower(" + PostgreSQLIdentifier.quoted(name) + ") LIKE lower(" + parameter
                 + " COLLATE \"C\") ESCAPE '')"
-        case .and, .or:
-            let isAnd: Bool
-            if case .and = predicate { isAnd = true } else { isAnd = false }
-            // Chains are flattened, so a long `in` list does not nest one level per value.
-            var operands: [StoragePredicate] = []
-            var pending = [predicate]
-            while let next = pending.popLast() {
-                switch (next, isAnd) {
-                case (.and(let lhs, let rhs), true), (.or(let lhs, let rhs), false):
-                    pending.append(rhs)
-                    pending.append(lhs)
-                default:
-                    operands.append(next)
-                }
-            }
-            var parts: [String] = []
-            for operand in operands {
-                guard let part = compile(operand) else { return nil }
-                parts.append(part)
-            }
-            return "(" + parts.joined(separator: isAnd ? " AND " : " OR ") + ")"
-        case .not(let operand):
-            return compile(operand).map { "(NOT " + $0 + ")" }
         case .constant(let value):
             return value ? "TRUE" : "FALSE"
         case .in(let name, let values):
             return member(name, values)
+        default:
+            // Not AND, OR or NOT (fold passes only terms): a kind of node added later.
+            return nil
         }
     }
 

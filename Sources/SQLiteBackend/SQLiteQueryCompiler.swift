@@ -24,11 +24,13 @@ struct SQLiteQueryCompiler {
     }
 
     /// ` WHERE ...` for `predicate`, or the empty string; `nil` when SQLite cannot take it (more
-    /// than `parameterLimit` bound values), and the caller filters with `PreparedPredicate`.
+    /// than `parameterLimit` bound values, or nested deeper than `nestingLimit`), and the caller
+    /// filters with `PreparedPredicate`.
     mutating func whereClause(_ predicate: StoragePredicate?) -> String? {
         guard let predicate else { return "" }
-        let sql = compile(predicate)
-        return isComplete && arguments.count <= Self.parameterLimit ? " WHERE " + sql : nil
+        let (sql, depth) = compile(predicate)
+        return isComplete && arguments.count <= Self.parameterLimit && depth <= Self.nestingLimit
+            ? " WHERE " + sql : nil
     }
 
     /// ` ORDER BY ...` for `ordering`, or the empty string. Columns the table lacks are all null
@@ -49,51 +51,62 @@ struct SQLiteQueryCompiler {
     /// array, so its SQL text (and cached statement) is the same whatever its length.
     static let inlineListLimit = 64
 
-    /// The SQL for `predicate`. SQLite's own three-valued logic and comparison rules apply, which
-    /// `PredicateEvaluator` mirrors. Chains of AND and OR come out as balanced parentheses, so a
-    /// chain of any length stays within SQLite's expression-depth limit (1000).
-    mutating func compile(_ predicate: StoragePredicate) -> String {
+    /// The deepest nesting of parentheses `compile` may give SQLite. Its parser's stack holds
+    /// 100 entries (`YYSTACKDEPTH`, not growable in Debian's 3.40), and a level takes about three:
+    /// `(a AND (b OR (c …` failed past about 30 levels (`parser stack overflow`). A deeper
+    /// predicate is filtered with `PreparedPredicate` instead, so every depth the store accepts
+    /// (`StoragePredicate.maximumDepth`) answers.
+    static let nestingLimit = 24
+
+    /// SQL text and the depth of its parentheses.
+    typealias Compiled = (sql: String, depth: Int)
+
+    /// The SQL for `predicate` and the depth of its parentheses (as `nestingLimit` counts them).
+    /// SQLite's own three-valued logic and comparison rules apply, which `PredicateEvaluator`
+    /// mirrors. Chains of AND and OR come out as balanced parentheses, so a chain of any length
+    /// nests log₂ n deep.
+    mutating func compile(_ predicate: StoragePredicate) -> Compiled {
         predicate.fold(
             term: { compileTerm($0) },
             all: { Self.balanced($0[...], " AND ") },
             any: { Self.balanced($0[...], " OR ") },
-            not: { "(NOT " + $0 + ")" }
+            not: { ("(NOT " + $0.sql + ")", $0.depth + 1) }
         )
     }
 
-    /// The SQL of a term (a node that is not AND, OR or NOT), its values appended to `arguments`
-    /// in the order `termArguments` gives them.
-    private mutating func compileTerm(_ term: StoragePredicate) -> String {
+    /// The SQL of a term (a node that is not AND, OR or NOT) and the depth of its parentheses,
+    /// its values appended to `arguments` in the order `termArguments` gives them.
+    private mutating func compileTerm(_ term: StoragePredicate) -> Compiled {
         switch term {
         case .compare(let name, let comparison, let value):
             arguments.append(value)
-            return column(name) + " " + comparison.rawValue + " ?"
+            return (column(name) + " " + comparison.rawValue + " ?", 0)
         case .isNull(let name):
-            return column(name) + " IS NULL"
+            return (column(name) + " IS NULL", 0)
         case .like(let name, let pattern):
             arguments.append(.text(pattern))
             // A blob never matches (false, not unknown), whether or not this SQLite was built with
             // SQLITE_LIKE_DOESNT_MATCH_BLOBS (see `PredicateEvaluator.likeMatches`).
-            return "(" + column(name) + " LIKE ? AND typeof(" + column(name) + ") <> 'blob')"
+            return ("(" + column(name) + " LIKE ? AND typeof(" + column(name) + ") <> 'blob')", 2)
         case .constant(let value):
-            return value ? "1" : "0"
+            return (value ? "1" : "0", 0)
         case .in(let name, let values):
             let list = InList(values)
             arguments.append(contentsOf: list.arguments)
-            return column(name) + list.sql
+            return (column(name) + list.sql, list.depth)
         default:
             // Not AND, OR or NOT (fold passes only terms): a kind of node added later.
             isComplete = false
-            return "NULL"
+            return ("NULL", 0)
         }
     }
 
     /// `(a AND (b AND c))`-style nesting of depth log₂ n over `operands`.
-    private static func balanced(_ operands: ArraySlice<String>, _ separator: String) -> String {
+    private static func balanced(_ operands: ArraySlice<Compiled>, _ separator: String) -> Compiled {
         if operands.count == 1 { return operands[operands.startIndex] }
         let middle = operands.startIndex + operands.count / 2
-        return "(" + balanced(operands[..<middle], separator) + separator + balanced(operands[middle...], separator)
-            + ")"
+        let (lhs, rhs) = (balanced(operands[..<middle], separator), balanced(operands[middle...], separator))
+        return ("(" + lhs.sql + separator + rhs.sql + ")", max(lhs.depth, rhs.depth) + 1)
     }
 
     /// Appends the values `compile` binds for a term, in the order of its placeholders.
@@ -142,6 +155,8 @@ struct SQLiteQueryCompiler {
     struct InList {
         let sql: String
         let arguments: [StorageValue]
+        /// The depth of its parentheses: `IN (…)` is one, the JSON form's sub-query three.
+        var depth: Int { sql.hasPrefix(" IN (SELECT") ? 3 : 1 }
 
         init(_ values: [StorageValue]) {
             if values.isEmpty {

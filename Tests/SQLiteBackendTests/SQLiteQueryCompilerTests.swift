@@ -160,3 +160,38 @@ struct SQLiteQueryCompilerTests {
         }
     }
 }
+
+extension SQLiteQueryCompilerTests {
+    /// A predicate nested `levels` deep in the shapes whose SQL nests deepest (NOT, LIKE and a long
+    /// IN list's sub-query at every level), straight to the backend: up to the compiler's nesting
+    /// limit it runs as SQL, past it (where SQLite's parser stack overflows) it is filtered
+    /// outside SQLite, and every depth answers as the evaluator does.
+    @Test func deeplyNestedPredicatesAgreeWithTheEvaluatorAtEveryDepth() throws {
+        try withBackend { backend, _ in
+            try backend.write { tx in
+                _ = try tx.prepareCollection(Self.schema)
+                try tx.put(Self.rows, into: "mixed", columns: Self.columns)
+            }
+            let stored = try backend.read { tx in
+                try tx.rows(ScanRequest(collection: "mixed", columns: Self.columns, ordering: [.ascending("id")]))
+            }
+            let records = stored.map { Dictionary(uniqueKeysWithValues: zip(Self.columns, $0)) }
+            let longList = (100..<200).map { StorageValue.integer($0) } + [1, 3]
+            var predicate: StoragePredicate = Column("t").like("a%")
+            for level in 0..<40 {
+                switch level % 3 {
+                case 0: predicate = !predicate && .in("i", longList)
+                case 1: predicate = predicate || Column("t").like("%B%")
+                default: predicate = .not(.in("u", longList)) && predicate
+                }
+                let expected = records.filter { record in PredicateEvaluator.matches(predicate, { record[$0] ?? .null })
+                }
+                .map { $0["id"]! }
+                let actual = try backend.read { try $0.column("id", of: "mixed", where: predicate) }
+                #expect(actual == expected, "\(level + 1) levels")
+                let count = try backend.read { try $0.count(in: "mixed", where: predicate) }
+                #expect(count == expected.count, "\(level + 1) levels")
+            }
+        }
+    }
+}

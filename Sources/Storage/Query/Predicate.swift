@@ -17,6 +17,12 @@
 /// Chains of `&&` or `||` built in a loop can be thousands of nodes deep. Walk them with
 /// `conjuncts` and `disjuncts` (or `fold`), which flatten a chain without recursion, rather than
 /// recursing on `.and` and `.or` one node at a time.
+///
+/// The store simplifies every query's predicate before a backend sees it (``simplified()``:
+/// negations pushed down to the terms, chains merged, constants folded) and refuses one nested
+/// deeper than ``maximumDepth`` (1,000 levels of `&&`, `||` and `!`) with
+/// ``StorageError/Code/invalidQuery``, on every engine alike. A backend is therefore handed at
+/// most that depth, and a recursive walk of the flattened chains stays that shallow.
 public indirect enum StoragePredicate: Sendable, Hashable {
     /// How a column is compared with a value.
     public enum Comparison: String, Sendable, Hashable {

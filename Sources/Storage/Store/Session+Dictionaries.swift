@@ -230,7 +230,7 @@ extension Session {
         offset: Int = 0
     ) throws -> [[String: StorageValue]] {
         try Identifier.validateCollection(collection)
-        guard let stored = try storedSchema(collection) else { return [] }
+        guard let stored = try storedSchema(collection) else { return try Self.noCollection(predicate, []) }
         let plan = store.readPlan(for: stored)
         let columns = plan.columns
         let request = try makeRequest(

@@ -246,7 +246,8 @@ final class Session {
     }
 
     /// Checks a query against the stored schema and puts it in the form every backend expects:
-    /// values converted with the columns' affinity, the primary key appended as the last sort key.
+    /// the predicate simplified (at most `StoragePredicate.maximumDepth` deep) with its values
+    /// converted with the columns' affinity, the primary key appended as the last sort key.
     func makeRequest(
         _ plan: ReadPlan,
         columns: [String],
@@ -271,7 +272,9 @@ final class Session {
         if offset < 0 {
             throw StorageError(.misuse, "offset must not be negative, got \(offset)", collection: stored.name)
         }
-        let normalized = predicate?.mapValues { column, value in value.applyingAffinity(types[column] ?? .untyped) }
+        let normalized = try predicate?.simplified().mapValues { column, value in
+            value.applyingAffinity(types[column] ?? .untyped)
+        }
         var order = ordering
         if !order.contains(where: { $0.column == stored.primaryKey }) { order.append(.ascending(stored.primaryKey)) }
         return ScanRequest(
@@ -284,6 +287,14 @@ final class Session {
         )
     }
 
+    /// The answer of a query over a collection that was never stored, `empty`, once its
+    /// predicate is known to be within the depth limit: a query too deep fails whether or not
+    /// the collection exists, on every engine.
+    static func noCollection<Answer>(_ predicate: StoragePredicate?, _ empty: Answer) throws -> Answer {
+        _ = try predicate?.simplified()
+        return empty
+    }
+
     /// The scan request for a typed query and the decoder for its rows, or nil when nothing was
     /// ever stored in the type's collection.
     private func prepareScan<T: Decodable>(
@@ -294,7 +305,7 @@ final class Session {
         offset: Int = 0
     ) throws -> (ScanRequest, RowDecoder)? {
         let info = try store.info(for: type)
-        guard let stored = try storedSchema(info.collection) else { return nil }
+        guard let stored = try storedSchema(info.collection) else { return try Self.noCollection(predicate, nil) }
         let plan = store.readPlan(for: stored)
         let request = try makeRequest(
             plan,
@@ -415,7 +426,7 @@ final class Session {
     }
 
     func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
-        guard let stored = try storedSchema(collection) else { return 0 }
+        guard let stored = try storedSchema(collection) else { return try Self.noCollection(predicate, 0) }
         let request = try makeRequest(
             store.readPlan(for: stored),
             columns: [],
@@ -526,7 +537,7 @@ final class Session {
     }
 
     func deleteAll(from collection: String, where predicate: StoragePredicate?) throws -> [StorageValue] {
-        guard let stored = try storedSchema(collection) else { return [] }
+        guard let stored = try storedSchema(collection) else { return try Self.noCollection(predicate, []) }
         let request = try makeRequest(
             store.readPlan(for: stored),
             columns: [],
