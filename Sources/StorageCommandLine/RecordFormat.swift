@@ -123,8 +123,13 @@ struct RecordWriter {
 /// through the store's own `insert(csv:into:primaryKey:)`).
 enum RecordReader {
     /// The objects of an NDJSON input, one per non-empty line.
-    /// - Throws: `StorageError` with `.invalidJSON` naming the line.
-    static func ndjson(_ data: Data) throws -> [[String: Any]] {
+    /// - Parameters:
+    ///   - data: the input.
+    ///   - collection: the collection it goes to, named in errors.
+    /// - Returns: the objects, in order.
+    /// - Throws: `StorageError` with `.invalidJSON` naming the line (an object holding a key twice
+    ///   among them).
+    static func ndjson(_ data: Data, into collection: String) throws -> [[String: Any]] {
         var rows: [[String: Any]] = []
         var lineNumber = 0
         for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
@@ -138,6 +143,9 @@ enum RecordReader {
             }
             guard let row = object as? [String: Any] else {
                 throw StorageError(.invalidJSON, "line \(lineNumber) is not a JSON object")
+            }
+            if let repeated = JSONRepeatedKeys.first(in: Data(line)) {
+                throw ObjectStore.repeatedKeyError(repeated, in: collection, line: lineNumber)
             }
             rows.append(row)
         }

@@ -289,13 +289,16 @@ package enum StorageTool {
             guard let array = object as? [Any] else {
                 throw StorageError(.invalidJSON, "'\(path)' is not a JSON array")
             }
+            if let repeated = JSONRepeatedKeys.first(in: data) {
+                throw ObjectStore.repeatedKeyError(repeated, in: collection)
+            }
             rows = try array.enumerated().map { index, element in
                 guard let row = element as? [String: Any] else {
                     throw StorageError(.invalidJSON, "element \(index) of '\(path)' is not a JSON object")
                 }
                 return row
             }
-        case .ndjson: rows = try RecordReader.ndjson(data)
+        case .ndjson: rows = try RecordReader.ndjson(data, into: collection)
         case .csv: try ObjectStore.checkCSV(file: fileURL, data: data, into: collection, primaryKey: key)
         }
         if let key {

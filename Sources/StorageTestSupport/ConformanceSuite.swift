@@ -35,7 +35,7 @@ public enum ConformanceSuite {
         roundTripChecks + queryChecks + inListChecks + typedComparisonChecks + transactionChecks + dictionaryChecks
         + hostileInputChecks + concurrencyChecks + keyChecks + settingsChecks + exactValueChecks + typeChangeChecks
         + inferenceChecks + naturalKeyChecks + columnNameChecks + typedReadChecks + writePlanChecks
-        + randomChecks + deepPredicateChecks
+        + randomChecks + deepPredicateChecks + twinNameChecks
 
     static func check(
         _ name: String,

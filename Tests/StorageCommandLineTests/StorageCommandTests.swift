@@ -193,6 +193,16 @@ struct StorageCommandTests {
                 atomically: true,
                 encoding: .utf8
             )
+            try #"[{"id": 1, "a": 1, "a": 2}]"#.write(
+                to: directory.appendingPathComponent("repeated.json"),
+                atomically: true,
+                encoding: .utf8
+            )
+            try "{\"id\": 1}\n{\"id\": 2, \"b\": {\"caf\u{E9}\": 1, \"cafe\u{301}\": 2}}\n".write(
+                to: directory.appendingPathComponent("repeated.ndjson"),
+                atomically: true,
+                encoding: .utf8
+            )
             try "a,b\n1,\"x\n".write(
                 to: directory.appendingPathComponent("broken.csv"),
                 atomically: true,
@@ -216,6 +226,11 @@ struct StorageCommandTests {
                 (["copy", "missing.sqlite", "out.lmdb"], 1, "no store at 'missing.sqlite'"),
                 (["import", "new.sqlite", "People", "missing.json"], 1, "cannot read 'missing.json'"),
                 (["import", "new.sqlite", "People", "broken.json"], 1, "is not valid JSON"),
+                (["import", "new.sqlite", "People", "repeated.json"], 1, "row 0: an object holds key 'a' twice"),
+                (
+                    ["import", "new.lmdb", "People", "repeated.ndjson"], 1,
+                    "line 2: an object holds key 'café' (caf\\u{00E9}) twice, the second time as 'café' (cafe\\u{0301})"
+                ),
                 (["import", "new.sqlite", "People", "broken.csv"], 1, "a quoted field is not closed"),
                 (["import", "new.sqlite", "People", "missing.csv"], 1, "missing.csv"),
                 (

@@ -163,11 +163,22 @@ final class RowEncoderCore {
     /// The slot of column `name`, learning it in discovery mode.
     private func slot(_ name: String, type: @autoclosure () -> ColumnType, nullable: Bool) throws -> Int {
         let cursor = state.pointee.cursor
-        if cursor < state.pointee.columns.count && state.pointee.columns[cursor].name == name {
+        if cursor < state.pointee.columns.count && state.pointee.columns[cursor].name == name
+            && (!discovering || Identifier.spelledAlike(state.pointee.columns[cursor].name, name))
+        {
             state.pointee.cursor = cursor + 1
             return cursor
         }
         if let index = state.pointee.slotByName[name] {
+            // Found by a name spelt in another Unicode normalization too, which would put two
+            // properties in one column: learning the layout, that is refused.
+            if discovering, !Identifier.spelledAlike(state.pointee.columns[index].name, name) {
+                throw StorageError(
+                    .schemaMismatch,
+                    "\(typeName): " + CollectionSchema.twinNames(state.pointee.columns[index].name, name),
+                    column: name
+                )
+            }
             state.pointee.cursor = index + 1
             return index
         }

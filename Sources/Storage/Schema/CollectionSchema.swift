@@ -45,15 +45,25 @@ public struct CollectionSchema: Sendable, Hashable {
     /// The definition of the primary-key column.
     public var primaryKeyColumn: ColumnDefinition? { column(named: primaryKey) }
 
-    /// The first column of `requested` that this schema has under a name differing only in
-    /// ASCII case; such a column cannot be added, since names are compared ignoring case.
+    /// The message for two spellings of one column name in one schema, record or batch.
+    package static func twinNames(_ first: String, _ second: String) -> String {
+        let kind =
+            Identifier.spelledAlike(first, second)
+            ? "column \(Identifier.quoted(first)) appears twice"
+            : "columns \(Identifier.spelling(first)) and \(Identifier.spelling(second)) are one name"
+        return kind + " (names are compared ignoring ASCII case and Unicode normalization)"
+    }
+
+    /// The first column of `requested` that this schema has under another spelling (differing
+    /// only in ASCII case or Unicode normalization); such a column cannot be added, since names
+    /// are compared ignoring both.
     /// - Parameter requested: the schema a caller asks for.
     /// - Returns: the stored and requested spelling of the first such column, or `nil`.
     public func caseConflict(with requested: CollectionSchema) -> (stored: String, requested: String)? {
         var stored: [String: String] = [:]
         for column in columns { stored[Identifier.folded(column.name)] = column.name }
         for column in requested.columns {
-            if let existing = stored[Identifier.folded(column.name)], existing != column.name {
+            if let existing = stored[Identifier.folded(column.name)], !Identifier.spelledAlike(existing, column.name) {
                 return (existing, column.name)
             }
         }
@@ -118,12 +128,12 @@ public struct CollectionSchema: Sendable, Hashable {
                 collection: name
             )
         }
-        var seen = Set<String>()
+        var seen: [String: String] = [:]
         for column in columns {
-            if !seen.insert(Identifier.folded(column.name)).inserted {
+            if let earlier = seen.updateValue(column.name, forKey: Identifier.folded(column.name)) {
                 throw StorageError(
                     .schemaMismatch,
-                    "column \(Identifier.quoted(column.name)) appears twice (names are compared ignoring ASCII case)",
+                    Self.twinNames(earlier, column.name),
                     collection: name,
                     column: column.name
                 )

@@ -10,8 +10,14 @@
 /// other engines: 1 to 128 characters, each a letter, a digit, `_`, `-` or `.`, not starting with
 /// `sqlite_` (SQLite's reserved prefix) nor with `_` (our own reserved prefix).
 ///
-/// Names are compared ignoring ASCII case, as SQLite compares them, on every backend.
-/// Public for backends written in other packages: compare names with `folded(_:)`.
+/// Names are compared ignoring ASCII case, as SQLite compares them, on every backend, and
+/// ignoring Unicode normalization, as Swift compares strings: `café` spelt with `é` (NFC) and
+/// with `e` and a combining accent (NFD) are one name. A collection keeps one spelling of each
+/// of its column names; a write that spells one of them another way (two properties of a type,
+/// two keys of a JSON object or a dictionary, two CSV headers, a batch or a type beside the
+/// stored schema) is refused, naming both spellings (`spelling(_:)`), and a query must spell a
+/// column as it is stored. Public for backends written in other packages: compare names with
+/// `folded(_:)` (and `==`).
 public enum Identifier {
     /// The most Unicode scalars a collection name may have.
     public static let maximumLength = 128
@@ -102,6 +108,27 @@ public enum Identifier {
             }
             return count
         }
+    }
+
+    /// Whether two names that are the same name (equal once `folded`) are also spelt alike,
+    /// byte for byte.
+    /// - Parameters:
+    ///   - lhs: a name.
+    ///   - rhs: a name equal to it once folded.
+    /// - Returns: whether their UTF-8 bytes are the same.
+    public static func spelledAlike(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.elementsEqual(rhs.utf8)
+    }
+
+    /// The name for a message that names two spellings of one name: `quoted(_:)`, followed by its
+    /// Unicode scalars escaped when it has any beyond ASCII (`'café' (caf\u{E9})`), so that
+    /// spellings differing only in normalization can be told apart.
+    /// - Parameter name: any name.
+    /// - Returns: the quoted name, with its escaped scalars when they are not all ASCII.
+    public static func spelling(_ name: String) -> String {
+        guard name.utf8.contains(where: { $0 >= 0x80 }) else { return quoted(name) }
+        let scalars = name.unicodeScalars.prefix(40).map { $0.escaped(asASCII: true) }.joined()
+        return quoted(name) + " (" + scalars + (name.unicodeScalars.count > 40 ? "…" : "") + ")"
     }
 
     /// The name for an error message: shortened, with quotes, backslashes, control characters,

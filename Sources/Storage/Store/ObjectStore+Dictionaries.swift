@@ -19,8 +19,9 @@ extension ObjectStore {
     ///   - collection: the collection's name.
     ///   - primaryKey: the member every object carries that identifies it (`"iata"`), or nil.
     /// - Returns: the primary keys of the stored rows.
-    /// - Throws: ``StorageError`` with `.invalidJSON` for malformed JSON or JSON that is not an array
-    ///   of objects, `.invalidIdentifier` for a key that is not a valid column name, `.invalidKey`
+    /// - Throws: ``StorageError`` with `.invalidJSON` for malformed JSON, JSON that is not an array
+    ///   of objects, or an object holding a key twice (byte for byte, or in two Unicode
+    ///   normalizations; the message names the row and the key), `.invalidIdentifier` for a key that is not a valid column name, `.invalidKey`
     ///   for an object without its `primaryKey`, `.constraintViolation` for two objects with the
     ///   same `primaryKey` and different content, `.valueOutOfRange` for a NaN, `.schemaMismatch`
     ///   for a `primaryKey` other than the collection's. Nothing is stored then.
@@ -47,6 +48,9 @@ extension ObjectStore {
                 "expected a JSON array of objects, found \(Self.jsonKind(object))",
                 collection: collection
             )
+        }
+        if let repeated = JSONRepeatedKeys.first(in: data) {
+            throw Self.repeatedKeyError(repeated, in: collection)
         }
         var rows: [[String: Any]] = []
         rows.reserveCapacity(array.count)
@@ -107,6 +111,28 @@ extension ObjectStore {
                 offset: offset
             )
         }
+    }
+
+    /// The error for an object of a JSON import that holds a key twice (`JSONRepeatedKeys`):
+    /// `.invalidJSON`, naming the row (the array's element, or `line` when given) and the key's
+    /// spellings.
+    package static func repeatedKeyError(
+        _ repeated: JSONRepeatedKeys.Repeat,
+        in collection: String,
+        line: Int? = nil
+    ) -> StorageError {
+        let place = line.map { "line \($0)" } ?? repeated.element.map { "row \($0)" } ?? "the JSON"
+        let what =
+            Identifier.spelledAlike(repeated.first, repeated.second)
+            ? "key \(Identifier.spelling(repeated.first)) twice"
+            : "key \(Identifier.spelling(repeated.first)) twice, the second time as \(Identifier.spelling(repeated.second))"
+                + " (another Unicode normalization of it)"
+        return StorageError(
+            .invalidJSON,
+            place + ": an object holds " + what + "; one of the values would be lost, so nothing was stored",
+            collection: collection,
+            column: repeated.first
+        )
     }
 
     private static func jsonKind(_ value: Any) -> String {

@@ -41,6 +41,15 @@ extension Session {
             var record = Array(repeating: StorageValue.null, count: columns.count)
             for (name, any) in row {
                 let slot = slotByName[name]!
+                // The dictionary found a key spelt in another Unicode normalization too.
+                guard Identifier.spelledAlike(columns[slot].name, name) else {
+                    throw StorageError(
+                        .schemaMismatch,
+                        "row \(rowIndex): " + CollectionSchema.twinNames(columns[slot].name, name),
+                        collection: collection,
+                        column: name
+                    )
+                }
                 let (value, type) = try Self.storageValue(any, collection: collection, column: name, row: rowIndex)
                 if let type, columns[slot].type != type {
                     if columns[slot].type != .untyped && (type == .blob || columns[slot].type == .blob) {

@@ -127,8 +127,9 @@ final class Session {
             if let conflict = existing.caseConflict(with: schema) {
                 throw StorageError(
                     .schemaMismatch,
-                    "column \(Identifier.quoted(conflict.requested)) clashes with the stored column \(Identifier.quoted(conflict.stored))"
-                        + " (names are compared ignoring ASCII case)",
+                    "column \(Identifier.spelling(conflict.requested)) clashes with the stored column"
+                        + " \(Identifier.spelling(conflict.stored))"
+                        + " (names are compared ignoring ASCII case and Unicode normalization)",
                     collection: schema.name,
                     column: conflict.requested
                 )
@@ -258,10 +259,14 @@ final class Session {
     ) throws -> ScanRequest {
         let stored = plan.schema
         let types = plan.types
-        for name in (predicate?.columnNames ?? []) + ordering.map(\.column) where types[name] == nil {
+        for name in (predicate?.columnNames ?? []) + ordering.map(\.column) {
+            if let slot = plan.slotByName[name], Identifier.spelledAlike(plan.columns[slot], name) { continue }
+            // The look-up finds a column spelt in another Unicode normalization too (Swift
+            // compares strings so), which SQL would not find: a query spells a column as stored.
+            let other = stored.column(named: name).map { " (it has \(Identifier.spelling($0.name)))" } ?? ""
             throw StorageError(
                 .unknownColumn,
-                "collection '\(stored.name)' has no column \(Identifier.quoted(name))",
+                "collection '\(stored.name)' has no column \(Identifier.spelling(name))" + other,
                 collection: stored.name,
                 column: name
             )
