@@ -89,7 +89,7 @@ struct PostgreSQLParameters {
             return
         }
         offsets.append(bytes.count)
-        lengths.append(Int32(appendPayload(value)))
+        lengths.append(Int32(clamping: appendPayload(value)))
     }
 
     /// Appends a one-dimensional array (binary array format) of `values`, each of `elementType`
@@ -113,7 +113,7 @@ struct PostgreSQLParameters {
             let length = UInt32(appendPayload(value)).bigEndian
             withUnsafeBytes(of: length) { bytes.replaceSubrange(lengthAt..<lengthAt + 4, with: $0) }
         }
-        lengths[lengths.count - 1] = Int32(bytes.count - start)
+        lengths[lengths.count - 1] = Int32(clamping: bytes.count - start)
     }
 
     /// Appends the binary form of a non-null value.
@@ -138,6 +138,31 @@ struct PostgreSQLParameters {
 
     private mutating func appendInteger(_ value: UInt64) {
         withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// Throws when the server would refuse the parameters: a value over
+    /// `PostgreSQLRecordWriter.maximumValueBytes`, or all of them over `maximumRecordBytes` (the
+    /// protocol message that carries them has a limit, past which the server ends the
+    /// connection). Checked before a statement is sent, so nothing is.
+    /// - Throws: `StorageError` with code `.limitExceeded` naming the limit.
+    func checkSize(_ context: String, collection: String?) throws {
+        let largest = lengths.max() ?? 0
+        guard largest > PostgreSQLRecordWriter.maximumValueBytes else {
+            let total = bytes.count + 4 * count
+            guard total > PostgreSQLRecordWriter.maximumRecordBytes else { return }
+            throw StorageError(
+                .limitExceeded,
+                context + ": a statement's values take \(total) bytes, more than PostgreSQL takes in one statement"
+                    + " (\(PostgreSQLRecordWriter.maximumRecordBytes) bytes)",
+                collection: collection
+            )
+        }
+        throw StorageError(
+            .limitExceeded,
+            context + ": a value in the statement is more than PostgreSQL holds in one value"
+                + " (\(PostgreSQLRecordWriter.maximumValueBytes) bytes)",
+            collection: collection
+        )
     }
 
     /// Calls `body` with libpq's parameter arrays: values, lengths and formats (all binary).
