@@ -384,6 +384,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         context: String,
         collection: String?
     ) throws -> Int {
+        try extra.checkSize(context, collection: collection)
         detachStream()
         try settle()
         hasBegun = false

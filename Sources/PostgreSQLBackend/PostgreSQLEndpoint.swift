@@ -146,7 +146,7 @@ struct PostgreSQLEndpoint: Sendable, CustomStringConvertible {
             guard digits.count == 2, digits.allSatisfy({ isHexDigit($0) }) else {
                 return "a percent escape (%) in the URI is not followed by two hexadecimal digits"
             }
-            if digits.elementsEqual("00".utf8) { return "a percent escape in the URI is %00, a NUL character" }
+            if digits.elementsEqual("00".utf8) { return "a percent escape in the URI encodes a NUL character" }
             index = percent + 3
         }
         if let open = bytes.firstIndex(of: UInt8(ascii: "[")) {

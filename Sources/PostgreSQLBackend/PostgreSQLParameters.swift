@@ -39,6 +39,9 @@ struct PostgreSQLParameters {
     private(set) var lengths: [Int32] = []
 
     var count: Int { offsets.count }
+    /// Whether a value over `PostgreSQLRecordWriter.maximumValueBytes` was appended (as an empty
+    /// one: it is never sent).
+    private(set) var hasOversizedValue = false
 
     init() {}
 
@@ -121,6 +124,11 @@ struct PostgreSQLParameters {
     private mutating func appendPayload(_ value: StorageValue) -> Int {
         let start = bytes.count
         switch value {
+        case .text(let text) where text.utf8.count > PostgreSQLRecordWriter.maximumValueBytes:
+            // Not copied: `checkSize` refuses the statement before it is sent.
+            hasOversizedValue = true
+        case .blob(let data) where data.count > PostgreSQLRecordWriter.maximumValueBytes:
+            hasOversizedValue = true
         case .null: break
         case .integer(let number): appendInteger(UInt64(bitPattern: number))
         case .real(let number): appendInteger(number.bitPattern)
@@ -146,8 +154,7 @@ struct PostgreSQLParameters {
     /// connection). Checked before a statement is sent, so nothing is.
     /// - Throws: `StorageError` with code `.limitExceeded` naming the limit.
     func checkSize(_ context: String, collection: String?) throws {
-        let largest = lengths.max() ?? 0
-        guard largest > PostgreSQLRecordWriter.maximumValueBytes else {
+        guard hasOversizedValue else {
             let total = bytes.count + 4 * count
             guard total > PostgreSQLRecordWriter.maximumRecordBytes else { return }
             throw StorageError(
