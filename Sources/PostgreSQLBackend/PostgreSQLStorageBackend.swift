@@ -157,7 +157,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     }
 
     /// Closes every idle connection and stops listening for other processes' commits; later
-    /// calls throw `.misuse`. Connections in use close when their transaction ends.
+    /// calls throw `.closed`, as on every backend. Connections in use close when their
+    /// transaction ends.
     public func close() {
         primary.close()
         writePool.close()
