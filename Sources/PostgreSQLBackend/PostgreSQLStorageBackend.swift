@@ -82,8 +82,11 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     ///   - url: a `postgresql://` URI or libpq `key=value` pairs.
     ///   - configuration: the schema, pool, timeouts and retries.
     /// - Throws: `StorageError` with code `.unavailable` (the message names the host and port)
-    ///   when the server cannot be reached within the connect timeout, `.cannotOpen` when it
-    ///   refuses the connection, `.permissionDenied` when the role may not use the schema.
+    ///   when the server cannot be reached within the connect timeout or takes no connection
+    ///   now, `.cannotOpen` when `url` cannot be used (not parsed, an invalid value: the message
+    ///   says which part without quoting it) or the server refuses the connection (a missing
+    ///   database, TLS verification), `.permissionDenied` when it refuses the password or the
+    ///   role, or the role may not use the schema. No message shows the password.
     public init(url: String, configuration: Configuration = .init()) throws {
         guard !configuration.schema.isEmpty, configuration.schema.utf8.count <= PostgreSQLIdentifier.maximumBytes,
             !configuration.schema.utf8.contains(0)
