@@ -138,7 +138,7 @@ password)
     rm -f "$hba.new"
     # psql interpolates :'secret' and :"role" (quoted as a literal and an identifier) from stdin.
     printf '%s\n' "CREATE ROLE :\"role\" LOGIN PASSWORD :'secret';" "CREATE DATABASE :\"role\" OWNER :\"role\";" |
-        psql -q -X -v ON_ERROR_STOP=1 -v role="$role" -v secret="$secret" \
+        "$bindir/psql" -q -X -v ON_ERROR_STOP=1 -v role="$role" -v secret="$secret" \
             "host=$dir port=$(cat "$dir/port") user=postgres dbname=postgres" >/dev/null
     as_owner "$bindir/pg_ctl" -D "$dir/data" reload >/dev/null
     sleep 0.5
