@@ -78,15 +78,16 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
 
     /// Connects to the server `url` names and creates the store's schema and catalog when
     /// missing.
+    ///
+    /// No message shows `url` or its password: a string that cannot be used (not parsed, an
+    /// invalid value) is `.cannotOpen` saying which part is wrong without quoting it, and a
+    /// password the server refuses, or one it asks for and none was given, is `.permissionDenied`.
     /// - Parameters:
     ///   - url: a `postgresql://` URI or libpq `key=value` pairs.
     ///   - configuration: the schema, pool, timeouts and retries.
     /// - Throws: `StorageError` with code `.unavailable` (the message names the host and port)
-    ///   when the server cannot be reached within the connect timeout or takes no connection
-    ///   now, `.cannotOpen` when `url` cannot be used (not parsed, an invalid value: the message
-    ///   says which part without quoting it) or the server refuses the connection (a missing
-    ///   database, TLS verification), `.permissionDenied` when it refuses the password or the
-    ///   role, or the role may not use the schema. No message shows the password.
+    ///   when the server cannot be reached within the connect timeout, `.cannotOpen` when it
+    ///   refuses the connection, `.permissionDenied` when the role may not use the schema.
     public init(url: String, configuration: Configuration = .init()) throws {
         guard !configuration.schema.isEmpty, configuration.schema.utf8.count <= PostgreSQLIdentifier.maximumBytes,
             !configuration.schema.utf8.contains(0)
