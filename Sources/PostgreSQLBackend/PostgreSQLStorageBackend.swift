@@ -25,6 +25,11 @@ import Darwin
 /// READ ONLY`, one snapshot per closure; a read of one query (`readSingleQuery`) is that one
 /// statement. Records are written with `COPY … FROM STDIN (FORMAT binary)`. See
 /// `docs/POSTGRESQL.md`.
+///
+/// No error shows the connection string or its password: one that cannot be used (not parsed,
+/// an invalid value) is `.cannotOpen` saying which part is wrong without quoting it, and a
+/// password the server refuses, or asks for and was not given, is `.permissionDenied` rather than
+/// a refused connection (`.cannotOpen`).
 public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSource {
     /// The configuration the backend was opened with.
     public let configuration: Configuration
@@ -78,10 +83,6 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
 
     /// Connects to the server `url` names and creates the store's schema and catalog when
     /// missing.
-    ///
-    /// No message shows `url` or its password: a string that cannot be used (not parsed, an
-    /// invalid value) is `.cannotOpen` saying which part is wrong without quoting it, and a
-    /// password the server refuses, or one it asks for and none was given, is `.permissionDenied`.
     /// - Parameters:
     ///   - url: a `postgresql://` URI or libpq `key=value` pairs.
     ///   - configuration: the schema, pool, timeouts and retries.
