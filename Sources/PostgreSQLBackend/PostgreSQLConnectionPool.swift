@@ -38,12 +38,13 @@ final class PostgreSQLConnectionPool: Sendable {
     }
 
     /// An idle connection, or a new one.
-    /// - Throws: `.misuse` after `close()`; `.unavailable` when the server cannot be reached.
+    /// - Throws: `.closed` after `close()`, as every backend; `.unavailable` when the server
+    ///   cannot be reached.
     func checkOut() throws -> PostgreSQLConnection {
         let (closed, connection) = state.withLock { state in
             (state.closed, state.closed ? nil : state.idle.popLast())
         }
-        if closed { throw StorageError(.misuse, "the store was closed") }
+        if closed { throw StorageError(.closed, "the store was closed") }
         return try connection ?? connect()
     }
 
@@ -69,7 +70,7 @@ final class PostgreSQLConnectionPool: Sendable {
         _ = connections
     }
 
-    /// Closes the idle connections; later check-outs throw `.misuse`.
+    /// Closes the idle connections; later check-outs throw `.closed`.
     func close() {
         let connections = state.withLock { state in
             state.closed = true

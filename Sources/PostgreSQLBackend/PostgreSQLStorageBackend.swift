@@ -25,6 +25,11 @@ import Darwin
 /// READ ONLY`, one snapshot per closure; a read of one query (`readSingleQuery`) is that one
 /// statement. Records are written with `COPY … FROM STDIN (FORMAT binary)`. See
 /// `docs/POSTGRESQL.md`.
+///
+/// No error shows the connection string or its password: one that cannot be used (not parsed,
+/// an invalid value) is `.cannotOpen` saying which part is wrong without quoting it, and a
+/// password the server refuses, or asks for and was not given, is `.permissionDenied` rather than
+/// a refused connection (`.cannotOpen`).
 public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSource {
     /// The configuration the backend was opened with.
     public let configuration: Configuration
@@ -157,7 +162,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     }
 
     /// Closes every idle connection and stops listening for other processes' commits; later
-    /// calls throw `.misuse`. Connections in use close when their transaction ends.
+    /// calls throw `.closed`, as on every backend. Connections in use close when their
+    /// transaction ends.
     public func close() {
         primary.close()
         writePool.close()

@@ -21,8 +21,10 @@ package enum StorageTool {
           verify A B                     check that two stores hold the same data
 
         STORE is sqlite:PATH, lmdb:PATH, archive:FOLDER, postgresql://… (add ?schema=NAME for a
-        schema other than public), or a bare path whose engine is told by the file's header or
-        the folder's marker. Run `storage COMMAND --help` for a command's options.
+        schema other than public), libpq key=value pairs ("host=db dbname=app", schema public),
+        or a bare path whose engine is told by the file's header or the folder's marker. A
+        connection string is never printed back. Run `storage COMMAND --help` for a command's
+        options.
 
         exit status: 0 success, 1 failure, 2 usage error
         """
