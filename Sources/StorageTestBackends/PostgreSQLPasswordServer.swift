@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Storage
 
 #if canImport(Glibc)
