@@ -114,6 +114,14 @@ public protocol StorageBackend: Sendable {
     /// Runs `body` in a write transaction that commits when it returns and rolls back when it throws.
     func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result
 
+    /// Whether the backend was opened read-only (`readOnly: true` in its configuration): its
+    /// `write` throws ``StorageError`` with code `.readOnly` and writes nothing, and
+    /// ``ObjectStore`` refuses every write with that code before it asks the backend for a
+    /// transaction.
+    ///
+    /// The default is `false`.
+    var isReadOnly: Bool { get }
+
     /// Frees the engine's resources (connections, file descriptors, maps). Later calls of
     /// `read` and `write` may fail with any error; ``ObjectStore`` makes none.
     ///
@@ -139,6 +147,9 @@ extension StorageBackend {
 
     /// `false`: the default, a backend whose reads run on the store's own threads.
     public var readsWithoutWaiting: Bool { false }
+
+    /// `false`: the default, a backend that writes.
+    public var isReadOnly: Bool { false }
 
     /// Returns `nil` without running `body`: the default, a backend whose reads may always wait.
     /// - Parameter body: the reads (not run).
