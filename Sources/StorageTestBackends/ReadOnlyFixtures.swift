@@ -1,6 +1,6 @@
+import FileArchiveBackend
 public import Foundation
 import LMDBBackend
-import FileArchiveBackend
 import PostgreSQLBackend
 import SQLiteBackend
 public import Storage
