@@ -48,6 +48,9 @@ public import Foundation
 /// - `dropCollection` removes a collection's records, indexes and schema inside the write
 ///   transaction, so it is undone with the rest when the transaction rolls back; the name may be
 ///   used again afterwards, even in the same transaction.
+/// - A backend opened read-only answers `isReadOnly` `true`, and its `write` throws
+///   ``StorageError`` with code `.readOnly` and writes nothing; opening a store that does not
+///   exist read-only throws `.cannotOpen` and creates nothing.
 /// - `close` frees the engine's connections, file descriptors and maps. ``ObjectStore`` calls it
 ///   once, after every call in flight has returned, and calls nothing afterwards. It must not
 ///   wait without bound for another backend on the same files.
