@@ -69,7 +69,7 @@ extension PostgreSQLStorageBackend {
         /// every connection runs `SET default_transaction_read_only = on`, so the server itself
         /// refuses any write, and every write throws `StorageError.Code.readOnly` before a
         /// statement is sent. A read-only store registers no change listener (that is a row
-        /// written): its change streams see only what it committed (nothing), and its ``Settings``
+        /// written): its change streams see only what it committed (nothing), and its `Settings`
         /// reads are not cached, so they read the server every time. Default: `false`.
         public var readOnly: Bool
 

@@ -424,8 +424,8 @@ package enum StorageTool {
             }
             let records = counts.values.reduce(0, +)
             progress.finish(
-                "\(named(aLocation)) and \(named(bLocation)) hold the same data: \(ProgressLine.grouped(records)) records"
-                    + " in \(counts.count) collections"
+                "\(named(aLocation)) and \(named(bLocation)) hold the same data: "
+                    + "\(ProgressLine.grouped(records)) records in \(counts.count) collections"
             )
             if json {
                 try writeJSON([

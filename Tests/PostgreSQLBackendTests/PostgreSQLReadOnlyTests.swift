@@ -90,8 +90,10 @@ import Testing
         let store = try DiskBackend.postgresql.openStore(path: path, readOnly: true)
         let backend = try #require(store.backend as? PostgreSQLStorageBackend)
         #expect(backend.isReadOnly)
-        var changes = store.changes(of: Item.self).makeAsyncIterator()
+        // Observed (a change stream, settings reads): a store that writes would start its listener.
+        let changes = store.changes(of: Item.self)
         try Self.readAndRefuse(store)
+        #expect(store.isObservingCommitsElsewhere)
         #expect(backend.startedListenerCount == 0)
         try await store.close()
         _ = changes

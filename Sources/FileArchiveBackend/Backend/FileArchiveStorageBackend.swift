@@ -174,8 +174,9 @@ public final class FileArchiveStorageBackend: StorageBackend {
     }
 
     /// Locks the lock file `descriptor` exclusively (or, `shared`, beside other shared locks: a
-    /// read-only store loading), waiting at most `timeout` for another process to release it: a non-blocking attempt is retried after sleeps growing from 1 ms
-    /// to 50 ms until the deadline, measured on the monotonic clock.
+    /// read-only store loading), waiting at most `timeout` for another process to release it: a
+    /// non-blocking attempt is retried after sleeps growing from 1 ms to 50 ms until the deadline,
+    /// measured on the monotonic clock.
     /// - Throws: `StorageError` with code `.busy` naming the lock file when the deadline passes.
     private static func lock(_ descriptor: Int32, path: String, timeout: Duration, shared: Bool = false) throws {
         let clock = ContinuousClock()
