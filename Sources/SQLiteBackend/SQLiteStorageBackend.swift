@@ -155,9 +155,13 @@ public final class SQLiteStorageBackend: StorageBackend {
     private static func failingToOpen<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch var error as StorageError where error.code == .readOnly {
+        } catch var error as StorageError
+            where error.code == .readOnly || (error.underlying as? SQLiteResultCode)?.resultCode == SQLITE_READONLY
+        {
             error.code = .cannotOpen
-            error.message += " (the database file, or the folder that holds its -wal and -shm files, cannot be written)"
+            error.message +=
+                " (the database file cannot be written, or its -wal and -shm files, which SQLite reads a WAL"
+                + " database through, are missing and the folder does not let them be made)"
             throw error
         }
     }

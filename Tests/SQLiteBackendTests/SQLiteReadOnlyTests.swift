@@ -78,8 +78,10 @@ struct SQLiteReadOnlyTests {
             shell.standardOutput = FileHandle.nullDevice
             try shell.run()
             defer {
+                // End of input ends the shell; waited for at most ten seconds, never without bound.
                 try? input.fileHandleForWriting.close()
-                shell.waitUntilExit()
+                for _ in 0..<1_000 where shell.isRunning { usleep(10_000) }
+                if shell.isRunning { kill(shell.processIdentifier, SIGKILL) }
             }
             func send(_ sql: String) { input.fileHandleForWriting.write(Data((sql + "\n").utf8)) }
             send("INSERT INTO \"Note\" (\"id\", \"text\") VALUES (2, 'two');")
