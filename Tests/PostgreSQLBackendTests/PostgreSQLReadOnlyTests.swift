@@ -126,6 +126,24 @@ import Testing
         expectStorageError(.readOnly) { try store.insert(jsonArray: Data(#"[{"id": 5}]"#.utf8), into: "New") }
     }
 
+    /// A read-only store hears of no other process's commit (it starts no listener), so its
+    /// settings are never served from a cache: a value another store changes is read at once.
+    @Test func settingsChangedElsewhereAreReadAtOnce() throws {
+        try withStore("read-only-settings") { writable, path in
+            let written = try Prefs(store: writable)
+            try written.$mode.set("dark")
+            let reader = try DiskBackend.postgresql.openStore(path: path, readOnly: true)
+            defer { try? reader.close() }
+            let read = try Prefs(store: reader)
+            #expect(try read.$mode.get() == "dark")
+            #expect(try read.$mode.get() == "dark")
+            try written.$mode.set("blue")
+            #expect(try read.$mode.get() == "blue")
+            try written.$mode.reset()
+            #expect(read.mode == "light")  // the default: the key is gone on the server
+        }
+    }
+
     /// The connections of a store opened read-only run every transaction read-only, so the
     /// server itself refuses a write sent on one (SQLSTATE 25006), as `.readOnly`.
     @Test func theServerRefusesWritesOnItsConnections() throws {
