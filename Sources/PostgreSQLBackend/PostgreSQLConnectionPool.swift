@@ -26,15 +26,19 @@ final class PostgreSQLConnectionPool: Sendable {
         endpoint = try PostgreSQLEndpoint(url: url)
     }
 
-    /// Opens a new connection, outside the pool.
+    /// Opens a new connection, outside the pool; for a store opened read-only, one whose
+    /// transactions are all read-only (`default_transaction_read_only`), so that the server
+    /// refuses any write sent on it.
     func connect(statementTimeout: Bool = true) throws -> PostgreSQLConnection {
-        try PostgreSQLConnection(
+        let connection = try PostgreSQLConnection(
             url: url,
             endpoint: endpoint,
             connectTimeout: configuration.connectTimeout,
             statementTimeout: statementTimeout ? configuration.statementTimeout : nil,
             defaultIsolation: defaultIsolation
         )
+        if configuration.readOnly { try connection.execute("SET default_transaction_read_only = on") }
+        return connection
     }
 
     /// An idle connection, or a new one.

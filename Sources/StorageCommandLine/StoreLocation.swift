@@ -158,15 +158,23 @@ package enum StoreLocation: Equatable, CustomStringConvertible {
         return location
     }
 
-    /// Opens the store.
-    /// - Throws: `StorageError` when the engine cannot open it.
-    package func open() throws -> ObjectStore {
+    /// Opens the store; `readOnly`, one that exists, creating and changing nothing (every
+    /// backend's `readOnly` configuration).
+    /// - Parameter readOnly: whether the store is only read.
+    /// - Returns: the store.
+    /// - Throws: `StorageError` when the engine cannot open it (`.cannotOpen`, read-only, for a
+    ///   store that does not exist).
+    package func open(readOnly: Bool = false) throws -> ObjectStore {
         switch self {
-        case .sqlite(let path): return ObjectStore(backend: try .sqlite(path: path))
-        case .lmdb(let path): return ObjectStore(backend: try .lmdb(path: path))
-        case .archive(let path): return ObjectStore(backend: try .fileArchive(directory: path))
+        case .sqlite(let path):
+            return ObjectStore(backend: try .sqlite(path: path, configuration: .init(readOnly: readOnly)))
+        case .lmdb(let path):
+            return ObjectStore(backend: try .lmdb(path: path, configuration: .init(readOnly: readOnly)))
+        case .archive(let path):
+            return ObjectStore(backend: try .fileArchive(directory: path, configuration: .init(readOnly: readOnly)))
         case .postgresql(let url, let schema):
-            return ObjectStore(backend: try .postgreSQL(url: url, configuration: .init(schema: schema, poolSize: 1)))
+            let configuration = PostgreSQLStorageBackend.Configuration(schema: schema, poolSize: 1, readOnly: readOnly)
+            return ObjectStore(backend: try .postgreSQL(url: url, configuration: configuration))
         }
     }
 

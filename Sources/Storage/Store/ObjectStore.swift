@@ -61,6 +61,7 @@ public final class ObjectStore: Sendable {
     public init(backend: some StorageBackend) {
         self.backend = backend
         readsWithoutWaiting = backend.readsWithoutWaiting
+        isReadOnly = backend.isReadOnly
         commitCounter = backend as? any ExternalCommitCounter
         commitSource = backend as? any ExternalCommitSource
     }
@@ -105,8 +106,30 @@ public final class ObjectStore: Sendable {
     /// `backend.readsWithoutWaiting`, read once.
     private let readsWithoutWaiting: Bool
 
+    /// Whether the store was opened read-only (`readOnly: true` in its backend's configuration):
+    /// it reads, and every write (saves, deletes, drops, transactions, imports, settings
+    /// assignments, a copy into it) throws ``StorageError`` with code `.readOnly`, having
+    /// written nothing.
+    public let isReadOnly: Bool
+
+    /// Throws `.readOnly` for a store opened read-only: called before any write begins.
+    /// - Throws: ``StorageError`` with code `.readOnly`.
+    func requireWritable() throws {
+        guard isReadOnly else { return }
+        throw StorageError(
+            .readOnly,
+            "the store was opened read-only (readOnly: true in its configuration); nothing was written"
+        )
+    }
+
     /// The backend as a commit counter, cast once rather than on every settings read.
     private let commitCounter: (any ExternalCommitCounter)?
+
+    /// Whether ``Settings`` values read may be kept in the cache: not for a store opened
+    /// read-only whose backend counts no commits (a PostgreSQL store read-only registers no
+    /// change listener, which would write): every value it holds was committed elsewhere, and
+    /// nothing would tell it when that changes.
+    var cachesSettings: Bool { !isReadOnly || commitCounter != nil }
 
     /// The backend's count of commits by any process (``ExternalCommitCounter``), read as a call
     /// of the store (never after `close()`); `nil` when the backend keeps none.
@@ -250,6 +273,7 @@ public final class ObjectStore: Sendable {
         try owner.check(path: nil)
         try lifecycle.enter()
         defer { lifecycle.leave() }
+        try requireWritable()
         if let active = currentWrite() { return try body(active.session) }
         // The session and the ticket of the attempt that committed (a backend may run `body`
         // again; the ticket of an attempt run again is void).
