@@ -223,8 +223,8 @@ enum StorageTransactionsAndConcurrencySnippets {
         print(total, newest.map(\.name))
     }
 
-    /// Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:71
-    static func block71() async throws {
+    /// Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:76
+    static func block76() async throws {
         let store = try ObjectStore(backend: .sqliteInMemory())
         for try await person in store.stream(Person.self, where: Column("age") > 60) {
             print(person.name)
@@ -259,8 +259,8 @@ let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
         StorageTransactionsAndConcurrencySnippets.block10
     ),
     (
-        "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:71",
-        StorageTransactionsAndConcurrencySnippets.block71
+        "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:76",
+        StorageTransactionsAndConcurrencySnippets.block76
     ),
     ("Sources/Storage/Storage.docc/TypedSettings.md:24", StorageTypedSettingsSnippets.block24),
 ]
