@@ -38,7 +38,7 @@ struct Swatch: Codable, Sendable {
     var color: Color
 }
 
-// Sources/Storage/Storage.docc/GettingStarted.md:47
+// Sources/Storage/Storage.docc/GettingStarted.md:48
 struct Airport: Codable, Sendable, Equatable {
     var iata: String
     var name: String
@@ -119,8 +119,8 @@ enum StorageCustomColumnCodingSnippets {
 }
 
 enum StorageGettingStartedSnippets {
-    /// Sources/Storage/Storage.docc/GettingStarted.md:74
-    static func block74() async throws {
+    /// Sources/Storage/Storage.docc/GettingStarted.md:75
+    static func block75() async throws {
         let file = URL(fileURLWithPath: "Tests/Fixtures/airports-california.json")
         let airports = try JSONDecoder().decode([Airport].self, from: Data(contentsOf: file))
 
