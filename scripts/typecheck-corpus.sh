@@ -29,7 +29,7 @@ fi
 # The system-library targets' module maps, and libpq's header folder, which clients of the
 # backend modules need to load them; a module cache of our own, kept between runs.
 flags=(
-    -typecheck -swift-version 6 -I "$modules"
+    -typecheck -swift-version 6 -warnings-as-errors -I "$modules"
     -I Sources/CSQLite -I Sources/CLMDB -I Sources/CPostgreSQL
     -module-cache-path .build/typecheck-corpus-cache
     -Xfrontend -warn-long-expression-type-checking=500 -Xfrontend -warn-long-function-bodies=500
