@@ -1,9 +1,10 @@
-// The README's compiled Swift snippets (Quick start, CSV files, Opening each engine), verbatim,
-// each where a user would paste it: the declarations at file scope, the quick start's
-// statements in an `async` function (its comment says: in async code), the CSV and engine
-// snippets in synchronous functions. Only the closing `print` lines are added, so that no value
-// is unused, and a block comment is a line comment. Change this file with the README. (The DocC articles' snippets are type-checked
-// from Tests/DocumentationTests/ArticleSnippets.swift, which scripts/docs-snippets.py generates.)
+// The README's compiled Swift snippets (Quick start, CSV files, Opening each engine), each where
+// a user would paste it: the declarations at file scope, the quick start's statements in an
+// `async` function (its comment says: in async code), the CSV and engine snippets in synchronous
+// functions. The code is the README's but for swift-format's line breaks, a line comment for a
+// block comment, and the closing `print` lines, so that no value is unused. Change this file
+// with the README. (The DocC articles' snippets are type-checked from
+// Tests/DocumentationTests/ArticleSnippets.swift, which scripts/docs-snippets.py generates.)
 import FileArchiveBackend
 import Foundation
 import LMDBBackend
