@@ -38,7 +38,7 @@ struct Swatch: Codable, Sendable {
     var color: Color
 }
 
-// Sources/Storage/Storage.docc/GettingStarted.md:47
+// Sources/Storage/Storage.docc/GettingStarted.md:48
 struct Airport: Codable, Sendable, Equatable {
     var iata: String
     var name: String
@@ -119,8 +119,8 @@ enum StorageCustomColumnCodingSnippets {
 }
 
 enum StorageGettingStartedSnippets {
-    /// Sources/Storage/Storage.docc/GettingStarted.md:74
-    static func block74() async throws {
+    /// Sources/Storage/Storage.docc/GettingStarted.md:75
+    static func block75() async throws {
         let file = URL(fileURLWithPath: "Tests/Fixtures/airports-california.json")
         let airports = try JSONDecoder().decode([Airport].self, from: Data(contentsOf: file))
 
@@ -223,8 +223,8 @@ enum StorageTransactionsAndConcurrencySnippets {
         print(total, newest.map(\.name))
     }
 
-    /// Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:71
-    static func block71() async throws {
+    /// Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:76
+    static func block76() async throws {
         let store = try ObjectStore(backend: .sqliteInMemory())
         for try await person in store.stream(Person.self, where: Column("age") > 60) {
             print(person.name)
@@ -259,8 +259,8 @@ let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
         StorageTransactionsAndConcurrencySnippets.block10
     ),
     (
-        "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:71",
-        StorageTransactionsAndConcurrencySnippets.block71
+        "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:76",
+        StorageTransactionsAndConcurrencySnippets.block76
     ),
     ("Sources/Storage/Storage.docc/TypedSettings.md:24", StorageTypedSettingsSnippets.block24),
 ]
