@@ -46,11 +46,10 @@ final class LMDBEnvironment: @unchecked Sendable {
     private let idleReaders = Locked<[LMDBReadTransaction]>([])
     /// At most this many kept read transactions, `idleReader` included.
     static let idleReaderLimit = 8
-    /// One more kept read transaction, taken first and handed over without a lock: a read takes
-    /// it with one atomic exchange and gives it back with one compare-and-exchange (the lock of
-    /// `idleReaders`, taken twice a read, was about 300 instructions of a look-up). Retained
-    /// while it is here; `closeEnvironment()` aborts it with the others.
-    private let idleReader = Atomic<Unmanaged<LMDBReadTransaction>?>(nil)
+    /// One more kept read transaction, taken first and handed over without a lock (the lock of
+    /// `idleReaders`, taken twice a read, cost more than the rest of a look-up's bookkeeping:
+    /// docs/BENCHMARKS.md); `closeEnvironment()` aborts it with the others.
+    private let idleReader = AtomicSlot<LMDBReadTransaction>()
 
     /// Moves on by one as a write transaction of this process starts to commit and by one as its
     /// commit returns (`LMDBStorageBackend`), so that a read can tell whether one commit ended and
@@ -255,7 +254,7 @@ final class LMDBEnvironment: @unchecked Sendable {
                 return !closed
             })
         else { return }
-        if let transaction = idleReader.exchange(nil, ordering: .acquiring)?.takeRetainedValue() {
+        if let transaction = idleReader.take() {
             mdb_txn_abort(transaction.txn)
         }
         for transaction in idleReaders.withLock({ idle in
@@ -462,8 +461,7 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// too (`metaPageWasRewritten`).
     private func startRead() -> (Int32, LMDBReadTransaction?) {
         var reader =
-            idleReader.exchange(nil, ordering: .acquiring)?.takeRetainedValue()
-            ?? idleReaders.withLock({ $0.popLast() })
+            idleReader.take() ?? idleReaders.withLock({ $0.popLast() })
         var renewed = reader != nil
         // Each retry needs two more commits inside a window of a few instructions; far more than
         // a handful means the checks themselves are wrong about this file (a lock file whose
@@ -548,10 +546,8 @@ final class LMDBEnvironment: @unchecked Sendable {
     func endRead(_ transaction: LMDBReadTransaction) {
         transaction.invalidate()
         mdb_txn_reset(transaction.txn)
-        let retained = Unmanaged.passRetained(transaction)
-        var kept = idleReader.compareExchange(expected: nil, desired: retained, ordering: .releasing).exchanged
+        var kept = idleReader.put(transaction)
         if !kept {
-            retained.release()
             kept = idleReaders.withLock { idle in
                 guard idle.count < Self.idleReaderLimit - 1 else { return false }
                 idle.append(transaction)

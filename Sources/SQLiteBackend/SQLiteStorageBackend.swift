@@ -39,7 +39,7 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// The idle reader a read takes first, without a lock: a reader connection with the read
     /// transaction object its next read reuses (see `claim`). One thread reading one read after
     /// another finds its reader here every time.
-    private let idleReader = SQLiteIdleReaderSlot()
+    private let idleReader = AtomicSlot<SQLiteReadTransaction>()
     /// The other idle readers; with `idleReader`, at most `configuration.maximumReaders`.
     private let idleReaders = Locked<[SQLiteReadTransaction]>([])
     /// The path SQLite opens, `nil` in memory (where reads go through the writer).
