@@ -813,7 +813,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
 
     /// Sends a `FETCH` of the cursor stream `stream`, read later (`receiveFetch`).
     /// - Returns: whether libpq sent it.
-    fileprivate func sendFetch(_ size: Int, for stream: PostgreSQLCursorStream) -> Bool {
+    func sendFetch(_ size: Int, for stream: PostgreSQLCursorStream) -> Bool {
         guard PQsendQueryParams(handle, PostgreSQLCursorStream.fetchSQL(size), 0, nil, nil, nil, nil, 1) == 1 else {
             return false
         }
@@ -822,7 +822,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
     }
 
     /// Reads the answer to the `FETCH` in flight: its rows, or its error.
-    fileprivate func receiveFetch(_ context: String, collection: String?) -> Result<OpaquePointer, StorageError> {
+    func receiveFetch(_ context: String, collection: String?) -> Result<OpaquePointer, StorageError> {
         activeCursor = nil
         var rows: OpaquePointer?
         var failed: StorageError?
@@ -923,11 +923,13 @@ final class PostgreSQLConnection: @unchecked Sendable {
     }
 
     /// The next result of a query sent asynchronously, or `nil` when there is none left.
-    fileprivate func nextResult() -> OpaquePointer? {
+    func nextResult() -> OpaquePointer? {
         PQgetResult(handle)
     }
 
-    fileprivate func streamFailure(_ result: OpaquePointer?, _ context: String, collection: String?) -> StorageError {
+    /// The error for a failed result of a stream's query (`failure(_:_:collection:)`), for the
+    /// streams, which read their results themselves.
+    func streamFailure(_ result: OpaquePointer?, _ context: String, collection: String?) -> StorageError {
         failure(result, context, collection: collection)
     }
 }
