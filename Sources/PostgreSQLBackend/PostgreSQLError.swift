@@ -71,11 +71,6 @@ public struct PostgreSQLError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// The underlying error of a read whose statement found the catalog stamp of its collection
-/// moved (`PostgreSQLReadTransaction.checkStamp`): the backend runs the read again, as after a
-/// stale-schema error from the server.
-struct PostgreSQLSchemaChanged: Error {}
-
 extension StorageError {
     /// The PostgreSQL error behind this one, if any.
     var postgreSQL: PostgreSQLError? { underlying as? PostgreSQLError }
