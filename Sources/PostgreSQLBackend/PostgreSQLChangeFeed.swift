@@ -310,7 +310,7 @@ enum PostgreSQLChangeFeed {
     }
 
     /// The SQLSTATE of `saveOneUnobservedSQL` when a store listens.
-    static let listenersAppeared = "22012"
+    static let listenersAppeared = PostgreSQLError.Code.divisionByZero
 
     /// Keys as JSON text: each a tagged string (`i:`, `r:`, `t:`, `b:`), so every key type
     /// comes back exactly. Written byte by byte (a transaction may record a million keys).

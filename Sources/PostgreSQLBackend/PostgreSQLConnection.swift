@@ -182,9 +182,9 @@ final class PostgreSQLConnection: @unchecked Sendable {
                 "the server did not answer within \(seconds) seconds" + (reason.isEmpty ? "" : " (" + reason + ")")
         case .failed where PQconnectionNeedsPassword(connection) == 1:
             code = .permissionDenied
-        case .failed where sqlState?.hasPrefix("28") == true || sqlState == "42501":
+        case .failed where sqlState.map(PostgreSQLError.Code.init(rawValue:)).map(Self.isRefusal) == true:
             code = .permissionDenied
-        case .failed where sqlState.map { ["08", "53", "57", "58", "XX"].contains(String($0.prefix(2))) } == true:
+        case .failed where sqlState.map(PostgreSQLError.Code.init(rawValue:)).map(Self.isUnavailability) == true:
             code = .unavailable
         case .failed(let negotiating):
             code = sqlState != nil || negotiating ? .cannotOpen : .unavailable
@@ -197,6 +197,33 @@ final class PostgreSQLConnection: @unchecked Sendable {
             "cannot connect to PostgreSQL at \(endpoint.server): \(message)",
             underlying: PostgreSQLError(sqlState: sqlState, message: message)
         )
+    }
+
+    /// Whether the server refused the role: a failed authentication (class `28`) or a role
+    /// without the `CONNECT` privilege (`42501`).
+    /// - Parameter code: the SQLSTATE of the server's refusal.
+    /// - Returns: whether it is a refusal of the role.
+    private static func isRefusal(_ code: PostgreSQLError.Code) -> Bool {
+        switch code {
+        case PostgreSQLError.CodeClass.invalidAuthorizationSpecification, .insufficientPrivilege: true
+        default: false
+        }
+    }
+
+    /// Whether the server cannot take the connection now: a connection exception (`08`), too
+    /// few resources (`53`, too many connections), an operator's intervention (`57`, starting up
+    /// or shutting down), a system error (`58`) or an internal one (`XX`).
+    /// - Parameter code: the SQLSTATE of the server's refusal.
+    /// - Returns: whether trying again later may succeed.
+    private static func isUnavailability(_ code: PostgreSQLError.Code) -> Bool {
+        switch code {
+        case PostgreSQLError.CodeClass.connectionException, PostgreSQLError.CodeClass.insufficientResources,
+            PostgreSQLError.CodeClass.operatorIntervention, PostgreSQLError.CodeClass.systemError,
+            PostgreSQLError.CodeClass.internalError:
+            true
+        default:
+            false
+        }
     }
 
     /// The SQLSTATE of the server's error in a verbose libpq message (`SEVERITY:  SQLSTATE:

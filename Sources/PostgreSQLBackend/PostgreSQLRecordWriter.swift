@@ -311,7 +311,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
                 try connection.copyIn(plan.directCopySQL, tuples.bytes, "cannot write records", collection: collection)
                 try connection.execute("RELEASE SAVEPOINT " + Self.savepoint, collection: collection)
                 return
-            } catch let error as StorageError where error.postgreSQL?.sqlState == "23505" && !connection.isBroken {
+            } catch PostgreSQLError.Code.uniqueViolation where !connection.isBroken {
                 // A key already stored (or a real violation, which the merge reports).
                 try connection.execute(
                     "ROLLBACK TO SAVEPOINT " + Self.savepoint + "; RELEASE SAVEPOINT " + Self.savepoint,
