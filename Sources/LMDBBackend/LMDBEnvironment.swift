@@ -382,7 +382,7 @@ final class LMDBEnvironment: @unchecked Sendable {
         guard rc == 0, let transaction else { throw StorageError.lmdb(rc, "cannot begin a transaction", path: path) }
         var dbi: MDB_dbi = 0
         rc = mdb_dbi_open(transaction, metadataName, readOnly ? 0 : UInt32(MDB_CREATE), &dbi)
-        if readOnly && rc == MDB_NOTFOUND {
+        if readOnly && LMDBResultCode(rc) == .notFound {
             mdb_txn_abort(transaction)
             throw StorageError(
                 .cannotOpen,
@@ -442,7 +442,9 @@ final class LMDBEnvironment: @unchecked Sendable {
         let (rc, started) = startRead()
         if let started { return started }
         mapGate.leave(write: false)
-        guard rc == MDB_MAP_RESIZED else { throw StorageError.lmdb(rc, "cannot begin a transaction", path: path) }
+        guard LMDBResultCode(rc) == .mapResized else {
+            throw StorageError.lmdb(rc, "cannot begin a transaction", path: path)
+        }
         return nil
     }
 
@@ -537,7 +539,9 @@ final class LMDBEnvironment: @unchecked Sendable {
                     underlying: LMDBResultCode(rc)
                 )
             }
-            guard rc == MDB_MAP_RESIZED else { throw StorageError.lmdb(rc, "cannot begin a transaction", path: path) }
+            guard LMDBResultCode(rc) == .mapResized else {
+                throw StorageError.lmdb(rc, "cannot begin a transaction", path: path)
+            }
             if nested && readDepth == 0 { throw MapGrownElsewhere() }
             try adoptGrownMap()
         }
@@ -720,7 +724,9 @@ final class LMDBEnvironment: @unchecked Sendable {
             rc = mdb_cursor_get(cursor, &key, &data, MDB_NEXT)
         }
         mdb_cursor_close(cursor)
-        guard rc == MDB_NOTFOUND else { throw StorageError.lmdb(rc, "cannot list the databases", path: path) }
+        guard LMDBResultCode(rc) == .notFound else {
+            throw StorageError.lmdb(rc, "cannot list the databases", path: path)
+        }
         // LMDB would refuse the handle past the limit with MDB_DBS_FULL, which names no setting.
         guard names.count <= configuration.maximumDatabases else {
             throw StorageError(
@@ -753,7 +759,7 @@ final class LMDBEnvironment: @unchecked Sendable {
             key = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
             return mdb_get(transaction, metadata, &key, &data)
         }
-        if rc == MDB_NOTFOUND { return 0 }
+        if LMDBResultCode(rc) == .notFound { return 0 }
         guard rc == 0 else { throw StorageError.lmdb(rc, "cannot read the catalog", path: path) }
         guard data.mv_size == 8 else { throw StorageError(.corrupt, "the catalog generation is damaged", path: path) }
         var value: UInt64 = 0

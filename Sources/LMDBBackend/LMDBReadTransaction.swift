@@ -159,7 +159,7 @@ class LMDBReadTransaction: StorageReadTransaction {
         var data = MDB_val()
         var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         let rc = mdb_get(txn, dbi, &keyValue, &data)
-        if rc == MDB_NOTFOUND { return try body(nil) }
+        if LMDBResultCode(rc) == .notFound { return try body(nil) }
         try check(rc, "cannot read a record", collection: collection)
         return try body(UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
     }
@@ -195,7 +195,7 @@ class LMDBReadTransaction: StorageReadTransaction {
             guard try body(keyBytes, UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size)) else { return }
             rc = mdb_cursor_get(cursor, &key, &data, MDB_NEXT)
         }
-        if rc != MDB_NOTFOUND { try check(rc, "cannot read records", collection: collection) }
+        if LMDBResultCode(rc) != .notFound { try check(rc, "cannot read records", collection: collection) }
     }
 
     /// Calls `body` with the primary key bytes and the record of every candidate of `plan`, in

@@ -307,7 +307,7 @@ public final class LMDBStorageBackend: StorageBackend {
         }
         transaction.releaseHandleLock()
         environment.mapGate.leave(write: true)
-        if rc == MDB_MAP_FULL { return .mapFull(mapSize, needed: transaction.mapSizeAfterFilling()) }
+        if LMDBResultCode(rc) == .mapFull { return .mapFull(mapSize, needed: transaction.mapSizeAfterFilling()) }
         guard rc == 0 else { throw StorageError.lmdb(rc, "cannot commit a transaction", path: path) }
         return .committed(outcome)
     }
