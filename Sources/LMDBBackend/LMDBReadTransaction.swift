@@ -73,7 +73,7 @@ class LMDBReadTransaction: StorageReadTransaction {
 
     /// Turns an LMDB return code into an error. The write transaction also remembers a full map.
     func check(_ rc: Int32, _ context: @autoclosure () -> String, collection: String? = nil) throws {
-        guard rc != 0 else { return }
+        guard LMDBResultCode(rc) != .success else { return }
         throw StorageError.lmdb(rc, context(), collection: collection, path: environment.path)
     }
 
@@ -189,7 +189,7 @@ class LMDBReadTransaction: StorageReadTransaction {
         } else {
             rc = mdb_cursor_get(cursor, &key, &data, MDB_FIRST)
         }
-        while rc == 0 {
+        while LMDBResultCode(rc) == .success {
             let keyBytes = UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
             if let upper, LMDBKeyCoding.isPast(keyBytes, upper) { return }
             guard try body(keyBytes, UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size)) else { return }

@@ -90,7 +90,7 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
     }
 
     override func check(_ rc: Int32, _ context: @autoclosure () -> String, collection: String? = nil) throws {
-        guard rc != 0 else { return }
+        guard LMDBResultCode(rc) != .success else { return }
         if LMDBResultCode(rc) == .mapFull { mapIsFull = true }
         throw StorageError.lmdb(rc, context(), collection: collection, path: environment.path)
     }
