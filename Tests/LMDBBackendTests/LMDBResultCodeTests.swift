@@ -21,6 +21,7 @@ import Testing
     /// A code matches an equal code, and the `StorageError` the backend throws for it through
     /// its underlying code; not another code, nor an error without an LMDB code.
     @Test func codesMatchTheErrorsThatCarryThem() {
+        /// Which clause catches `error`.
         func caught(_ error: any Error) -> String {
             do {
                 throw error

@@ -39,6 +39,7 @@ import Testing
     /// `PostgreSQLError` has it, and a bare `PostgreSQLError`; an error without a SQLSTATE (a
     /// failure of the connection itself) or of another engine matches none.
     @Test func catchClausesMatchTheUnderlyingError() {
+        /// Which clause catches `error`.
         func caught(_ error: any Error) -> String {
             do {
                 throw error

@@ -42,6 +42,7 @@ import Testing
         #expect(SQLiteResultCode.busy.isPrimary && !SQLiteResultCode.busySnapshot.isPrimary)
         #expect(SQLiteResultCode.busySnapshot.primary == .busy)
         // The constraint codes: a `switch` takes the first case that matches.
+        /// Which case of a `switch` takes `code`.
         func kind(_ code: SQLiteResultCode) -> String {
             switch code {
             case SQLiteResultCode.constraintUnique: "unique"
@@ -67,6 +68,7 @@ import Testing
             )
             try connection.execute(#"CREATE TABLE t ("a" INTEGER UNIQUE, "b" INTEGER NOT NULL)"#)
             try connection.execute(#"INSERT INTO t VALUES (1, 1)"#)
+            /// Which clause catches the failure of `sql`, or "none".
             func failure(_ sql: String) -> String {
                 do {
                     try connection.execute(sql)
