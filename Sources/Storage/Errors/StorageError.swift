@@ -95,6 +95,10 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         ///   - code: the code to match.
         ///   - error: the error thrown.
         /// - Returns: whether `error` is a ``StorageError`` whose code is `code`.
+        ///
+        /// Disfavored, so that matching a value of an engine's own code type (`case .busy:` over
+        /// an `SQLiteResultCode`) picks that type's constant, not this one's of the same name.
+        @_disfavoredOverload
         public static func ~= (code: Code, error: any Error) -> Bool {
             (error as? StorageError)?.code == code
         }
