@@ -52,7 +52,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible, LocalizedE
         /// the store (the message names the limit and, where it can be raised, the setting);
         /// nothing was written. Whatever a store accepted, it reads back.
         public static let limitExceeded = Code("limitExceeded")
-        /// A query the store will not run: nested deeper than ``Predicate/maximumDepth``, or a
+        /// A query the store will not run: nested deeper than ``StoragePredicate/maximumDepth``, or a
         /// search query it cannot parse. The message names what was wrong and where (the depth
         /// and the limit, the position); no engine did any work.
         public static let invalidQuery = Code("invalidQuery")
