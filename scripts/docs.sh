@@ -72,6 +72,7 @@ for module in "${modules[@]}"; do
         --fallback-display-name "$module" \
         --fallback-bundle-identifier "org.swift-storage.$module" \
         --transform-for-static-hosting \
+        --enable-experimental-overloaded-symbol-presentation \
         --warnings-as-errors >"$log" 2>&1; then
         cat "$log" >&2
         echo "docs: docc convert failed for $module" >&2
@@ -92,6 +93,9 @@ done
     cat "$work/merge.log" >&2
     exit 1
 }
+# The merged site's front page: docs/FRONT_PAGE.md, above the modules (docc merge takes no page
+# of our own, so the script writes it into the page the merge synthesized).
+python3 scripts/docs-front-page.py "$output"
 echo "docs: built $output (open /documentation/ on a server: scripts/docs.sh --serve)" >&2
 
 if [ "${1:-}" = "--serve" ]; then
