@@ -80,7 +80,7 @@ extension Person: StorableModel {
     static let indexes: [IndexDefinition] = [.init(["age"]), .init(["email"], unique: true)]
 }
 
-// Sources/Storage/Storage.docc/Queries.md:48
+// Sources/Storage/Storage.docc/Queries.md:51
 enum Mood: String, Codable, Sendable {
     case happy, calm, tired
 }
@@ -157,8 +157,8 @@ enum PostgreSQLBackendRetriesErrorsAndPrivilegesSnippets {
 }
 
 enum StorageCustomColumnCodingSnippets {
-    /// Sources/Storage/Storage.docc/CustomColumnCoding.md:48
-    static func block48() async throws {
+    /// Sources/Storage/Storage.docc/CustomColumnCoding.md:51
+    static func block51() async throws {
         let store = try ObjectStore(backend: .sqliteInMemory())
         try await store.save(Swatch(id: 1, color: Color(red: 255, green: 128, blue: 0)))
         let orange = try await store.fetchAll(
@@ -170,8 +170,8 @@ enum StorageCustomColumnCodingSnippets {
 }
 
 enum StorageGettingStartedSnippets {
-    /// Sources/Storage/Storage.docc/GettingStarted.md:74
-    static func block74() async throws {
+    /// Sources/Storage/Storage.docc/GettingStarted.md:78
+    static func block78() async throws {
         let file = URL(fileURLWithPath: "Tests/Fixtures/airports-california.json")
         let airports = try JSONDecoder().decode([Airport].self, from: Data(contentsOf: file))
 
@@ -194,8 +194,8 @@ enum StorageGettingStartedSnippets {
 }
 
 enum StorageObservationSnippets {
-    /// Sources/Storage/Storage.docc/Observation.md:11
-    static func block11() async throws {
+    /// Sources/Storage/Storage.docc/Observation.md:13
+    static func block13() async throws {
         let store = try ObjectStore(backend: .sqliteInMemory())
         let watcher = Task {
             for await change in store.changes(of: Person.self) {
@@ -210,8 +210,8 @@ enum StorageObservationSnippets {
 }
 
 enum StorageQueriesSnippets {
-    /// Sources/Storage/Storage.docc/Queries.md:12
-    static func block12() async throws {
+    /// Sources/Storage/Storage.docc/Queries.md:15
+    static func block15() async throws {
         let store = try ObjectStore(backend: .sqliteInMemory())
         let page = try await store.fetchAll(
             Person.self,
@@ -225,8 +225,8 @@ enum StorageQueriesSnippets {
         print(page.count, withoutEmail, removed)
     }
 
-    /// Sources/Storage/Storage.docc/Queries.md:61
-    static func block61() async throws {
+    /// Sources/Storage/Storage.docc/Queries.md:64
+    static func block64() async throws {
         let store = try ObjectStore(backend: .sqliteInMemory())
         let good = try await store.fetchAll(
             Entry.self,
@@ -240,8 +240,8 @@ enum StorageQueriesSnippets {
 }
 
 enum StorageTheUntypedPathSnippets {
-    /// Sources/Storage/Storage.docc/TheUntypedPath.md:14
-    static func block14() async throws {
+    /// Sources/Storage/Storage.docc/TheUntypedPath.md:17
+    static func block17() async throws {
         let store = try ObjectStore(backend: .sqliteInMemory())
         let file = URL(fileURLWithPath: "Tests/Fixtures/airports-california.json")
         let keys = try await store.insert(jsonArray: Data(contentsOf: file), into: "airports")
@@ -260,8 +260,8 @@ enum StorageTheUntypedPathSnippets {
 }
 
 enum StorageTransactionsAndConcurrencySnippets {
-    /// Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:10
-    static func block10() async throws {
+    /// Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:11
+    static func block11() async throws {
         let store = try ObjectStore(backend: .sqliteInMemory())
         let ada = Person(id: 1, name: "Ada", age: 36, email: nil, tags: [], address: nil)
         try await store.transaction { tx in  // all or nothing; the closure is synchronous
@@ -274,8 +274,21 @@ enum StorageTransactionsAndConcurrencySnippets {
         print(total, newest.map(\.name))
     }
 
-    /// Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:71
-    static func block71() async throws {
+    /// Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:45
+    static func block45() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await store.save(Person(id: 1, name: "Ada", age: 36, email: nil, tags: [], address: nil))
+        let renamed = try await store.transaction { tx in
+            guard var person = try tx.fetch(Person.self, id: 1) else { return false }
+            person.name = "Ada King"
+            try tx.save(person)
+            return true
+        }
+        print(renamed)
+    }
+
+    /// Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:112
+    static func block112() async throws {
         let store = try ObjectStore(backend: .sqliteInMemory())
         for try await person in store.stream(Person.self, where: Column("age") > 60) {
             print(person.name)
@@ -301,17 +314,21 @@ enum StorageTypedSettingsSnippets {
 
 /// The statement blocks that open only in-memory stores, which the tests run.
 let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
-    ("Sources/Storage/Storage.docc/CustomColumnCoding.md:48", StorageCustomColumnCodingSnippets.block48),
-    ("Sources/Storage/Storage.docc/Observation.md:11", StorageObservationSnippets.block11),
-    ("Sources/Storage/Storage.docc/Queries.md:12", StorageQueriesSnippets.block12),
-    ("Sources/Storage/Storage.docc/Queries.md:61", StorageQueriesSnippets.block61),
+    ("Sources/Storage/Storage.docc/CustomColumnCoding.md:51", StorageCustomColumnCodingSnippets.block51),
+    ("Sources/Storage/Storage.docc/Observation.md:13", StorageObservationSnippets.block13),
+    ("Sources/Storage/Storage.docc/Queries.md:15", StorageQueriesSnippets.block15),
+    ("Sources/Storage/Storage.docc/Queries.md:64", StorageQueriesSnippets.block64),
     (
-        "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:10",
-        StorageTransactionsAndConcurrencySnippets.block10
+        "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:11",
+        StorageTransactionsAndConcurrencySnippets.block11
     ),
     (
-        "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:71",
-        StorageTransactionsAndConcurrencySnippets.block71
+        "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:45",
+        StorageTransactionsAndConcurrencySnippets.block45
+    ),
+    (
+        "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:112",
+        StorageTransactionsAndConcurrencySnippets.block112
     ),
     ("Sources/Storage/Storage.docc/TypedSettings.md:24", StorageTypedSettingsSnippets.block24),
 ]
@@ -319,5 +336,5 @@ let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
 /// The statement blocks that open only in-memory stores and read files of Tests/Fixtures
 /// (by paths relative to the package's root), which the tests run from there.
 let fixtureReadingArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
-    ("Sources/Storage/Storage.docc/TheUntypedPath.md:14", StorageTheUntypedPathSnippets.block14)
+    ("Sources/Storage/Storage.docc/TheUntypedPath.md:17", StorageTheUntypedPathSnippets.block17)
 ]
