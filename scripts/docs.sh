@@ -64,6 +64,9 @@ for module in "${modules[@]}"; do
     for extension in "$graphs/$module@"*.symbols.json; do
         if [ -e "$extension" ]; then cp "$extension" "$work/graphs/$module/"; fi
     done
+    # --enable-experimental-overloaded-symbol-presentation: the sync and async overloads of one
+    # name (save(_:) and its async twin) are one page and one sidebar entry, where the
+    # extension files' topic groups name the method once (Storage.docc/ObjectStore.md).
     archive="$work/$module.doccarchive"
     log="$work/$module.log"
     if ! "$docc" convert "Sources/$module/$module.docc" \
