@@ -11,6 +11,11 @@
 #   scripts/postgres.sh crash DIR             stop it as a crash would (pg_ctl stop -m immediate)
 #   scripts/postgres.sh restart DIR           start a stopped cluster again on its port
 #   scripts/postgres.sh reload DIR            make the running server read its configuration again
+#   scripts/postgres.sh password DIR ROLE PASSWORD
+#                                             create ROLE with PASSWORD and a database of its name
+#                                             that it owns, and make the server ask ROLE for the
+#                                             password over TCP (scram-sha-256); every other
+#                                             connection is still trusted
 #
 # PostgreSQL refuses to run as root; when run as root the cluster belongs to, and the server runs
 # as, the `postgres` user. The cluster trusts local connections: it is for tests, not for data.
@@ -123,6 +128,22 @@ reload)
     # pg_ctl reload only signals the server; wait until it has read the files again.
     sleep 0.5
     ;;
+password)
+    dir="${2:?usage: postgres.sh password DIR ROLE PASSWORD}"
+    role="${3:?usage: postgres.sh password DIR ROLE PASSWORD}"
+    secret="${4:?usage: postgres.sh password DIR ROLE PASSWORD}"
+    # The role's line first: the first line that matches a connection decides.
+    hba="$dir/data/pg_hba.conf"
+    { echo "host all $role 127.0.0.1/32 scram-sha-256"; cat "$hba"; } >"$hba.new"
+    cat "$hba.new" >"$hba"
+    rm -f "$hba.new"
+    # psql interpolates :'secret' and :"role" (quoted as a literal and an identifier) from stdin.
+    printf '%s\n' "CREATE ROLE :\"role\" LOGIN PASSWORD :'secret';" "CREATE DATABASE :\"role\" OWNER :\"role\";" |
+        "$bindir/psql" -q -X -v ON_ERROR_STOP=1 -v role="$role" -v secret="$secret" \
+            "host=$dir port=$(cat "$dir/port") user=postgres dbname=postgres" >/dev/null
+    as_owner "$bindir/pg_ctl" -D "$dir/data" reload >/dev/null
+    sleep 0.5
+    ;;
 stop | crash)
     dir="${2:?usage: postgres.sh $command DIR}"
     mode=fast
@@ -130,7 +151,7 @@ stop | crash)
     as_owner "$bindir/pg_ctl" -D "$dir/data" -m "$mode" -w stop >/dev/null
     ;;
 *)
-    sed -n '2,15p' "$0" >&2
+    sed -n '2,20p' "$0" >&2
     exit 2
     ;;
 esac

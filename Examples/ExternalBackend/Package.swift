@@ -5,7 +5,8 @@ import PackageDescription
 // backend kit (the helpers in `Storage` and the `StorageTestSupport` product) is enough.
 let package = Package(
     name: "ExternalBackend",
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    // The platforms of swift-storage, which it depends on (a dependent may not declare older ones).
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "DictionaryBackend", targets: ["DictionaryBackend"])
     ],

@@ -46,11 +46,10 @@ final class LMDBEnvironment: @unchecked Sendable {
     private let idleReaders = Locked<[LMDBReadTransaction]>([])
     /// At most this many kept read transactions, `idleReader` included.
     static let idleReaderLimit = 8
-    /// One more kept read transaction, taken first and handed over without a lock: a read takes
-    /// it with one atomic exchange and gives it back with one compare-and-exchange (the lock of
-    /// `idleReaders`, taken twice a read, was about 300 instructions of a look-up). Retained
-    /// while it is here; `closeEnvironment()` aborts it with the others.
-    private let idleReader = Atomic<Unmanaged<LMDBReadTransaction>?>(nil)
+    /// One more kept read transaction, taken first and handed over without a lock (the lock of
+    /// `idleReaders`, taken twice a read, cost more than the rest of a look-up's bookkeeping:
+    /// docs/BENCHMARKS.md); `closeEnvironment()` aborts it with the others.
+    private let idleReader = AtomicSlot<LMDBReadTransaction>()
 
     /// Moves on by one as a write transaction of this process starts to commit and by one as its
     /// commit returns (`LMDBStorageBackend`), so that a read can tell whether one commit ended and
@@ -185,11 +184,20 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// - Throws: `StorageError` with code `.busy` when an environment of the same file, released
     ///   on another thread, is still closing after `closingTimeout` seconds.
     static func open(path: String, configuration: LMDBStorageBackend.Configuration) throws -> LMDBEnvironment {
-        let fileID = try createFile(at: path)
+        let fileID = try configuration.readOnly ? existingFile(at: path) : createFile(at: path)
         let deadline = Date(timeIntervalSinceNow: closingTimeout)
         while true {
             let opened = try registry.withLock { registry -> LMDBEnvironment? in
                 if let entry = registry[fileID], let existing = entry.environment {
+                    // A read-only environment cannot write for a store that would.
+                    if existing.isReadOnly && !configuration.readOnly {
+                        throw StorageError(
+                            .cannotOpen,
+                            "the store file is open read-only in this process (readOnly: true), and LMDB opens"
+                                + " one environment a file per process: close the read-only stores on it first",
+                            path: path
+                        )
+                    }
                     entry.users += 1
                     return existing
                 }
@@ -246,7 +254,7 @@ final class LMDBEnvironment: @unchecked Sendable {
                 return !closed
             })
         else { return }
-        if let transaction = idleReader.exchange(nil, ordering: .acquiring)?.takeRetainedValue() {
+        if let transaction = idleReader.take() {
             mdb_txn_abort(transaction.txn)
         }
         for transaction in idleReaders.withLock({ idle in
@@ -273,6 +281,30 @@ final class LMDBEnvironment: @unchecked Sendable {
         return FileID(device: file.device, inode: file.inode, process: OwningProcess())
     }
 
+    /// The existing store file at `path`, for a read-only open: a missing file is not created,
+    /// and a symbolic link or anything but a regular file is refused.
+    /// - Throws: `StorageError` with code `.cannotOpen` naming the reason.
+    private static func existingFile(at path: String) throws -> FileID {
+        try StorePath.check(path, role: "store file")
+        var status = stat()
+        guard lstat(path, &status) == 0 else {
+            let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno))
+            throw StorageError(
+                .cannotOpen,
+                "cannot open the store file read-only: \(reason) (a store opened read-only is never created)",
+                path: path
+            )
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            let reason = status.st_mode & S_IFMT == S_IFLNK ? "the path is a symbolic link" : "it is not a regular file"
+            throw StorageError(.cannotOpen, "cannot open the store file: \(reason)", path: path)
+        }
+        return FileID(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), process: OwningProcess())
+    }
+
+    /// Whether the environment was opened with `MDB_RDONLY` (`Configuration.readOnly`).
+    var isReadOnly: Bool { configuration.readOnly }
+
     private init(path: String, fileID: FileID, configuration: LMDBStorageBackend.Configuration) throws {
         var created: OpaquePointer?
         var rc = mdb_env_create(&created)
@@ -288,14 +320,15 @@ final class LMDBEnvironment: @unchecked Sendable {
             guard rc == 0 else { throw StorageError.lmdb(rc, "cannot set the map size", path: path) }
             // NOTLS: Swift tasks move between threads, so a reader slot must belong to the
             // transaction, not to the thread. NOSUBDIR: the store is one file (plus "-lock").
-            rc = mdb_env_open(env, path, UInt32(MDB_NOTLS | MDB_NOSUBDIR), 0o600)
+            let readOnly = configuration.readOnly ? MDB_RDONLY : 0
+            rc = mdb_env_open(env, path, UInt32(MDB_NOTLS | MDB_NOSUBDIR | readOnly), 0o600)
             guard rc == 0 else { throw StorageError.lmdb(rc, "cannot open the store", path: path) }
             try Self.checkLength(env, path: path)
             // Reader slots left by processes that died would pin old pages forever.
             var dead: Int32 = 0
             rc = mdb_reader_check(env, &dead)
             guard rc == 0 else { throw StorageError.lmdb(rc, "cannot check the reader table", path: path) }
-            metadata = try Self.openMetadata(env, path: path)
+            metadata = try Self.openMetadata(env, path: path, readOnly: configuration.readOnly)
         } catch {
             mdb_env_close(env)
             throw error
@@ -340,12 +373,22 @@ final class LMDBEnvironment: @unchecked Sendable {
         }
     }
 
-    private static func openMetadata(_ env: OpaquePointer, path: String) throws -> MDB_dbi {
+    /// Opens the handle of the metadata database, created when missing; read-only, in a read
+    /// transaction, and a store without one (never opened read-write) cannot be opened.
+    private static func openMetadata(_ env: OpaquePointer, path: String, readOnly: Bool) throws -> MDB_dbi {
         var transaction: OpaquePointer?
-        var rc = mdb_txn_begin(env, nil, 0, &transaction)
+        var rc = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &transaction)
         guard rc == 0, let transaction else { throw StorageError.lmdb(rc, "cannot begin a transaction", path: path) }
         var dbi: MDB_dbi = 0
-        rc = mdb_dbi_open(transaction, metadataName, UInt32(MDB_CREATE), &dbi)
+        rc = mdb_dbi_open(transaction, metadataName, readOnly ? 0 : UInt32(MDB_CREATE), &dbi)
+        if readOnly && rc == MDB_NOTFOUND {
+            mdb_txn_abort(transaction)
+            throw StorageError(
+                .cannotOpen,
+                "the file has no catalog (\(metadataName)): it is not a store, or one never opened read-write",
+                path: path
+            )
+        }
         guard rc == 0 else {
             mdb_txn_abort(transaction)
             throw StorageError.lmdb(rc, "cannot open the metadata database", path: path)
@@ -418,8 +461,7 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// too (`metaPageWasRewritten`).
     private func startRead() -> (Int32, LMDBReadTransaction?) {
         var reader =
-            idleReader.exchange(nil, ordering: .acquiring)?.takeRetainedValue()
-            ?? idleReaders.withLock({ $0.popLast() })
+            idleReader.take() ?? idleReaders.withLock({ $0.popLast() })
         var renewed = reader != nil
         // Each retry needs two more commits inside a window of a few instructions; far more than
         // a handful means the checks themselves are wrong about this file (a lock file whose
@@ -484,6 +526,15 @@ final class LMDBEnvironment: @unchecked Sendable {
             let (rc, started) = start()
             if let started { return started }
             mapGate.leave(write: !readOnly)
+            if !readOnly && rc == EACCES && isReadOnly {
+                // LMDB's refusal of a write transaction in an `MDB_RDONLY` environment.
+                throw StorageError(
+                    .readOnly,
+                    "the store was opened read-only (readOnly: true); nothing was written",
+                    path: path,
+                    underlying: LMDBResultCode(rc)
+                )
+            }
             guard rc == MDB_MAP_RESIZED else { throw StorageError.lmdb(rc, "cannot begin a transaction", path: path) }
             if nested && readDepth == 0 { throw MapGrownElsewhere() }
             try adoptGrownMap()
@@ -495,10 +546,8 @@ final class LMDBEnvironment: @unchecked Sendable {
     func endRead(_ transaction: LMDBReadTransaction) {
         transaction.invalidate()
         mdb_txn_reset(transaction.txn)
-        let retained = Unmanaged.passRetained(transaction)
-        var kept = idleReader.compareExchange(expected: nil, desired: retained, ordering: .releasing).exchanged
+        var kept = idleReader.put(transaction)
         if !kept {
-            retained.release()
             kept = idleReaders.withLock { idle in
                 guard idle.count < Self.idleReaderLimit - 1 else { return false }
                 idle.append(transaction)
@@ -565,6 +614,8 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// Notes, after a commit and while still inside the map gate, whether the map is more than
     /// half full.
     func noteUsageAfterCommit() {
+        // A read-only environment never grows its map: it maps what the writers made.
+        guard !isReadOnly else { return }
         let usage = mapUsageLocked()
         if usage.used > usage.mapSize / 2 && usage.mapSize < configuration.maximumMapSize {
             isNearlyFull.store(true, ordering: .relaxed)

@@ -24,6 +24,15 @@ extension LMDBStorageBackend {
         /// How long growing the map waits for the process's open transactions to end before
         /// failing with `StorageError.Code.busy`. Default: 30 seconds.
         public var mapResizeTimeoutSeconds: Int
+        /// Whether the store is opened read-only: the environment is opened with `MDB_RDONLY`, a
+        /// missing store file is `StorageError.Code.cannotOpen` (nothing is created), every write
+        /// throws `StorageError.Code.readOnly`, and the map never grows. The store file is never
+        /// written; LMDB still registers the store's readers in its lock file (`path` + `-lock`,
+        /// created when missing), which is how a writer in another process knows which pages
+        /// they read. A file the process already has open read-write is shared (this store still
+        /// refuses writes); one it has open read-only cannot also be opened read-write until
+        /// every store on it is closed. Default: `false`.
+        public var readOnly: Bool
 
         /// Creates a configuration.
         /// - Parameters:
@@ -32,18 +41,21 @@ extension LMDBStorageBackend {
         ///   - maximumDatabases: the number of named databases.
         ///   - maximumReaders: the number of concurrent read transactions.
         ///   - mapResizeTimeoutSeconds: how long a map resize waits for open transactions.
+        ///   - readOnly: whether the store is only read.
         public init(
             initialMapSize: Int = 64 << 20,
             maximumMapSize: Int = 1 << 40,
             maximumDatabases: Int = 1024,
             maximumReaders: Int = 126,
-            mapResizeTimeoutSeconds: Int = 30
+            mapResizeTimeoutSeconds: Int = 30,
+            readOnly: Bool = false
         ) {
             self.initialMapSize = initialMapSize
             self.maximumMapSize = maximumMapSize
             self.maximumDatabases = maximumDatabases
             self.maximumReaders = maximumReaders
             self.mapResizeTimeoutSeconds = mapResizeTimeoutSeconds
+            self.readOnly = readOnly
         }
     }
 }

@@ -32,22 +32,35 @@ import Darwin
 public final class LMDBStorageBackend: StorageBackend {
     /// The store file.
     public let path: String
-    /// The configuration the environment was opened with.
-    public var configuration: Configuration { environment.configuration }
+    /// The configuration the environment was opened with (the first store of the process on the
+    /// file chose it), with this store's own `readOnly`.
+    public var configuration: Configuration {
+        var configuration = environment.configuration
+        configuration.readOnly = isReadOnly
+        return configuration
+    }
+
+    /// Whether this store was opened read-only (`Configuration.readOnly`): it refuses every
+    /// write with `StorageError.Code.readOnly`, even on an environment the process shares with
+    /// a store that writes.
+    public let isReadOnly: Bool
 
     let environment: LMDBEnvironment
     /// Set by `close()`, after which the environment may be closed and nothing may use it.
     private let isClosed = Atomic<Bool>(false)
 
-    /// Opens (creating if needed) the store file at `path`. Opening a file the process already
-    /// has open shares its environment.
+    /// Opens (creating if needed) the store file at `path`; with `configuration.readOnly`, opens
+    /// an existing one to read it. Opening a file the process already has open shares its
+    /// environment.
     /// - Parameters:
     ///   - path: the store file's path; LMDB keeps its lock file at `path` + `-lock`.
     ///   - configuration: how the environment is opened and used.
     /// - Throws: `StorageError` with code `.cannotOpen` when the file cannot be created or
-    ///   opened, `.corrupt` when it is not an LMDB store.
+    ///   opened (read-only: when it does not exist, or has no catalog), `.corrupt` when it is
+    ///   not an LMDB store.
     public init(path: String, configuration: Configuration = .init()) throws {
         self.path = path
+        self.isReadOnly = configuration.readOnly
         self.environment = try LMDBEnvironment.open(path: path, configuration: configuration)
     }
 
@@ -192,9 +205,16 @@ public final class LMDBStorageBackend: StorageBackend {
     /// - Throws: what `body` throws (unchanged), or a `StorageError` for an engine failure,
     ///   including a failed commit; `.misuse` for a write started inside another on the same
     ///   thread; `.busy` for a write started inside a read on the same thread that needs a larger
-    ///   map than the room left.
+    ///   map than the room left; `.readOnly` (before anything runs) for a store opened read-only.
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
         try checkOpen()
+        if isReadOnly {
+            throw StorageError(
+                .readOnly,
+                "the store was opened read-only (readOnly: true); nothing was written",
+                path: path
+            )
+        }
         if environment.holdsWriterLock {
             throw StorageError(
                 .misuse,

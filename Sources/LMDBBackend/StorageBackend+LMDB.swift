@@ -1,8 +1,8 @@
 public import Storage
 
 extension StorageBackend where Self == LMDBStorageBackend {
-    /// An LMDB store file, created (mode 0600) when missing, with its lock file beside it
-    /// (`path` + `-lock`).
+    /// An LMDB store file, created (mode 0600) when missing (unless `configuration.readOnly`),
+    /// with its lock file beside it (`path` + `-lock`).
     ///
     /// ```swift
     /// let store = try ObjectStore(backend: .lmdb(path: "app.lmdb"))

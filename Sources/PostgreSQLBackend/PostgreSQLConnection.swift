@@ -36,8 +36,10 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// Connects to the server `url` names; with `defaultIsolation` (`SERIALIZABLE` or
     /// `REPEATABLE READ`), a statement run outside a transaction block runs at that level.
     /// - Throws: `StorageError` with code `.unavailable` when the server cannot be reached within
-    ///   `connectTimeout` (the message names the host and port), `.cannotOpen` when the server
-    ///   refuses the connection (authentication, a missing database, TLS verification).
+    ///   `connectTimeout` or is not accepting connections now (the message names the host and
+    ///   port), `.permissionDenied` when it refuses the password or the role (or asks for a
+    ///   password none was given for), `.cannotOpen` when it refuses the connection for good (a
+    ///   missing database, TLS verification). See `connectionFailure`.
     init(
         url: String,
         endpoint: PostgreSQLEndpoint,
@@ -46,33 +48,27 @@ final class PostgreSQLConnection: @unchecked Sendable {
         defaultIsolation: String? = nil
     ) throws {
         self.endpoint = endpoint
-        // libpq's connect_timeout is in whole seconds, and at least 2.
+        // Counted in whole seconds, and at least 2, as libpq counts its connect_timeout.
         let seconds = max(2, Int((Double(connectTimeout.components.seconds) + 0.999).rounded(.down)))
         let keywords = ["dbname", "connect_timeout", "fallback_application_name", "client_encoding"]
         let values = [url, String(seconds), "swift-storage", "UTF8"]
         let connection = Self.withCStrings(keywords) { keywordPointers in
             Self.withCStrings(values) { valuePointers in
-                PQconnectdbParams(keywordPointers, valuePointers, 1)
+                PQconnectStartParams(keywordPointers, valuePointers, 1)
             }
         }
         guard let connection else {
             throw StorageError(.unavailable, "cannot connect to PostgreSQL at \(endpoint.server): out of memory")
         }
-        guard PQstatus(connection) == CONNECTION_OK else {
-            let reason = endpoint.redacting(String(cString: PQerrorMessage(connection)))
-                .trimmingCharacters(in: .whitespacesAndNewlines)
+        // Verbose messages carry the server's SQLSTATE, which classifies the failure.
+        PQsetErrorVerbosity(connection, PQERRORS_VERBOSE)
+        let outcome = Self.finishConnecting(connection, seconds: seconds)
+        guard outcome == .made else {
+            let error = Self.connectionFailure(connection, outcome, endpoint: endpoint, seconds: seconds)
             PQfinish(connection)
-            // Refused for good (credentials, a missing database or role, TLS verification), or not
-            // reachable now (down, starting up, shutting down, not answering).
-            let refused = [
-                "authentication", "password", "does not exist", "permission denied", "pg_hba", "SSL", "certificate",
-            ].contains { reason.contains($0) }
-            throw StorageError(
-                refused ? .cannotOpen : .unavailable,
-                "cannot connect to PostgreSQL at \(endpoint.server): \(reason)",
-                underlying: PostgreSQLError(sqlState: nil, message: reason)
-            )
+            throw error
         }
+        PQsetErrorVerbosity(connection, PQERRORS_DEFAULT)
         handle = connection
         // Server notices (and the notice of a server shutting down) are not printed on stderr.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
@@ -105,6 +101,129 @@ final class PostgreSQLConnection: @unchecked Sendable {
         defer { for copy in copies { free(copy) } }
         let pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
         return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+
+    /// How polling a connection being made ended.
+    enum ConnectOutcome: Equatable {
+        case made
+        /// libpq gave up; `negotiating` when it was negotiating TLS or GSS encryption with a
+        /// server that answered (a certificate that fails verification, a server without TLS
+        /// when it is required): a refusal for good, not a server out of reach.
+        case failed(negotiating: Bool)
+        /// One attempt (one address of one host) took longer than the connect timeout.
+        case timedOut
+    }
+
+    /// Polls `connection` (from `PQconnectStartParams`) until it is made or fails, each attempt
+    /// (a new socket, host or address) given `seconds`, as libpq's own blocking connect does.
+    private static func finishConnecting(_ connection: OpaquePointer, seconds: Int) -> ConnectOutcome {
+        func attempt() -> [String?] {
+            [
+                String(PQsocket(connection)), PQhost(connection).map { String(cString: $0) },
+                PQhostaddr(connection).map { String(cString: $0) }, PQport(connection).map { String(cString: $0) },
+            ]
+        }
+        var polling = PGRES_POLLING_WRITING
+        var current = attempt()
+        var deadline = ContinuousClock.now + .seconds(seconds)
+        while true {
+            if polling == PGRES_POLLING_OK { return .made }
+            let state = PQstatus(connection)
+            if polling == PGRES_POLLING_FAILED || state == CONNECTION_BAD { return .failed(negotiating: false) }
+            if attempt() != current {
+                current = attempt()
+                deadline = ContinuousClock.now + .seconds(seconds)
+            }
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return .timedOut }
+            let milliseconds = Int32(
+                clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
+            )
+            var descriptor = pollfd(
+                fd: PQsocket(connection),
+                events: Int16(polling == PGRES_POLLING_READING ? POLLIN : POLLOUT),
+                revents: 0
+            )
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            if ready == 0 { continue }  // the deadline is checked above
+            polling = PQconnectPoll(connection)
+            if polling == PGRES_POLLING_FAILED {
+                return .failed(negotiating: state == CONNECTION_SSL_STARTUP || state == CONNECTION_GSS_STARTUP)
+            }
+        }
+    }
+
+    /// The error for a connection that could not be made, classified from libpq's state and the
+    /// server's SQLSTATE, never from the text of a message (servers translate it):
+    ///
+    /// - `.permissionDenied`: the server asked for a password and none was given
+    ///   (`PQconnectionNeedsPassword`), or refused the password or the role (SQLSTATE class
+    ///   `28`: `28P01`, `28000`), or the right to connect (`42501`).
+    /// - `.unavailable`: no answer within the timeout, a failure without a SQLSTATE outside
+    ///   TLS/GSS negotiation (refused, unreachable, cut off), or a server that cannot take the
+    ///   connection now (classes `08`, `53`, `57`, `58`, `XX`: starting up, shutting down, too
+    ///   many connections).
+    /// - `.cannotOpen`: any other refusal by the server (a missing database, `3D000`), or a
+    ///   failed TLS/GSS negotiation.
+    private static func connectionFailure(
+        _ connection: OpaquePointer,
+        _ outcome: ConnectOutcome,
+        endpoint: PostgreSQLEndpoint,
+        seconds: Int
+    ) -> StorageError {
+        let (sqlState, reason) = serverError(in: String(cString: PQerrorMessage(connection)))
+        let code: StorageError.Code
+        var message = reason
+        switch outcome {
+        case .timedOut:
+            code = .unavailable
+            message =
+                "the server did not answer within \(seconds) seconds" + (reason.isEmpty ? "" : " (" + reason + ")")
+        case .failed where PQconnectionNeedsPassword(connection) == 1:
+            code = .permissionDenied
+        case .failed where sqlState?.hasPrefix("28") == true || sqlState == "42501":
+            code = .permissionDenied
+        case .failed where sqlState.map { ["08", "53", "57", "58", "XX"].contains(String($0.prefix(2))) } == true:
+            code = .unavailable
+        case .failed(let negotiating):
+            code = sqlState != nil || negotiating ? .cannotOpen : .unavailable
+        case .made:
+            code = .engine
+        }
+        if message.isEmpty { message = "the connection failed" }
+        return StorageError(
+            code,
+            "cannot connect to PostgreSQL at \(endpoint.server): \(message)",
+            underlying: PostgreSQLError(sqlState: sqlState, message: message)
+        )
+    }
+
+    /// The SQLSTATE of the server's error in a verbose libpq message (`SEVERITY:  SQLSTATE:
+    /// message`, libpq's layout, the same in every language), if there is one, and the message
+    /// without the lines that only verbose messages add (`LOCATION:  function, file.c:line`).
+    static func serverError(in message: String) -> (sqlState: String?, message: String) {
+        var sqlState: String?
+        let bytes = Array(message.utf8)
+        var index = 0
+        while sqlState == nil, index + 10 <= bytes.count {
+            defer { index += 1 }
+            guard bytes[index] == UInt8(ascii: ":"), bytes[index + 1] == 0x20, bytes[index + 2] == 0x20 else {
+                continue
+            }
+            let code = bytes[(index + 3)..<(index + 8)]
+            guard code.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) }),
+                bytes[index + 8] == UInt8(ascii: ":"), bytes[index + 9] == 0x20
+            else { continue }
+            sqlState = String(decoding: code, as: UTF8.self)
+        }
+        let lines = message.split(separator: "\n").filter { line in
+            // A location: its last part is `file.c:line`.
+            guard let comma = line.range(of: ", ", options: .backwards) else { return true }
+            let place = line[comma.upperBound...].split(separator: ":")
+            return !(place.count == 2 && place[0].hasSuffix(".c") && place[1].allSatisfy(\.isNumber))
+        }
+        return (sqlState, lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// Whether a transaction is open (or failed and not yet rolled back) on the connection.
@@ -199,6 +318,9 @@ final class PostgreSQLConnection: @unchecked Sendable {
     ///   run, and the transaction is left to roll back), or the commit's; `.connectionLost` when
     ///   the connection broke (the commit's outcome is then unknown).
     func runAndCommit(_ statements: [PipelinedStatement]) throws {
+        for statement in statements {
+            try statement.parameters.checkSize(statement.context, collection: statement.collection)
+        }
         detachStream()
         try settle()
         let names = try statements.map { try preparedStatement($0.sql, collection: $0.collection) }
@@ -262,6 +384,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         context: String,
         collection: String?
     ) throws -> Int {
+        try extra.checkSize(context, collection: collection)
         detachStream()
         try settle()
         hasBegun = false
@@ -437,7 +560,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         if broken && sqlState == nil {
             message = "the connection to \(endpoint.server) was lost: " + message
         }
-        let error = PostgreSQLError(sqlState: sqlState, message: endpoint.redacting(message))
+        let error = PostgreSQLError(sqlState: sqlState, message: message)
         return error.storageError(context, collection: collection, connectionBroken: broken)
     }
 
@@ -502,6 +625,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         _ context: String,
         collection: String? = nil
     ) throws -> PostgreSQLResult {
+        try parameters.checkSize(context, collection: collection)
         detachStream()
         try settle()
         let name = try preparedStatement(sql, collection: collection)
@@ -599,6 +723,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         collection: String? = nil,
         _ body: (any StorageRow) throws -> Bool
     ) throws {
+        try parameters.checkSize(context, collection: collection)
         detachStream()
         try settle()
         try sendPendingBegin(collection: collection)
@@ -648,6 +773,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         collection: String? = nil,
         _ body: (any StorageRow) throws -> Bool
     ) throws {
+        try parameters.checkSize(context, collection: collection)
         detachStream()
         try settle()
         let name = try preparedStatement(

@@ -26,24 +26,29 @@ final class PostgreSQLConnectionPool: Sendable {
         endpoint = try PostgreSQLEndpoint(url: url)
     }
 
-    /// Opens a new connection, outside the pool.
+    /// Opens a new connection, outside the pool; for a store opened read-only, one whose
+    /// transactions are all read-only (`default_transaction_read_only`), so that the server
+    /// refuses any write sent on it.
     func connect(statementTimeout: Bool = true) throws -> PostgreSQLConnection {
-        try PostgreSQLConnection(
+        let connection = try PostgreSQLConnection(
             url: url,
             endpoint: endpoint,
             connectTimeout: configuration.connectTimeout,
             statementTimeout: statementTimeout ? configuration.statementTimeout : nil,
             defaultIsolation: defaultIsolation
         )
+        if configuration.readOnly { try connection.execute("SET default_transaction_read_only = on") }
+        return connection
     }
 
     /// An idle connection, or a new one.
-    /// - Throws: `.misuse` after `close()`; `.unavailable` when the server cannot be reached.
+    /// - Throws: `.closed` after `close()`, as every backend; `.unavailable` when the server
+    ///   cannot be reached.
     func checkOut() throws -> PostgreSQLConnection {
         let (closed, connection) = state.withLock { state in
             (state.closed, state.closed ? nil : state.idle.popLast())
         }
-        if closed { throw StorageError(.misuse, "the store was closed") }
+        if closed { throw StorageError(.closed, "the store was closed") }
         return try connection ?? connect()
     }
 
@@ -69,7 +74,7 @@ final class PostgreSQLConnectionPool: Sendable {
         _ = connections
     }
 
-    /// Closes the idle connections; later check-outs throw `.misuse`.
+    /// Closes the idle connections; later check-outs throw `.closed`.
     func close() {
         let connections = state.withLock { state in
             state.closed = true

@@ -62,7 +62,8 @@ public struct PostgreSQLError: Error, Sendable, CustomStringConvertible {
             // arguments. Nothing was written (the statement failed whole).
             code = .limitExceeded
         case "25006":
-            code = .misuse
+            // A write in a read-only transaction: a store opened read-only, or a standby.
+            code = .readOnly
         default:
             code = connectionBroken ? .connectionLost : .engine
         }

@@ -39,6 +39,9 @@ struct PostgreSQLParameters {
     private(set) var lengths: [Int32] = []
 
     var count: Int { offsets.count }
+    /// Whether a value over `PostgreSQLRecordWriter.maximumValueBytes` was appended (as an empty
+    /// one: it is never sent).
+    private(set) var hasOversizedValue = false
 
     init() {}
 
@@ -89,7 +92,7 @@ struct PostgreSQLParameters {
             return
         }
         offsets.append(bytes.count)
-        lengths.append(Int32(appendPayload(value)))
+        lengths.append(Int32(clamping: appendPayload(value)))
     }
 
     /// Appends a one-dimensional array (binary array format) of `values`, each of `elementType`
@@ -113,7 +116,7 @@ struct PostgreSQLParameters {
             let length = UInt32(appendPayload(value)).bigEndian
             withUnsafeBytes(of: length) { bytes.replaceSubrange(lengthAt..<lengthAt + 4, with: $0) }
         }
-        lengths[lengths.count - 1] = Int32(bytes.count - start)
+        lengths[lengths.count - 1] = Int32(clamping: bytes.count - start)
     }
 
     /// Appends the binary form of a non-null value.
@@ -121,6 +124,11 @@ struct PostgreSQLParameters {
     private mutating func appendPayload(_ value: StorageValue) -> Int {
         let start = bytes.count
         switch value {
+        case .text(let text) where text.utf8.count > PostgreSQLRecordWriter.maximumValueBytes:
+            // Not copied: `checkSize` refuses the statement before it is sent.
+            hasOversizedValue = true
+        case .blob(let data) where data.count > PostgreSQLRecordWriter.maximumValueBytes:
+            hasOversizedValue = true
         case .null: break
         case .integer(let number): appendInteger(UInt64(bitPattern: number))
         case .real(let number): appendInteger(number.bitPattern)
@@ -138,6 +146,30 @@ struct PostgreSQLParameters {
 
     private mutating func appendInteger(_ value: UInt64) {
         withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// Throws when the server would refuse the parameters: a value over
+    /// `PostgreSQLRecordWriter.maximumValueBytes`, or all of them over `maximumRecordBytes` (the
+    /// protocol message that carries them has a limit, past which the server ends the
+    /// connection). Checked before a statement is sent, so nothing is.
+    /// - Throws: `StorageError` with code `.limitExceeded` naming the limit.
+    func checkSize(_ context: String, collection: String?) throws {
+        guard hasOversizedValue else {
+            let total = bytes.count + 4 * count
+            guard total > PostgreSQLRecordWriter.maximumRecordBytes else { return }
+            throw StorageError(
+                .limitExceeded,
+                context + ": a statement's values take \(total) bytes, more than PostgreSQL takes in one statement"
+                    + " (\(PostgreSQLRecordWriter.maximumRecordBytes) bytes)",
+                collection: collection
+            )
+        }
+        throw StorageError(
+            .limitExceeded,
+            context + ": a value in the statement is more than PostgreSQL holds in one value"
+                + " (\(PostgreSQLRecordWriter.maximumValueBytes) bytes)",
+            collection: collection
+        )
     }
 
     /// Calls `body` with libpq's parameter arrays: values, lengths and formats (all binary).

@@ -42,6 +42,16 @@ final class PostgreSQLRecordWriter: RecordWriter {
     static let maximumSavepoints = 32
     /// The most bytes of records a writer buffers before it sends them.
     static let maximumBatchBytes = 32 << 20
+    /// The most bytes one value may take: the server holds a value, with its 4-byte length
+    /// header, in one allocation of at most `MaxAllocSize` (`0x3fffffff`) bytes, and refuses a
+    /// larger one.
+    static let maximumValueBytes = 0x3fff_ffff - 4
+    /// The most bytes one record's fields may take as a COPY tuple (each value with its 4-byte
+    /// length, and the 2-byte field count): the protocol message that carries a statement's
+    /// parameters (`Bind`) may be `MaxAllocSize - 1` bytes long, and the server makes the row
+    /// in one allocation of at most `MaxAllocSize`; 64 KiB are left for the rest of either (the
+    /// statement's name and format codes, the row's header and alignment).
+    static let maximumRecordBytes = 0x3fff_ffff - 65_536
 
     init(transaction: PostgreSQLWriteTransaction, plan: PostgreSQLWriterPlan) {
         self.transaction = transaction
@@ -138,18 +148,46 @@ final class PostgreSQLRecordWriter: RecordWriter {
     /// length and number (about 100 instructions each, 17 per record) and of `Data`'s bytes
     /// (about 900) as most of this function's cost.
     /// - Throws: `StorageError` with code `.typeMismatch` naming the column for a value its type
-    ///   cannot hold, or text holding a NUL character (PostgreSQL text cannot).
+    ///   cannot hold, or text holding a NUL character (PostgreSQL text cannot); `.limitExceeded`
+    ///   naming the column for a value over `maximumValueBytes`, or naming the record's largest
+    ///   column for a record over `maximumRecordBytes`: the server would refuse either, and end
+    ///   the connection for a message over its limit. Nothing is sent.
     private func appendTuple(_ values: [StorageValue], key: StorageValue) throws {
         var size = 2
+        var largest = (bytes: 0, index: 0)
         for index in values.indices {
             let value = index == keyIndex ? key : values[index]
+            let bytes: Int
             switch (columns[index].type, value) {
-            case (_, .null): size += 4
-            case (.integer, .integer), (.real, .integer), (.real, .real): size += 12
-            case (.text, .text(let text)), (.untyped, .text(let text)): size += 4 + text.utf8.count
-            case (.blob, .blob(let data)): size += 4 + data.count
+            case (_, .null): bytes = 0
+            case (.integer, .integer), (.real, .integer), (.real, .real): bytes = 8
+            case (.text, .text(let text)), (.untyped, .text(let text)): bytes = text.utf8.count
+            case (.blob, .blob(let data)): bytes = data.count
             default: throw mismatch(value, columns[index], key: key)
             }
+            guard bytes <= Self.maximumValueBytes else {
+                throw StorageError(
+                    .limitExceeded,
+                    "a value of \(bytes) bytes in column \(Identifier.quoted(columns[index].name)) is more than"
+                        + " PostgreSQL holds in one value (\(Self.maximumValueBytes) bytes)",
+                    collection: collection,
+                    column: columns[index].name,
+                    key: key
+                )
+            }
+            if bytes > largest.bytes { largest = (bytes, index) }
+            size += 4 + bytes
+        }
+        guard size <= Self.maximumRecordBytes else {
+            throw StorageError(
+                .limitExceeded,
+                "a record of \(size) bytes (its largest value in column"
+                    + " \(Identifier.quoted(columns[largest.index].name))) is more than PostgreSQL takes in one"
+                    + " record (\(Self.maximumRecordBytes) bytes)",
+                collection: collection,
+                column: columns[largest.index].name,
+                key: key
+            )
         }
         let buffer = tuples
         let start = buffer.count

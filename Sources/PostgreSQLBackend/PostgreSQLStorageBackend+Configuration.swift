@@ -64,6 +64,14 @@ extension PostgreSQLStorageBackend {
         /// rows every listener has read are deleted then; a listener cut off for longer than this
         /// may miss changes when it comes back. Default: 5 minutes.
         public var changeRetention: Duration
+        /// Whether the store is opened read-only: opening runs no DDL (a schema that does not
+        /// exist, or holds no store, is `StorageError.Code.cannotOpen`, and nothing is created),
+        /// every connection runs `SET default_transaction_read_only = on`, so the server itself
+        /// refuses any write, and every write throws `StorageError.Code.readOnly` before a
+        /// statement is sent. A read-only store registers no change listener (that is a row
+        /// written): its change streams see only what it committed (nothing), and its `Settings`
+        /// reads are not cached, so they read the server every time. Default: `false`.
+        public var readOnly: Bool
 
         /// Creates a configuration; every parameter is the property of the same name.
         /// - Parameters:
@@ -78,6 +86,7 @@ extension PostgreSQLStorageBackend {
         ///   - batchSize: records per `COPY` when writing.
         ///   - observesOtherProcesses: whether the store listens for other processes' commits.
         ///   - changeRetention: how long a silent change listener is waited for.
+        ///   - readOnly: whether the store is only read.
         public init(
             schema: String = "public",
             poolSize: Int = 4,
@@ -89,8 +98,10 @@ extension PostgreSQLStorageBackend {
             replicaURLs: [String] = [],
             batchSize: Int = 10_000,
             observesOtherProcesses: Bool = true,
-            changeRetention: Duration = .seconds(300)
+            changeRetention: Duration = .seconds(300),
+            readOnly: Bool = false
         ) {
+            self.readOnly = readOnly
             self.observesOtherProcesses = observesOtherProcesses
             self.changeRetention = changeRetention
             self.schema = schema

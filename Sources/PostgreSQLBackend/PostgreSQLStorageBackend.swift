@@ -25,6 +25,11 @@ import Darwin
 /// READ ONLY`, one snapshot per closure; a read of one query (`readSingleQuery`) is that one
 /// statement. Records are written with `COPY … FROM STDIN (FORMAT binary)`. See
 /// `docs/POSTGRESQL.md`.
+///
+/// No error shows the connection string or its password: one that cannot be used (not parsed,
+/// an invalid value) is `.cannotOpen` saying which part is wrong without quoting it, and a
+/// password the server refuses, or asks for and was not given, is `.permissionDenied` rather than
+/// a refused connection (`.cannotOpen`).
 public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSource {
     /// The configuration the backend was opened with.
     public let configuration: Configuration
@@ -77,13 +82,14 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     }
 
     /// Connects to the server `url` names and creates the store's schema and catalog when
-    /// missing.
+    /// missing; with `configuration.readOnly`, checks that they exist and creates nothing.
     /// - Parameters:
     ///   - url: a `postgresql://` URI or libpq `key=value` pairs.
     ///   - configuration: the schema, pool, timeouts and retries.
     /// - Throws: `StorageError` with code `.unavailable` (the message names the host and port)
     ///   when the server cannot be reached within the connect timeout, `.cannotOpen` when it
-    ///   refuses the connection, `.permissionDenied` when the role may not use the schema.
+    ///   refuses the connection or (read-only) the schema or its store does not exist,
+    ///   `.permissionDenied` when the role may not use the schema.
     public init(url: String, configuration: Configuration = .init()) throws {
         guard !configuration.schema.isEmpty, configuration.schema.utf8.count <= PostgreSQLIdentifier.maximumBytes,
             !configuration.schema.utf8.contains(0)
@@ -111,8 +117,44 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             configuration.runAloneAfter == .max ? nil : "LOCK TABLE " + catalog.table + " IN ROW EXCLUSIVE MODE"
         aloneLock = "LOCK TABLE " + catalog.table + " IN EXCLUSIVE MODE"
         let connection = try primary.connect()
-        try createStore(on: connection)
+        if configuration.readOnly {
+            try checkStore(on: connection)
+        } else {
+            try createStore(on: connection)
+        }
         primary.checkIn(connection)
+    }
+
+    /// For a store opened read-only: checks that its schema exists and holds the store's catalog,
+    /// creating nothing.
+    /// - Throws: `StorageError` with code `.cannotOpen` naming the schema and the server when
+    ///   either is missing.
+    private func checkStore(on connection: PostgreSQLConnection) throws {
+        let found = try connection.query(
+            "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1::text), to_regclass($2::text) IS NOT NULL",
+            PostgreSQLParameters([.text(configuration.schema), .text(catalog.table)]),
+            "cannot look for the store's schema"
+        )
+        var (hasSchema, hasCatalog) = (false, false)
+        found.forEachRow { row in
+            (hasSchema, hasCatalog) = (row.value(at: 0) == .integer(1), row.value(at: 1) == .integer(1))
+            return false
+        }
+        let schema = Identifier.quoted(configuration.schema)
+        guard hasSchema else {
+            throw StorageError(
+                .cannotOpen,
+                "there is no schema \(schema) on \(endpoint.server) (a store opened read-only is never created;"
+                    + " check the schema's name: PostgreSQL compares it exactly, case included)"
+            )
+        }
+        guard hasCatalog else {
+            throw StorageError(
+                .cannotOpen,
+                "the schema \(schema) on \(endpoint.server) holds no store (it has no table storage$catalog);"
+                    + " a store opened read-only is never created"
+            )
+        }
     }
 
     /// Creates the schema and the catalog unless they exist, and counts the listeners (see
@@ -157,7 +199,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     }
 
     /// Closes every idle connection and stops listening for other processes' commits; later
-    /// calls throw `.misuse`. Connections in use close when their transaction ends.
+    /// calls throw `.closed`, as on every backend. Connections in use close when their
+    /// transaction ends.
     public func close() {
         primary.close()
         writePool.close()
@@ -168,6 +211,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         }
         for listener in started { listener.stop() }
     }
+
+    /// `configuration.readOnly`: whether the store was opened read-only.
+    public var isReadOnly: Bool { configuration.readOnly }
 
     /// Whether the current thread asked for reads from the primary (`readingFromPrimary`).
     private static let primaryOnlyKey = "swift-storage.postgresql.primary-only"
@@ -289,9 +335,16 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// - Returns: what `body` returns in the run that committed.
     /// - Throws: what `body` throws (unchanged), or a `StorageError`: `.busy` when the retries
     ///   are used up, `.constraintViolation`, `.connectionLost` (a commit whose outcome is
-    ///   unknown), `.timedOut`.
+    ///   unknown), `.timedOut`, `.readOnly` (before anything is sent) for a store opened read-only.
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
         try owner.check(path: nil)
+        if configuration.readOnly {
+            throw StorageError(
+                .readOnly,
+                "the store in schema \(Identifier.quoted(configuration.schema)) on \(endpoint.server) was opened"
+                    + " read-only (readOnly: true); nothing was written"
+            )
+        }
         var attempt = 0
         while true {
             // A connection whose default isolation is the write isolation: a transaction of one
@@ -438,11 +491,13 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// `ObjectStore` calls it when the store is first observed, not at open: a store that is never
     /// observed opens no listener connection. Returns once `LISTEN` is in effect and the listener
     /// is registered (or its first attempt failed; it then keeps trying), so a commit made
-    /// elsewhere after it returns is reported. Does nothing after `close()`.
+    /// elsewhere after it returns is reported. Does nothing after `close()`, or for a store opened
+    /// read-only or with `observesOtherProcesses` off.
     /// - Parameter handler: called with the changes of each commit made elsewhere, on the
     ///   listener's thread.
     public func observeExternalCommits(_ handler: @escaping @Sendable ([CollectionChange]) -> Void) {
-        guard configuration.observesOtherProcesses else { return }
+        // A listener registers itself in the store's listener table: a write.
+        guard configuration.observesOtherProcesses, !configuration.readOnly else { return }
         let primary = primary
         let listener = PostgreSQLChangeListener(
             open: { try primary.connect(statementTimeout: false) },

@@ -13,6 +13,11 @@ extension SQLiteResultCode {
             return .corrupt
         case SQLITE_IOERR, SQLITE_FULL:
             return .io
+        case SQLITE_READONLY where extendedCode == SQLITE_READONLY:
+            // "attempt to write a readonly database": a write refused by a read-only connection.
+            // Its extended codes (a WAL that cannot be set up or recovered read-only, a folder
+            // that cannot hold the `-wal` and `-shm` files) are failures to open.
+            return .readOnly
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_READONLY:
             return .cannotOpen
         case SQLITE_MISMATCH:

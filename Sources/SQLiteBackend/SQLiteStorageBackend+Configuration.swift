@@ -22,16 +22,33 @@ extension SQLiteStorageBackend {
         public var maximumReaders: Int
         /// The durability of commits. Default: `.normal`.
         public var synchronous: Synchronous
+        /// Whether the database is opened read-only: every connection is opened with
+        /// `SQLITE_OPEN_READONLY`, a missing file is `StorageError.Code.cannotOpen` (nothing is
+        /// created), and every write throws `StorageError.Code.readOnly`. The database file is
+        /// never written. SQLite reads a database in WAL mode through its `-wal` and `-shm`
+        /// files: when another connection has it open they exist and are shared, so a read-only
+        /// store reads while another process writes; when they do not exist, SQLite creates
+        /// them beside the file (the folder must be writable, or the open fails with
+        /// `.cannotOpen`) and, read-only, leaves them there (an empty `-wal`) when it closes.
+        /// Default: `false`.
+        public var readOnly: Bool
 
         /// Creates a configuration.
         /// - Parameters:
         ///   - busyTimeout: how long to wait for another process's lock.
         ///   - maximumReaders: how many idle reader connections to keep.
         ///   - synchronous: the durability of commits.
-        public init(busyTimeout: Duration = .seconds(5), maximumReaders: Int = 4, synchronous: Synchronous = .normal) {
+        ///   - readOnly: whether the database is only read.
+        public init(
+            busyTimeout: Duration = .seconds(5),
+            maximumReaders: Int = 4,
+            synchronous: Synchronous = .normal,
+            readOnly: Bool = false
+        ) {
             self.busyTimeout = busyTimeout
             self.maximumReaders = maximumReaders
             self.synchronous = synchronous
+            self.readOnly = readOnly
         }
     }
 }

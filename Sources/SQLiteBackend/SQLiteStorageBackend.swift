@@ -39,7 +39,7 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// The idle reader a read takes first, without a lock: a reader connection with the read
     /// transaction object its next read reuses (see `claim`). One thread reading one read after
     /// another finds its reader here every time.
-    private let idleReader = SQLiteIdleReaderSlot()
+    private let idleReader = AtomicSlot<SQLiteReadTransaction>()
     /// The other idle readers; with `idleReader`, at most `configuration.maximumReaders`.
     private let idleReaders = Locked<[SQLiteReadTransaction]>([])
     /// The path SQLite opens, `nil` in memory (where reads go through the writer).
@@ -59,28 +59,49 @@ public final class SQLiteStorageBackend: StorageBackend {
         closeIdleReaders()
     }
 
-    /// Opens (creating if needed) the database file at `path`.
+    /// Opens (creating if needed) the database file at `path`; with `configuration.readOnly`,
+    /// opens an existing one to read it, creating nothing.
     ///
     /// The file is created with mode 0600 before SQLite opens it, and SQLite gives its `-wal`
     /// and `-shm` files the same mode. A path that is a symbolic link is refused.
     /// - Parameters:
     ///   - path: the database file's path.
     ///   - configuration: how the database is opened and used.
-    /// - Throws: `StorageError` with code `.cannotOpen` when the file cannot be created or opened,
-    ///   `.corrupt` when it is not a database.
+    /// - Throws: `StorageError` with code `.cannotOpen` when the file cannot be created or opened
+    ///   (read-only: when it does not exist), `.corrupt` when it is not a database.
     public init(path: String, configuration: Configuration = .init()) throws {
-        try StorePath.createPrivateFile(at: path, role: "database file")
         // Absolute: SQLite cannot mistake it for ":memory:" or a "file:" URI, and reader
         // connections opened later find the same file even if the working directory changed.
         let databasePath = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let connection: SQLiteConnection
+        if configuration.readOnly {
+            connection = try Self.openReadOnly(path: path, databasePath: databasePath, configuration: configuration)
+        } else {
+            connection = try Self.openReadWrite(path: path, databasePath: databasePath, configuration: configuration)
+        }
+        self.path = path
+        self.configuration = configuration
+        self.databasePath = databasePath
+        self.writer = Locked(connection)
+    }
+
+    /// Creates the file when missing and opens the writer connection, in WAL mode.
+    private static func openReadWrite(
+        path: String,
+        databasePath: String,
+        configuration: Configuration
+    ) throws -> SQLiteConnection {
+        try StorePath.createPrivateFile(at: path, role: "database file")
         let connection = try SQLiteConnection(
             path: databasePath,
             flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
             busyTimeout: configuration.busyTimeout
         )
-        let mode = try connection.withStatement("PRAGMA journal_mode = WAL") { statement -> StorageValue in
-            guard try statement.step("cannot switch to WAL mode") else { return .null }
-            return statement.row.value(at: 0)
+        let mode = try Self.failingToOpen {
+            try connection.withStatement("PRAGMA journal_mode = WAL") { statement -> StorageValue in
+                guard try statement.step("cannot switch to WAL mode") else { return .null }
+                return statement.row.value(at: 0)
+            }
         }
         guard case .text(let journalMode) = mode, journalMode.lowercased() == "wal" else {
             throw StorageError(
@@ -93,10 +114,56 @@ public final class SQLiteStorageBackend: StorageBackend {
         case .normal: try connection.execute("PRAGMA synchronous = NORMAL")
         case .full: try connection.execute("PRAGMA synchronous = FULL")
         }
-        self.path = path
-        self.configuration = configuration
-        self.databasePath = databasePath
-        self.writer = Locked(connection)
+        return connection
+    }
+
+    /// Opens a connection with `SQLITE_OPEN_READONLY` on an existing database file, and reads
+    /// its schema version, so that a file that is not a database fails here.
+    private static func openReadOnly(
+        path: String,
+        databasePath: String,
+        configuration: Configuration
+    ) throws -> SQLiteConnection {
+        try StorePath.check(path, role: "database file")
+        var status = stat()
+        guard lstat(path, &status) == 0 else {
+            let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno))
+            throw StorageError(
+                .cannotOpen,
+                "cannot open the database file read-only: \(reason) (a store opened read-only is never created)",
+                path: path
+            )
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            let reason = status.st_mode & S_IFMT == S_IFLNK ? "the path is a symbolic link" : "it is not a regular file"
+            throw StorageError(.cannotOpen, "cannot open the database file: \(reason)", path: path)
+        }
+        return try Self.failingToOpen {
+            let connection = try SQLiteConnection(
+                path: databasePath,
+                flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
+                busyTimeout: configuration.busyTimeout
+            )
+            _ = try connection.schemaVersion()
+            return connection
+        }
+    }
+
+    /// Runs `body`, a step of opening the database: SQLite's refusal to write there (a file or
+    /// folder the process may not write, the `-wal` and `-shm` files of a read-only open that
+    /// cannot be made) is a failure to open the store, not a refused write.
+    private static func failingToOpen<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch var error as StorageError
+            where error.code == .readOnly || (error.underlying as? SQLiteResultCode)?.resultCode == SQLITE_READONLY
+        {
+            error.code = .cannotOpen
+            error.message +=
+                " (the database file cannot be written, or its -wal and -shm files, which SQLite reads a WAL"
+                + " database through, are missing and the folder does not let them be made)"
+            throw error
+        }
     }
 
     private init(inMemoryWith connection: SQLiteConnection) {
@@ -201,6 +268,9 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// `true` for a database in a file, whose readers (WAL) wait for no writer; in memory the
     /// one connection is the writer's.
     public var readsWithoutWaiting: Bool { databasePath != nil }
+
+    /// `configuration.readOnly`: whether the database was opened read-only.
+    public var isReadOnly: Bool { configuration.readOnly }
 
     /// Runs `body` as `readSingleQuery` does, on an idle reader connection whose busy handler
     /// is off for the call: `nil` in memory (reads wait for the writer there), when no reader
@@ -345,9 +415,17 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// - Parameter body: the reads and writes; the transaction is valid only during the call.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws (unchanged), or a `StorageError` for an engine failure,
-    ///   including a failed commit.
+    ///   including a failed commit; `.readOnly` (before anything runs) for a database opened
+    ///   read-only.
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
         try checkOpen()
+        if configuration.readOnly {
+            throw StorageError(
+                .readOnly,
+                "the database was opened read-only (readOnly: true); nothing was written",
+                path: path
+            )
+        }
         var result: Result?
         try withWriterConnection { connection in
             try connection.execute("BEGIN IMMEDIATE", cached: true)

@@ -1,7 +1,7 @@
 public import Storage
 
 extension StorageBackend where Self == SQLiteStorageBackend {
-    /// An SQLite database file, created when missing.
+    /// An SQLite database file, created when missing (unless `configuration.readOnly`).
     ///
     /// ```swift
     /// let store = try ObjectStore(backend: .sqlite(path: "app.sqlite"))

@@ -21,8 +21,10 @@ package enum StorageTool {
           verify A B                     check that two stores hold the same data
 
         STORE is sqlite:PATH, lmdb:PATH, archive:FOLDER, postgresql://… (add ?schema=NAME for a
-        schema other than public), or a bare path whose engine is told by the file's header or
-        the folder's marker. Run `storage COMMAND --help` for a command's options.
+        schema other than public), libpq key=value pairs ("host=db dbname=app", schema public),
+        or a bare path whose engine is told by the file's header or the folder's marker. A
+        connection string is never printed back. Run `storage COMMAND --help` for a command's
+        options.
 
         exit status: 0 success, 1 failure, 2 usage error
         """
@@ -31,14 +33,16 @@ package enum StorageTool {
         "info": """
         usage: storage info STORE [--json]
 
-        Prints the store's engine, path, size on disk, and its collections with their record
-        counts. --json prints one JSON object instead.
+        Prints the store's engine, path (and PostgreSQL schema), size on disk, and its
+        collections with their record counts. --json prints one JSON object instead. The store
+        is opened read-only: it must exist, and nothing is created or changed.
         """,
         "schema": """
         usage: storage schema STORE [COLLECTION] [--json]
 
         Prints each collection's columns with their types, its primary key and its indexes
-        (one collection's, when COLLECTION is given). --json prints a JSON array.
+        (one collection's, when COLLECTION is given). --json prints a JSON array. The store is
+        opened read-only, and named on standard error.
         """,
         "export": """
         usage: storage export STORE COLLECTION [--format json|ndjson|csv] [--where EXPR]
@@ -49,6 +53,7 @@ package enum StorageTool {
           age >= 30 && name like 'A%' && email != nil
           mood in ('calm', 'busy') || !(score < 1.5)
         Blobs are written as base64 text; NaN and infinities as "NaN", "Infinity", "-Infinity".
+        The store is opened read-only.
         """,
         "import": """
         usage: storage import STORE COLLECTION FILE [--format json|ndjson|csv]
@@ -74,7 +79,7 @@ package enum StorageTool {
 
         Checks that two stores hold the same collections and records (counts and a digest of
         each collection's canonical records); on a difference, names the collection and a key
-        and exits with status 1.
+        and exits with status 1. Both stores are opened read-only.
         """,
     ]
 
@@ -143,10 +148,12 @@ package enum StorageTool {
                 "collections": collections.map { ["name": $0.0, "records": $0.1] },
             ]
             object["size"] = size.map { $0 as Any } ?? NSNull()
+            if let schema = location.postgreSQLSchema { object["schema"] = schema }
             try writeJSON(object)
             return
         }
         var text = "engine: \(location.engine)\npath: \(location.path)\n"
+        if let schema = location.postgreSQLSchema { text += "schema: \(schema)\n" }
         text += "size on disk: " + (size.map { "\(ProgressLine.grouped($0)) bytes" } ?? "n/a (a server)") + "\n"
         text += "collections: \(collections.count)\n"
         let width = collections.map(\.0.count).max() ?? 0
@@ -161,7 +168,7 @@ package enum StorageTool {
     static func schema(_ arguments: [String]) throws {
         let parsed = try parse(arguments, "schema", options: [], flags: ["json"])
         let positionals = try parsed.positionals(["STORE", "COLLECTION"], required: 1)
-        let (_, store) = try openExisting(positionals[0])
+        let (location, store) = try openExisting(positionals[0])
         defer { try? store.close() }
         var schemas: [CollectionSchema] = []
         if positionals.count > 1 {
@@ -202,6 +209,7 @@ package enum StorageTool {
             }
         }
         write(text)
+        writeError("read \(named(location))\n")
     }
 
     static func export(_ arguments: [String]) throws {
@@ -210,7 +218,7 @@ package enum StorageTool {
         let format = try recordFormat(parsed.options["format"]) ?? .json
         let predicate = try parsed.options["where"].map(WhereExpression.parse)
         let limit = try parsed.integer("limit")
-        let (_, store) = try openExisting(positionals[0])
+        let (location, store) = try openExisting(positionals[0])
         defer { try? store.close() }
         let collection = positionals[1]
         guard let schema = try store.schema(of: collection) else {
@@ -247,7 +255,9 @@ package enum StorageTool {
             }
             try output.write(writer.footer())
             try output.commit()
-            progress.finish("exported \(ProgressLine.grouped(written)) records of \(schema.name)")
+            progress.finish(
+                "exported \(ProgressLine.grouped(written)) records of \(schema.name) from \(named(location))"
+            )
         } catch {
             output.discard()
             progress.finish(nil)
@@ -419,8 +429,8 @@ package enum StorageTool {
             }
             let records = counts.values.reduce(0, +)
             progress.finish(
-                "\(aLocation) and \(bLocation) hold the same data: \(ProgressLine.grouped(records)) records"
-                    + " in \(counts.count) collections"
+                "\(named(aLocation)) and \(named(bLocation)) hold the same data: "
+                    + "\(ProgressLine.grouped(records)) records in \(counts.count) collections"
             )
             if json {
                 try writeJSON([
@@ -430,7 +440,7 @@ package enum StorageTool {
             }
         } catch let error as StorageError where error.code == .verificationFailed {
             progress.finish(nil)
-            writeError("storage: \(aLocation) and \(bLocation) differ: \(error.message)\n")
+            writeError("storage: \(named(aLocation)) and \(named(bLocation)) differ: \(error.message)\n")
             if json {
                 var object: [String: Any] = ["same": false, "message": error.message]
                 object["collection"] = error.collection ?? NSNull()
@@ -465,10 +475,18 @@ package enum StorageTool {
         return format
     }
 
-    /// Opens a store that must exist already (a read never creates one).
+    /// Opens a store that must exist already, read-only: a read never creates nor changes one
+    /// (a misspelt PostgreSQL schema is an error, not a new empty store).
     static func openExisting(_ text: String) throws -> (StoreLocation, ObjectStore) {
         let location = try StoreLocation.parse(text, mustExist: true)
-        return (location, try location.open())
+        return (location, try location.open(readOnly: true))
+    }
+
+    /// The store as the commands name what they read: its location, and for PostgreSQL the
+    /// schema (`postgresql:postgresql://app@db1/app, schema public`).
+    static func named(_ location: StoreLocation) -> String {
+        guard let schema = location.postgreSQLSchema else { return location.description }
+        return location.description + ", schema " + schema
     }
 
     static func writeJSON(_ object: Any) throws {
@@ -540,5 +558,13 @@ final class OutputFile {
         guard let temporary else { return }
         try? handle.close()
         try? FileManager.default.removeItem(atPath: temporary)
+    }
+}
+
+extension StoreLocation {
+    /// The PostgreSQL schema the store's tables are in, or `nil` for a store in files.
+    var postgreSQLSchema: String? {
+        guard case .postgresql(_, let schema) = self else { return nil }
+        return schema
     }
 }

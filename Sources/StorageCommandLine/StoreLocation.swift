@@ -12,8 +12,8 @@ package enum StoreLocation: Equatable, CustomStringConvertible {
     case sqlite(String)
     case lmdb(String)
     case archive(String)
-    /// A libpq URL, and the schema the store's tables are in (`?schema=NAME`, taken out of the
-    /// URL; default `public`).
+    /// A libpq connection string (a URI or `key=value` pairs), and the schema the store's tables
+    /// are in (`?schema=NAME`, taken out of a URI; default `public`).
     case postgresql(url: String, schema: String)
 
     /// The engine's name.
@@ -26,11 +26,12 @@ package enum StoreLocation: Equatable, CustomStringConvertible {
         }
     }
 
-    /// The file or folder, or the URL without its password.
+    /// The file or folder, or the user, server and database of the connection string (never
+    /// its password).
     package var path: String {
         switch self {
         case .sqlite(let path), .lmdb(let path), .archive(let path): path
-        case .postgresql(let url, _): Self.redacted(url)
+        case .postgresql(let url, _): (try? PostgreSQLStorageBackend.describe(url: url)) ?? "postgresql"
         }
     }
 
@@ -51,7 +52,7 @@ package enum StoreLocation: Equatable, CustomStringConvertible {
     /// - Throws: `StorageError` with `.cannotOpen` for a missing store or one of no engine
     ///   known, `UsageError` for a path whose engine cannot be told.
     package static func parse(_ text: String, mustExist: Bool) throws -> StoreLocation {
-        if text.hasPrefix("postgresql://") || text.hasPrefix("postgres://") {
+        if PostgreSQLStorageBackend.isConnectionString(text) {
             return try postgreSQL(text)
         }
         for (scheme, make) in [
@@ -64,8 +65,11 @@ package enum StoreLocation: Equatable, CustomStringConvertible {
             return location
         }
         if text.isEmpty { throw UsageError("a store path may not be empty") }
-        if text.contains("://") {
-            throw UsageError("unknown store URL '\(text)': use sqlite:, lmdb:, archive: or postgresql://")
+        if let scheme = text.range(of: "://") {
+            // Only the scheme: the rest may hold a password.
+            throw UsageError(
+                "unknown store URL scheme '\(text[..<scheme.lowerBound])': use sqlite:, lmdb:, archive: or postgresql://"
+            )
         }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: text, isDirectory: &isDirectory) {
@@ -130,41 +134,47 @@ package enum StoreLocation: Equatable, CustomStringConvertible {
         }
     }
 
+    /// The location of a PostgreSQL connection string, checked (a string libpq cannot parse, or
+    /// with an invalid value, is refused here, without quoting it).
     static func postgreSQL(_ text: String) throws -> StoreLocation {
-        guard let question = text.firstIndex(of: "?") else { return .postgresql(url: text, schema: "public") }
-        var schema = "public"
-        var kept: [Substring] = []
-        for item in text[text.index(after: question)...].split(separator: "&") {
-            if item.hasPrefix("schema=") {
-                schema = String(item.dropFirst("schema=".count))
-            } else {
-                kept.append(item)
+        let location: StoreLocation
+        if let question = text.firstIndex(of: "?"), text.hasPrefix("postgresql://") || text.hasPrefix("postgres://") {
+            var schema = "public"
+            var kept: [Substring] = []
+            for item in text[text.index(after: question)...].split(separator: "&") {
+                if item.hasPrefix("schema=") {
+                    schema = String(item.dropFirst("schema=".count))
+                } else {
+                    kept.append(item)
+                }
             }
+            guard !schema.isEmpty else { throw UsageError("'schema=' in the URL needs a name") }
+            let base = String(text[..<question])
+            location = .postgresql(url: kept.isEmpty ? base : base + "?" + kept.joined(separator: "&"), schema: schema)
+        } else {
+            location = .postgresql(url: text, schema: "public")
         }
-        guard !schema.isEmpty else { throw UsageError("'schema=' in the URL needs a name") }
-        let base = String(text[..<question])
-        return .postgresql(url: kept.isEmpty ? base : base + "?" + kept.joined(separator: "&"), schema: schema)
+        if case .postgresql(let url, _) = location { _ = try PostgreSQLStorageBackend.describe(url: url) }
+        return location
     }
 
-    /// The URL with any password replaced by `***`.
-    static func redacted(_ url: String) -> String {
-        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else {
-            return url
-        }
-        let credentials = url[scheme.upperBound..<at]
-        guard let colon = credentials.firstIndex(of: ":") else { return url }
-        return String(url[..<colon]) + ":***" + String(url[at...])
-    }
-
-    /// Opens the store.
-    /// - Throws: `StorageError` when the engine cannot open it.
-    package func open() throws -> ObjectStore {
+    /// Opens the store; `readOnly`, one that exists, creating and changing nothing (every
+    /// backend's `readOnly` configuration).
+    /// - Parameter readOnly: whether the store is only read.
+    /// - Returns: the store.
+    /// - Throws: `StorageError` when the engine cannot open it (`.cannotOpen`, read-only, for a
+    ///   store that does not exist).
+    package func open(readOnly: Bool = false) throws -> ObjectStore {
         switch self {
-        case .sqlite(let path): return ObjectStore(backend: try .sqlite(path: path))
-        case .lmdb(let path): return ObjectStore(backend: try .lmdb(path: path))
-        case .archive(let path): return ObjectStore(backend: try .fileArchive(directory: path))
+        case .sqlite(let path):
+            return ObjectStore(backend: try .sqlite(path: path, configuration: .init(readOnly: readOnly)))
+        case .lmdb(let path):
+            return ObjectStore(backend: try .lmdb(path: path, configuration: .init(readOnly: readOnly)))
+        case .archive(let path):
+            return ObjectStore(backend: try .fileArchive(directory: path, configuration: .init(readOnly: readOnly)))
         case .postgresql(let url, let schema):
-            return ObjectStore(backend: try .postgreSQL(url: url, configuration: .init(schema: schema, poolSize: 1)))
+            let configuration = PostgreSQLStorageBackend.Configuration(schema: schema, poolSize: 1, readOnly: readOnly)
+            return ObjectStore(backend: try .postgreSQL(url: url, configuration: configuration))
         }
     }
 

@@ -21,6 +21,8 @@
 //   --workload csv --csv FILE   ingests a CSV file and prints the memory it took (see CSVWorkload).
 //   --workload stream --count N   saves N records and streams them back, printing how far the
 //       resident set grew while streaming (see StreamWorkload).
+//   --workload deep [--depths 1000,5000,10000]   counts with predicates nested that deep, on the
+//       main thread, printing each answer (see DeepPredicateWorkload).
 import Foundation
 import Storage
 import StorageTestBackends
@@ -119,6 +121,10 @@ do {
             throw UsageError(description: "usage: --workload stream --count N")
         }
         try StreamWorkload.run(on: try openStore(backend: backend, path: path), count: count, report: say)
+        exit(0)
+    case "deep":
+        let depths = (option("--depths") ?? "1000,5000,10000").split(separator: ",").compactMap { Int($0) }
+        try DeepPredicateWorkload.run(on: try openStore(backend: backend, path: path), depths: depths, report: say)
         exit(0)
     case nil, "batches":
         break

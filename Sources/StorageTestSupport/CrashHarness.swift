@@ -18,14 +18,16 @@ import Darwin
 public enum CrashHarness {
     /// The crash writer, built beside the test runner by `swift build` / `swift test`.
     public static var executable: URL {
-        let runner = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var folder = runner.deletingLastPathComponent()
-        // On Apple platforms the runner sits inside an .xctest bundle.
-        while folder.pathExtension == "xctest" || folder.lastPathComponent == "Contents"
-            || folder.lastPathComponent == "MacOS"
-        {
-            folder.deleteLastPathComponent()
-        }
+        #if os(Linux)
+        // The test runner is an executable in the build's products folder.
+        let folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        #else
+        // No /proc, and the process is Xcode's or SwiftPM's test runner, which loads the tests'
+        // .xctest bundle from the products folder: the folder of the bundle holding this code (or,
+        // in an executable, the executable's folder, which is `Bundle`'s URL then).
+        var folder = Bundle(for: BundleMarker.self).bundleURL.resolvingSymlinksInPath()
+        if folder.pathExtension == "xctest" { folder.deleteLastPathComponent() }
+        #endif
         return folder.appendingPathComponent("StorageCrashWriter")
     }
 
@@ -124,3 +126,8 @@ public struct CrashWriterFailure: Error, CustomStringConvertible {
     /// The writer's error line.
     public let description: String
 }
+
+#if !os(Linux)
+/// A class of this module, for `Bundle(for:)`: the bundle (or executable) it was linked into.
+private final class BundleMarker {}
+#endif

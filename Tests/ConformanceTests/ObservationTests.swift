@@ -290,8 +290,14 @@ import Testing
                 // Several operations in one transaction, committed or rolled back.
                 let commits = Bool.random(using: &random)
                 var after = stored
+                // PostgreSQL runs the closure again after a serialization failure: each attempt
+                // starts from the same draws and the same expectations.
+                let draws = random
                 do {
                     try store.transaction { transaction in
+                        random = draws
+                        after = stored
+                        change = ExpectedChange()
                         for _ in 0..<Int.random(in: 1...5, using: &random) {
                             let id = someID()
                             if Bool.random(using: &random) {

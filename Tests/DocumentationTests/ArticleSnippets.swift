@@ -45,7 +45,7 @@ struct Swatch: Codable, Sendable {
     var color: Color
 }
 
-// Sources/Storage/Storage.docc/GettingStarted.md:47
+// Sources/Storage/Storage.docc/GettingStarted.md:48
 struct Airport: Codable, Sendable, Equatable {
     var iata: String
     var name: String
@@ -126,8 +126,8 @@ enum PostgreSQLBackendConnectingAndConfiguringSnippets {
         try await tuned.close()
     }
 
-    /// Sources/PostgreSQLBackend/PostgreSQLBackend.docc/ConnectingAndConfiguring.md:84
-    static func block84() async throws {
+    /// Sources/PostgreSQLBackend/PostgreSQLBackend.docc/ConnectingAndConfiguring.md:115
+    static func block115() async throws {
         func currentTotal(of id: Int64, in store: ObjectStore, backend: PostgreSQLStorageBackend) throws -> Double? {
             try backend.readingFromPrimary { try store.fetch(Order.self, id: id)?.total }
         }
@@ -170,8 +170,8 @@ enum StorageCustomColumnCodingSnippets {
 }
 
 enum StorageGettingStartedSnippets {
-    /// Sources/Storage/Storage.docc/GettingStarted.md:78
-    static func block78() async throws {
+    /// Sources/Storage/Storage.docc/GettingStarted.md:79
+    static func block79() async throws {
         let file = URL(fileURLWithPath: "Tests/Fixtures/airports-california.json")
         let airports = try JSONDecoder().decode([Airport].self, from: Data(contentsOf: file))
 
@@ -287,8 +287,8 @@ enum StorageTransactionsAndConcurrencySnippets {
         print(renamed)
     }
 
-    /// Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:112
-    static func block112() async throws {
+    /// Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:117
+    static func block117() async throws {
         let store = try ObjectStore(backend: .sqliteInMemory())
         for try await person in store.stream(Person.self, where: Column("age") > 60) {
             print(person.name)
@@ -327,8 +327,8 @@ let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
         StorageTransactionsAndConcurrencySnippets.block45
     ),
     (
-        "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:112",
-        StorageTransactionsAndConcurrencySnippets.block112
+        "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:117",
+        StorageTransactionsAndConcurrencySnippets.block117
     ),
     ("Sources/Storage/Storage.docc/TypedSettings.md:24", StorageTypedSettingsSnippets.block24),
 ]

@@ -19,7 +19,7 @@ private struct Note: Codable, Equatable, StorableModel {
 /// with `committing`, it also advances the generation counter, as a process committing does.
 /// Returns once the lock is held. Needs python3 (`scripts/setup.sh` installs it): the holder is
 /// a real process, as a hung or stopped one would be.
-private func startLockHolder(_ lockPath: String, committing: Bool) throws -> Process {
+func startLockHolder(_ lockPath: String, committing: Bool) throws -> Process {
     let script = """
         import fcntl, os, struct, sys, time
         fd = os.open(sys.argv[1], os.O_RDWR)
@@ -49,7 +49,7 @@ private func startLockHolder(_ lockPath: String, committing: Bool) throws -> Pro
 }
 
 /// Kills `process` and waits for it; does nothing once it has exited.
-private func stop(_ process: Process) {
+func stop(_ process: Process) {
     guard process.isRunning else { return }
     kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()

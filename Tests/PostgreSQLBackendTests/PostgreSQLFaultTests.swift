@@ -185,6 +185,24 @@ import Testing
             #expect(missing.isEmpty, "acknowledged but lost: \(missing)")
         }
     }
+
+    /// After `close()`, calls throw `.closed`, through the store and on the backend itself, as
+    /// on every backend (the backend's own calls threw `.misuse`).
+    @Test func callsAfterCloseThrowClosed() throws {
+        try TemporaryDirectory.with("postgres-closed") { directory in
+            let schema = PostgreSQLTestServer.schema(for: directory.path)
+            let backend = try PostgreSQLStorageBackend(
+                url: try PostgreSQLTestServer.url(),
+                configuration: .init(schema: schema, observesOtherProcesses: false)
+            )
+            let store = ObjectStore(backend: backend)
+            try store.save(Entry(id: 1, text: "before"))
+            try store.close()
+            expectStorageError(.closed) { _ = try store.fetchAll(Entry.self) }
+            expectStorageError(.closed) { _ = try backend.read { try $0.schema(of: "Entry") } }
+            expectStorageError(.closed) { _ = try backend.write { try $0.schema(of: "Entry") } }
+        }
+    }
 }
 
 /// A TCP port on 127.0.0.1 that nothing listens on (bound, then released).

@@ -12,11 +12,22 @@ extension FileArchiveStorageBackend {
         /// commit waits for the store's lock file while another process holds it, before failing
         /// with `StorageError.Code.busy` (nothing is changed then). Default: 10 seconds.
         public var lockTimeout: Duration
+        /// Whether the store is opened read-only: no file or folder is created, changed or
+        /// removed (not even the lock file, which is opened read-only and locked shared, with
+        /// `flock`, only while the store is loaded, so that no commit of another process is read
+        /// half-done), and every write throws `StorageError.Code.readOnly`. A missing store
+        /// folder, or a folder without the store's lock file, is `StorageError.Code.cannotOpen`;
+        /// so is a store whose last commit a crash interrupted (its journal is there): opening it
+        /// read-write once completes it. Default: `false`.
+        public var readOnly: Bool
 
         /// Creates a configuration.
-        /// - Parameter lockTimeout: how long to wait for another process's lock.
-        public init(lockTimeout: Duration = .seconds(10)) {
+        /// - Parameters:
+        ///   - lockTimeout: how long to wait for another process's lock.
+        ///   - readOnly: whether the store is only read.
+        public init(lockTimeout: Duration = .seconds(10), readOnly: Bool = false) {
             self.lockTimeout = lockTimeout
+            self.readOnly = readOnly
         }
     }
 }

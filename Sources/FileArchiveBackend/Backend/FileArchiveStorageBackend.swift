@@ -68,26 +68,40 @@ public final class FileArchiveStorageBackend: StorageBackend {
     }
 
     /// Opens the store in `directory`, creating the folder (mode 0700) when missing, and
-    /// completes or undoes a commit a crash interrupted.
+    /// completes or undoes a commit a crash interrupted; with `configuration.readOnly`, opens an
+    /// existing store and changes nothing.
     /// - Parameters:
     ///   - directory: the store folder; its parent must exist.
     ///   - configuration: how the store is used, such as how long to wait for another
     ///     process's lock.
     /// - Throws: `StorageError` with code `.cannotOpen` when the folder cannot be created or
-    ///   opened, `.corrupt` when a file of the store is damaged (the error names it), `.busy`
+    ///   opened (read-only: when it is missing, has no lock file, or holds an interrupted
+    ///   commit), `.corrupt` when a file of the store is damaged (the error names it), `.busy`
     ///   when another process holds the store's lock longer than `configuration.lockTimeout`.
     public init(directory: String, configuration: Configuration = .init()) throws {
         try StorePath.check(directory, role: "store folder")
         let absolute =
             directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
-        try FileSystem.makeDirectory(absolute, code: .cannotOpen)
-        let files = StoreFiles(root: try Folder(path: absolute, code: .cannotOpen))
-        let descriptor = try files.root.openFile(FileNames.lockFile, flags: O_RDWR | O_CREAT, code: .cannotOpen)
+        let readOnly = configuration.readOnly
+        let files: StoreFiles
+        let descriptor: Int32
+        if readOnly {
+            files = try Self.existingStore(absolute)
+            descriptor = try files.root.openFile(FileNames.lockFile, flags: O_RDONLY, code: .cannotOpen)
+        } else {
+            try FileSystem.makeDirectory(absolute, code: .cannotOpen)
+            files = StoreFiles(root: try Folder(path: absolute, code: .cannotOpen))
+            descriptor = try files.root.openFile(FileNames.lockFile, flags: O_RDWR | O_CREAT, code: .cannotOpen)
+        }
         do {
-            try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout)
+            try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout, shared: readOnly)
             defer { _ = flock(descriptor, LOCK_UN) }
-            if try files.recover() { try files.setGeneration(files.generation(descriptor) + 1, descriptor) }
-            try files.removeTemporaryFiles()
+            if readOnly {
+                try Self.checkNoInterruptedCommit(files)
+            } else {
+                if try files.recover() { try files.setGeneration(files.generation(descriptor) + 1, descriptor) }
+                try files.removeTemporaryFiles()
+            }
             let database = try files.load()
             committed = Locked(Committed(database: database, generation: files.generation(descriptor)))
         } catch {
@@ -102,6 +116,44 @@ public final class FileArchiveStorageBackend: StorageBackend {
 
     deinit {
         if !isClosed.load(ordering: .acquiring) { closeDescriptor(lockDescriptor) }
+    }
+
+    /// The store folder at `absolute` for a read-only open: it must exist and hold the store's
+    /// lock file, and nothing is created.
+    /// - Throws: `StorageError` with code `.cannotOpen` naming what is missing.
+    private static func existingStore(_ absolute: String) throws -> StoreFiles {
+        var status = stat()
+        guard lstat(absolute, &status) == 0 else {
+            let reason = errno == ENOENT ? "no such folder" : String(cString: strerror(errno))
+            throw StorageError(
+                .cannotOpen,
+                "cannot open the store folder read-only: \(reason) (a store opened read-only is never created)",
+                path: absolute
+            )
+        }
+        let files = StoreFiles(root: try Folder(path: absolute, code: .cannotOpen))
+        guard files.root.exists(FileNames.lockFile) else {
+            throw StorageError(
+                .cannotOpen,
+                "\(absolute) is not a file archive store: it has no '\(FileNames.lockFile)' file (a store opened"
+                    + " read-only is never created)",
+                path: absolute
+            )
+        }
+        return files
+    }
+
+    /// Refuses, for a read-only store, a commit that a crash interrupted: completing it writes,
+    /// and the files without it are neither the commit before it nor the commit itself.
+    /// - Throws: `StorageError` with code `.cannotOpen` naming the journal.
+    private static func checkNoInterruptedCommit(_ files: StoreFiles) throws {
+        guard files.root.exists(FileNames.journalFile) else { return }
+        throw StorageError(
+            .cannotOpen,
+            "the store's last commit was interrupted by a crash and is not completed yet (\(files.journalPath)"
+                + " is there): a store opened read-only never completes it; open the store read-write once",
+            path: files.journalPath
+        )
     }
 
     /// Closes the lock file and drops the store held in memory; later transactions throw
@@ -121,15 +173,16 @@ public final class FileArchiveStorageBackend: StorageBackend {
         }
     }
 
-    /// Locks the lock file `descriptor` exclusively, waiting at most `timeout` for another
-    /// process to release it: a non-blocking attempt is retried after sleeps growing from 1 ms
-    /// to 50 ms until the deadline, measured on the monotonic clock.
+    /// Locks the lock file `descriptor` exclusively (or, `shared`, beside other shared locks: a
+    /// read-only store loading), waiting at most `timeout` for another process to release it: a
+    /// non-blocking attempt is retried after sleeps growing from 1 ms to 50 ms until the deadline,
+    /// measured on the monotonic clock.
     /// - Throws: `StorageError` with code `.busy` naming the lock file when the deadline passes.
-    private static func lock(_ descriptor: Int32, path: String, timeout: Duration) throws {
+    private static func lock(_ descriptor: Int32, path: String, timeout: Duration, shared: Bool = false) throws {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         var pause = Duration.milliseconds(1)
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+        while flock(descriptor, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0 {
             let number = errno
             if number == EINTR { continue }
             guard number == EWOULDBLOCK else { throw FileSystem.error(.busy, "lock", path, errno: number) }
@@ -175,6 +228,9 @@ public final class FileArchiveStorageBackend: StorageBackend {
     /// `true`: a read runs on the snapshot in memory; only a reload waits (for the lock file).
     public var readsWithoutWaiting: Bool { true }
 
+    /// `configuration.readOnly`: whether the store was opened read-only.
+    public var isReadOnly: Bool { configuration.readOnly }
+
     /// Runs `body` on the snapshot in memory as `read` does, unless another process committed
     /// since it was loaded: `nil` then, since the reload waits for the store's lock file (up to
     /// `lockTimeout`) and reads every file.
@@ -199,11 +255,16 @@ public final class FileArchiveStorageBackend: StorageBackend {
             return snapshot.database
         }
         // A descriptor of its own: flock on the shared one would convert the writer's lock.
-        let descriptor = try files.root.openFile(FileNames.lockFile, flags: O_RDWR, code: .io)
+        let readOnly = configuration.readOnly
+        let descriptor = try files.root.openFile(FileNames.lockFile, flags: readOnly ? O_RDONLY : O_RDWR, code: .io)
         defer { closeDescriptor(descriptor) }
-        try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout)
+        try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout, shared: readOnly)
         defer { _ = flock(descriptor, LOCK_UN) }
-        if try files.recover() { try files.setGeneration(files.generation(descriptor) + 1, descriptor) }
+        if readOnly {
+            try Self.checkNoInterruptedCommit(files)
+        } else if try files.recover() {
+            try files.setGeneration(files.generation(descriptor) + 1, descriptor)
+        }
         let loaded = Committed(database: try files.load(), generation: files.generation(descriptor))
         committed.withLock { current in
             if current.isStale || loaded.generation >= current.generation { current = loaded }
@@ -215,11 +276,18 @@ public final class FileArchiveStorageBackend: StorageBackend {
     /// - Parameter body: the changes; the transaction is valid only during the call.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws (nothing is written), or `StorageError` when the commit
-    ///   fails, `.misuse` when called from inside a write transaction on the same thread, or
+    ///   fails, `.misuse` when called from inside a write transaction on the same thread,
     ///   `.busy` (before `body` runs) when another process holds the store's lock longer than
-    ///   `lockTimeout`.
+    ///   `lockTimeout`, or `.readOnly` (before anything runs) for a store opened read-only.
     public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
         try checkOpen()
+        if configuration.readOnly {
+            throw StorageError(
+                .readOnly,
+                "the store was opened read-only (readOnly: true); nothing was written",
+                path: directory
+            )
+        }
         guard !isWriterThread else {
             throw StorageError(.misuse, "a write transaction is already open on this thread", path: directory)
         }

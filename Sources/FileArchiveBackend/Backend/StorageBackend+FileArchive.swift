@@ -1,7 +1,8 @@
 public import Storage
 
 extension StorageBackend where Self == FileArchiveStorageBackend {
-    /// A file archive: a folder per collection and a file per record, created when missing.
+    /// A file archive: a folder per collection and a file per record, created when missing
+    /// (unless `configuration.readOnly`).
     ///
     /// ```swift
     /// let store = try ObjectStore(backend: .fileArchive(directory: "Store"))

@@ -48,6 +48,9 @@ public import Foundation
 /// - `dropCollection` removes a collection's records, indexes and schema inside the write
 ///   transaction, so it is undone with the rest when the transaction rolls back; the name may be
 ///   used again afterwards, even in the same transaction.
+/// - A backend opened read-only answers `isReadOnly` `true`, and its `write` throws
+///   ``StorageError`` with code `.readOnly` and writes nothing; opening a store that does not
+///   exist read-only throws `.cannotOpen` and creates nothing.
 /// - `close` frees the engine's connections, file descriptors and maps. ``ObjectStore`` calls it
 ///   once, after every call in flight has returned, and calls nothing afterwards. It must not
 ///   wait without bound for another backend on the same files.
@@ -114,6 +117,14 @@ public protocol StorageBackend: Sendable {
     /// Runs `body` in a write transaction that commits when it returns and rolls back when it throws.
     func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result
 
+    /// Whether the backend was opened read-only (`readOnly: true` in its configuration): its
+    /// `write` throws ``StorageError`` with code `.readOnly` and writes nothing, and
+    /// ``ObjectStore`` refuses every write with that code before it asks the backend for a
+    /// transaction.
+    ///
+    /// The default is `false`.
+    var isReadOnly: Bool { get }
+
     /// Frees the engine's resources (connections, file descriptors, maps). Later calls of
     /// `read` and `write` may fail with any error; ``ObjectStore`` makes none.
     ///
@@ -139,6 +150,9 @@ extension StorageBackend {
 
     /// `false`: the default, a backend whose reads run on the store's own threads.
     public var readsWithoutWaiting: Bool { false }
+
+    /// `false`: the default, a backend that writes.
+    public var isReadOnly: Bool { false }
 
     /// Returns `nil` without running `body`: the default, a backend whose reads may always wait.
     /// - Parameter body: the reads (not run).

@@ -37,7 +37,8 @@ extension ObjectStore {
     ///   for a requested collection the source lacks (nothing is copied), `.schemaMismatch` when
     ///   the destination's collection has another primary key, `.verificationFailed` naming the
     ///   collection and a differing key, `.misuse` when `destination` is this store or
-    ///   `batchSize` is below 1, or any error of either engine.
+    ///   `batchSize` is below 1, `.readOnly` when `destination` was opened read-only (nothing is
+    ///   read or written), or any error of either engine.
     @discardableResult
     public func copy(
         to destination: ObjectStore,
@@ -53,6 +54,8 @@ extension ObjectStore {
         guard batchSize >= 1 else {
             throw StorageError(.misuse, "batchSize must be at least 1, got \(batchSize)")
         }
+        // Before the source is read: a store opened read-only takes nothing.
+        try destination.requireWritable()
         let plan = try copyPlan(collections)
         let total = plan.reduce(0) { $0 + $1.count }
         var done = 0

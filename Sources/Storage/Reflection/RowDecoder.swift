@@ -24,7 +24,7 @@ final class RowDecoder: Decoder {
     private let link: UnsafeMutablePointer<DecoderLink>
     /// The container last made, behind a pointer (no exclusivity check per row).
     private let cache: UnsafeMutablePointer<KeyedContainerCache>
-    /// The type of the values this decoder was kept for (`SpareDecoderSlot`); set by its keeper.
+    /// The type of the values this decoder was kept for (`ReadPlan.keepDecoder`); set by its keeper.
     var keptFor: ObjectIdentifier?
 
     /// A decoder for rows laid out as `plan.columns`.

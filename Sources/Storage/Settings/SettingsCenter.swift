@@ -48,7 +48,7 @@ final class SettingsCenter: Sendable {
         if let cached { return cached }
         let json = try store.fetch(SettingRecord.self, id: id)?.value
         // Inside a write transaction the read may see uncommitted writes: never cache those.
-        if !writing {
+        if !writing && store.cachesSettings {
             state.withLock { state in
                 if state.generation == generation { state.cache[key] = .some(json) }
             }

@@ -10,25 +10,41 @@ public import Foundation
 /// begins gets `CancellationError` and nothing is done; a call that has begun (a transaction
 /// among them) runs to its end, committing or rolling back as a whole.
 extension ObjectStore {
+    // The two saves have the generic signatures of their blocking twins, the value handed over
+    // (`sending`) instead of required to be `Sendable`; `SendableMetatype` (every type has it
+    // but one whose conformances are isolated to an actor) because the store's threads use the
+    // type's `Encodable` conformance. With `S: Sendable`, the type checker could still solve
+    // `save(contentsOf: (0..<n).lazy.map { Member(…) })` through the async overload, but only
+    // with a penalty (a `LazyMapSequence`'s `Sendable` conformance is unavailable), and there it
+    // tried the closure's overloads of `Double(_:)`, `%` and `==` in every combination until it
+    // gave up after 33 s, in sync and async code alike (issue 32). `sending` also lets async code
+    // save values of non-`Sendable` types (it cannot touch them afterwards). The other pairs'
+    // extra constraints (`T: Sendable` of a type the caller names, `R: Sendable` and the
+    // `@Sendable` closure of `transaction` and `read`) cost nothing measurable: the files of
+    // Tests/TypeCheckCorpus, which scripts/typecheck-corpus.sh type-checks in CI, have them all.
+
     /// Inserts `value`, or replaces the stored value with the same primary key; see `save(_:)`.
-    /// - Parameter value: the value.
+    /// - Parameter value: the value, handed over to the store's threads that encode it.
     /// - Returns: the value's primary key.
     /// - Throws: ``StorageError``, e.g. `.constraintViolation` (nothing is written then), or
     ///   `CancellationError` when the task was cancelled before the call began.
     @discardableResult
-    public func save<T: Encodable & Sendable>(_ value: T) async throws -> StorageValue {
-        try await perform { try self.save(value) }
+    public func save<T: Encodable & SendableMetatype>(_ value: sending T) async throws -> StorageValue {
+        let handedOver = HandedOver(value)
+        return try await perform { try self.save(handedOver.value) }
     }
 
     /// Saves every value in one transaction; see `save(contentsOf:)`.
-    /// - Parameter values: the values.
+    /// - Parameter values: the values, handed over: the store's threads iterate the sequence (a
+    ///   lazy `map`'s closure runs there) and encode its elements.
     /// - Returns: the primary keys, in order.
     /// - Throws: ``StorageError``: all of the values are saved or, on any error, none; or
     ///   `CancellationError` when the task was cancelled before the call began.
     @discardableResult
-    public func save<S: Sequence & Sendable>(contentsOf values: S) async throws -> [StorageValue]
+    public func save<S: Sequence & SendableMetatype>(contentsOf values: sending S) async throws -> [StorageValue]
     where S.Element: Encodable {
-        try await perform { try self.save(contentsOf: values) }
+        let handedOver = HandedOver(values)
+        return try await perform { try self.save(contentsOf: handedOver.value) }
     }
 
     /// The value of `type` with primary key `id`, or nil; see `fetch(_:id:)`.

@@ -37,7 +37,7 @@ extension ObjectStore {
         let key = id.storageValue
         // The type's look-up plan, if it has one, lends the memory of the slot (an allocation
         // and a free were about 250 instructions of a look-up).
-        let kept = typeReadPlan(for: T.self)
+        let kept = catalog.typeReadPlan(for: T.self)
         let slot = kept?.takeSlot(for: T.self) ?? UnsafeMutablePointer<T>.allocate(capacity: 1)
         var filled = false
         defer {
@@ -45,7 +45,15 @@ extension ObjectStore {
             if let kept { kept.keepSlot(slot) } else { slot.deallocate() }
         }
         _ = try withReader(singleQuery: true) { reader, session in
-            filled = try fetch(type, id: key, into: slot, reader: reader, session: session, kept: kept)
+            filled = try Session.fetch(
+                type,
+                id: key,
+                into: slot,
+                reader: reader,
+                session: session,
+                catalog: catalog,
+                kept: kept
+            )
             return filled
         }
         guard filled else { return nil }

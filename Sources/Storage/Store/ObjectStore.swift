@@ -23,23 +23,14 @@ public final class ObjectStore: Sendable {
     /// The engine behind this store. Not public: calls made on it directly would skip the
     /// validation of names, the commit lock, change observation and the settings cache.
     package let backend: any StorageBackend
-    private let models = Locked<[ObjectIdentifier: ModelInfo]>([:])
+    /// What the store knows of the types and collections it has seen (plans and layouts).
+    let catalog = ModelCatalog()
     private let activeWrite = Locked<ActiveWrite?>(nil)
     /// Whether a write transaction of this store is running on any thread (`activeWrite` is
     /// set): read without the lock by `currentWrite()`. The thread running a write set it
     /// itself before, so it never reads 0 there; any other thread may read either value and
     /// then takes the lock.
     private let writeRunning = Atomic<Int>(0)
-    private let readPlans = Locked<[String: ReadPlan]>([:])
-    /// The write plans of the types saved so far, each valid while its collection's stored schema
-    /// is the one it was checked against (see ``WritePlan``).
-    private let writePlans = Locked<[ObjectIdentifier: WritePlan]>([:])
-    /// What a key look-up of a type needs (its collection, its name and the read plan it used
-    /// last), by the type's identity: one lock and one hash of an identity a look-up (see
-    /// ``TypeReadPlan``).
-    private let typeReadPlans = Locked<[ObjectIdentifier: TypeReadPlan]>([:])
-    /// The entry of `typeReadPlans` used last, found without the lock (see `LastTypeReadPlan`).
-    private let lastTypeReadPlan = LastTypeReadPlan()
     /// Orders the publication of committed changes (change streams deliver in commit order).
     private let commits = CommitSequencer()
     let changeHub = ChangeHub()
@@ -61,6 +52,7 @@ public final class ObjectStore: Sendable {
     public init(backend: some StorageBackend) {
         self.backend = backend
         readsWithoutWaiting = backend.readsWithoutWaiting
+        isReadOnly = backend.isReadOnly
         commitCounter = backend as? any ExternalCommitCounter
         commitSource = backend as? any ExternalCommitSource
     }
@@ -105,8 +97,30 @@ public final class ObjectStore: Sendable {
     /// `backend.readsWithoutWaiting`, read once.
     private let readsWithoutWaiting: Bool
 
+    /// Whether the store was opened read-only (`readOnly: true` in its backend's configuration):
+    /// it reads, and every write (saves, deletes, drops, transactions, imports, settings
+    /// assignments, a copy into it) throws ``StorageError`` with code `.readOnly`, having
+    /// written nothing.
+    public let isReadOnly: Bool
+
+    /// Throws `.readOnly` for a store opened read-only: called before any write begins.
+    /// - Throws: ``StorageError`` with code `.readOnly`.
+    func requireWritable() throws {
+        guard isReadOnly else { return }
+        throw StorageError(
+            .readOnly,
+            "the store was opened read-only (readOnly: true in its configuration); nothing was written"
+        )
+    }
+
     /// The backend as a commit counter, cast once rather than on every settings read.
     private let commitCounter: (any ExternalCommitCounter)?
+
+    /// Whether ``Settings`` values read may be kept in the cache: not for a store opened
+    /// read-only whose backend counts no commits (a PostgreSQL store read-only registers no
+    /// change listener, which would write): every value it holds was committed elsewhere, and
+    /// nothing would tell it when that changes.
+    var cachesSettings: Bool { !isReadOnly || commitCounter != nil }
 
     /// The backend's count of commits by any process (``ExternalCommitCounter``), read as a call
     /// of the store (never after `close()`); `nil` when the backend keeps none.
@@ -120,71 +134,13 @@ public final class ObjectStore: Sendable {
 
     // MARK: Type knowledge
 
-    func info<T>(for type: T.Type) throws -> ModelInfo {
-        let id = ObjectIdentifier(type)
-        if let known = models.withLock({ $0[id] }) { return known }
-        let info = try ModelInfo(for: type)
-        models.withLock { $0[id] = $0[id] ?? info }
-        return info
-    }
-
-    func rememberLayout<T>(_ layout: [ColumnDefinition], for type: T.Type) {
-        let id = ObjectIdentifier(type)
-        models.withLock { $0[id]?.layout = layout }
-    }
-
-    /// The write plan last made for `type`, to be used only if the stored schema of its collection
-    /// is still `plan.stored`.
-    func writePlan<T>(for type: T.Type) -> WritePlan? {
-        let id = ObjectIdentifier(type)
-        return writePlans.withLock { $0[id] }
-    }
-
-    /// Keeps `plan` for the next saves of `type`, replacing the one before.
-    func keepWritePlan<T>(_ plan: WritePlan, for type: T.Type) {
-        let id = ObjectIdentifier(type)
-        writePlans.withLock { $0[id] = plan }
-    }
-
-    /// The read plan for a stored schema, reused while the schema stays the same.
-    func readPlan(for stored: CollectionSchema) -> ReadPlan {
-        if let plan = readPlans.withLock({ $0[stored.name] }), plan.schema == stored { return plan }
-        let plan = ReadPlan(stored)
-        readPlans.withLock { $0[stored.name] = plan }
-        return plan
-    }
-
-    /// The look-up plan `type` read with last, if any: its collection is always right, its read
-    /// plan only while `plan.schema` is the stored schema.
-    func typeReadPlan<T>(for type: T.Type) -> TypeReadPlan? {
-        let id = ObjectIdentifier(type)
-        if let last = lastTypeReadPlan.find(id) { return last }
-        guard let found = typeReadPlans.withLock({ $0[id] }) else { return nil }
-        lastTypeReadPlan.store(found)
-        return found
-    }
-
-    /// A look-up plan for `type` over `stored`, kept for the next look-ups of the type.
-    func makeTypeReadPlan<T>(for type: T.Type, info: ModelInfo, stored: CollectionSchema) -> TypeReadPlan {
-        let id = ObjectIdentifier(type)
-        let made = TypeReadPlan(
-            type: id,
-            collection: info.collection,
-            typeName: info.typeName,
-            plan: readPlan(for: stored)
-        )
-        typeReadPlans.withLock { $0[id] = made }
-        lastTypeReadPlan.store(made)
-        return made
-    }
-
     /// The name of the collection values of `type` are stored in.
     /// - Parameter type: the model type.
     /// - Returns: ``StorableModel/collectionName`` or the type's name.
     /// - Throws: ``StorageError`` with `.invalidIdentifier` when that name is not a valid collection
     ///   name.
     public func collectionName<T>(for type: T.Type) throws -> String {
-        try info(for: type).collection
+        try catalog.info(for: type).collection
     }
 
     // MARK: Transactions
@@ -201,7 +157,7 @@ public final class ObjectStore: Sendable {
     ///   backend's failure.
     func withReadSession<R>(singleQuery: Bool = false, _ body: (Session) throws -> R) throws -> R {
         try withReader(singleQuery: singleQuery) { reader, session in
-            try body(session ?? Session(store: self, reader: reader, writer: nil))
+            try body(session ?? Session(catalog: catalog, reader: reader, writer: nil))
         }
     }
 
@@ -250,6 +206,7 @@ public final class ObjectStore: Sendable {
         try owner.check(path: nil)
         try lifecycle.enter()
         defer { lifecycle.leave() }
+        try requireWritable()
         if let active = currentWrite() { return try body(active.session) }
         // The session and the ticket of the attempt that committed (a backend may run `body`
         // again; the ticket of an attempt run again is void).
@@ -260,7 +217,7 @@ public final class ObjectStore: Sendable {
             result = try backend.write { transaction in
                 if let ticket { commits.void(ticket) }
                 ticket = commits.take()
-                let session = Session(store: self, reader: transaction, writer: transaction)
+                let session = Session(catalog: catalog, reader: transaction, writer: transaction)
                 committed = session
                 let active = ActiveWrite(thread: pthread_self(), session: session)
                 writeRunning.wrappingAdd(1, ordering: .relaxed)

@@ -36,59 +36,25 @@ final class ReadPlan: Sendable {
     /// out and puts it back, so a decoder is never used by two threads at once; a nested look-up
     /// meanwhile makes one of its own. Handed over with one atomic exchange each way, not a lock
     /// (two lock round trips were about 200 instructions a look-up).
-    private let spare = SpareDecoderSlot()
+    private let spare = AtomicSlot<RowDecoder>()
 
     /// The kept decoder for values of `type`, removed from the plan; `nil` when there is none.
     func takeDecoder(for type: Any.Type) -> RowDecoder? {
-        spare.take(for: ObjectIdentifier(type))
+        let type = ObjectIdentifier(type)
+        // Another type's decoder (two types read from one collection) stays in the slot.
+        return spare.take { $0.keptFor == type }
     }
 
     /// Keeps `decoder` (made for values of `type` from this plan) for the next look-up.
     func keepDecoder(_ decoder: RowDecoder, for type: Any.Type) {
-        spare.put(decoder, for: ObjectIdentifier(type))
+        decoder.keptFor = ObjectIdentifier(type)
+        spare.put(decoder)
     }
 }
 
-/// One spare decoder, handed over without a lock: taken with one atomic exchange, given back with
-/// one compare-and-exchange (as `SQLiteIdleReaderSlot` hands over a reader).
-///
-/// `@unchecked Sendable` because the decoder it holds is not: the slot hands each decoder it
-/// holds to exactly one caller (the exchange that empties it), with acquire/release ordering, so
-/// a decoder is only ever used by the one thread that took it.
-final class SpareDecoderSlot: @unchecked Sendable {
-    /// The decoder, retained while it is here.
-    private let decoder = Atomic<Unmanaged<RowDecoder>?>(nil)
-
-    deinit {
-        decoder.exchange(nil, ordering: .acquiring)?.release()
-    }
-
-    /// The decoder kept for values of type `type`, now the caller's alone; `nil` when the slot
-    /// is empty or holds one for another type (which stays).
-    func take(for type: ObjectIdentifier) -> RowDecoder? {
-        guard let taken = decoder.exchange(nil, ordering: .acquiring) else { return nil }
-        if taken._withUnsafeGuaranteedRef({ $0.keptFor == type }) { return taken.takeRetainedValue() }
-        // Another type's decoder (two types read from one collection): back it goes, unless the
-        // slot was filled meanwhile.
-        if !decoder.compareExchange(expected: nil, desired: taken, ordering: .releasing).exchanged {
-            taken.release()
-        }
-        return nil
-    }
-
-    /// Keeps `kept`, made for values of type `type`, when the slot is empty.
-    func put(_ kept: RowDecoder, for type: ObjectIdentifier) {
-        kept.keptFor = type
-        let retained = Unmanaged.passRetained(kept)
-        if !decoder.compareExchange(expected: nil, desired: retained, ordering: .releasing).exchanged {
-            retained.release()
-        }
-    }
-}
-
-/// What a key look-up of one Swift type needs, kept by ``ObjectStore`` per type and found
-/// without a lock (`LastTypeReadPlan`) or with one: the type's collection and name (from its ``ModelInfo``, which never change) and
-/// the read plan of the stored schema it read last (valid while `plan.schema` is the stored
+/// What a key look-up of one Swift type needs, kept by ``ModelCatalog`` per type and found
+/// without a lock (the last one used, in an ``AtomicSlot``) or with one: the type's collection
+/// and name (from its ``ModelInfo``, which never change) and the read plan of the stored schema it read last (valid while `plan.schema` is the stored
 /// schema; a look-up that finds another schema makes a new one).
 ///
 /// `@unchecked Sendable` for `spareSlot` (an `Atomic` of a pointer, which is not `Sendable`):
@@ -148,43 +114,5 @@ final class TypeReadPlan: @unchecked Sendable {
         {
             slot.deallocate()
         }
-    }
-}
-
-/// The ``TypeReadPlan`` a store used last, found without a lock: the look-up takes it out with
-/// one atomic exchange and puts it back with one compare-and-exchange (the lock and the hash of
-/// the store's dictionary were about 250 instructions a look-up). A look-up that finds the slot
-/// empty (another thread has it out) or holding another type's plan asks the dictionary.
-///
-/// The slot may hold an older plan of a type than the dictionary (a look-up put back the plan it
-/// had while another made a new one): a look-up checks the plan's schema against the stored one
-/// in any case, and makes a new plan when they differ.
-///
-/// `@unchecked Sendable` because `Atomic` of an `Unmanaged` is not: the slot owns one retain of
-/// the plan it holds, and hands it over only by the exchange that empties it.
-final class LastTypeReadPlan: @unchecked Sendable {
-    private let plan = Atomic<Unmanaged<TypeReadPlan>?>(nil)
-
-    deinit {
-        plan.exchange(nil, ordering: .acquiring)?.release()
-    }
-
-    /// The plan kept for `type`, if the slot holds it (it stays there).
-    @inline(__always)
-    func find(_ type: ObjectIdentifier) -> TypeReadPlan? {
-        guard let taken = plan.exchange(nil, ordering: .acquiring) else { return nil }
-        // The caller's reference is taken before the plan goes back: once back, another thread
-        // may take it out and release it.
-        let found = taken._withUnsafeGuaranteedRef { $0.type == type } ? taken.retain().takeRetainedValue() : nil
-        // Back into the slot (with the slot's retain), unless another was stored meanwhile.
-        if !plan.compareExchange(expected: nil, desired: taken, ordering: .releasing).exchanged {
-            taken.release()
-        }
-        return found
-    }
-
-    /// Keeps `made` in the slot in place of what it held.
-    func store(_ made: TypeReadPlan) {
-        plan.exchange(Unmanaged.passRetained(made), ordering: .acquiringAndReleasing)?.release()
     }
 }

@@ -240,7 +240,7 @@ extension Session {
     ) throws -> [[String: StorageValue]] {
         try Identifier.validateCollection(collection)
         guard let stored = try storedSchema(collection) else { return try Self.noCollection(predicate, []) }
-        let plan = store.readPlan(for: stored)
+        let plan = catalog.readPlan(for: stored)
         let columns = plan.columns
         let request = try makeRequest(
             plan,

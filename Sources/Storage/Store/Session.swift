@@ -1,15 +1,15 @@
 /// The operations of ``ObjectStore`` and ``StoreTransaction``, over one backend transaction.
 /// Both public types forward here, so the store and a transaction behave identically.
 final class Session {
-    let store: ObjectStore
+    let catalog: ModelCatalog
     let reader: any StorageReadTransaction
     let writer: (any StorageWriteTransaction)?
     private var prepared: [String: CollectionSchema] = [:]
     /// What this session wrote, by folded collection name, for change observation.
     private(set) var changeLogs: [String: ChangeLog] = [:]
 
-    init(store: ObjectStore, reader: any StorageReadTransaction, writer: (any StorageWriteTransaction)?) {
-        self.store = store
+    init(catalog: ModelCatalog, reader: any StorageReadTransaction, writer: (any StorageWriteTransaction)?) {
+        self.catalog = catalog
         self.reader = reader
         self.writer = writer
     }
@@ -62,13 +62,13 @@ final class Session {
 
     /// Works out the write state of `value`'s type: its layout (the cached one, or learned from
     /// `value` extending `previous`), its schema, the collection prepared for it, the affinity
-    /// fixes; the plan is kept by the store when the collection needed no change.
+    /// fixes; the plan is kept in the catalog when the collection needed no change.
     private func makeWriteState<T: Encodable>(
         for value: T,
         extending previous: [ColumnDefinition]?
     ) throws -> WriteState {
-        // The store's, not a plan's: it holds the layout the type's last save learned.
-        let info = try store.info(for: T.self)
+        // The catalog's, not a plan's: it holds the layout the type's last save learned.
+        let info = try catalog.info(for: T.self)
         var layout: [ColumnDefinition]
         if let cached = info.layout, previous == nil {
             layout = cached
@@ -77,7 +77,7 @@ final class Session {
         }
         let schema = try info.schema(for: layout)
         layout = schema.columns
-        store.rememberLayout(layout, for: T.self)
+        catalog.rememberLayout(layout, for: T.self)
         let before = try storedSchema(schema.name)
         let stored = try prepare(schema, writtenBy: info.typeName)
         guard stored.primaryKey == schema.primaryKey else {
@@ -106,7 +106,7 @@ final class Session {
         )
         // Kept only when the collection was already as the plan needs it: after a change made
         // here (which a rollback may undo), the next save checks the schema it then finds.
-        if before == stored { store.keepWritePlan(plan, for: T.self) }
+        if before == stored { catalog.keepWritePlan(plan, for: T.self) }
         return WriteState(
             plan: plan,
             encoder: RowEncoder(typeName: info.typeName, columns: layout),
@@ -143,8 +143,8 @@ final class Session {
     }
 
     func save<S: Sequence>(_ values: S) throws -> [StorageValue] where S.Element: Encodable {
-        let cached = store.writePlan(for: S.Element.self)
-        let info = try cached?.info ?? store.info(for: S.Element.self)
+        let cached = catalog.writePlan(for: S.Element.self)
+        let info = try cached?.info ?? catalog.info(for: S.Element.self)
         var state: WriteState?
         // The encoder whose last record was encoded whole, kept for the next save of the type.
         var reusable: WriteState?
@@ -174,8 +174,8 @@ final class Session {
     /// `CollectionOfOne<T>` there looked up the iterator's and its `Optional`'s metadata at run
     /// time, about 2,500 instructions of a single save.
     func save<T: Encodable>(one value: T) throws -> StorageValue {
-        let cached = store.writePlan(for: T.self)
-        let info = try cached?.info ?? store.info(for: T.self)
+        let cached = catalog.writePlan(for: T.self)
+        let info = try cached?.info ?? catalog.info(for: T.self)
         var state: WriteState?
         var reusable: WriteState?
         defer { if let reusable { reusable.plan.keepEncoder(reusable.encoder) } }
@@ -309,9 +309,9 @@ final class Session {
         limit: Int?,
         offset: Int = 0
     ) throws -> (ScanRequest, RowDecoder)? {
-        let info = try store.info(for: type)
+        let info = try catalog.info(for: type)
         guard let stored = try storedSchema(info.collection) else { return try Self.noCollection(predicate, nil) }
-        let plan = store.readPlan(for: stored)
+        let plan = catalog.readPlan(for: stored)
         let request = try makeRequest(
             plan,
             columns: plan.columns,
@@ -415,7 +415,15 @@ final class Session {
     /// argument such as the result type of a transaction closure) fetches the metadata of
     /// `Optional<T>` from the runtime, about 400 instructions each time, four times a look-up.
     func fetch<T: Decodable>(_ type: T.Type, id: StorageValue, into slot: UnsafeMutablePointer<T>) throws -> Bool {
-        try store.fetch(type, id: id, into: slot, reader: reader, session: self)
+        try Self.fetch(
+            type,
+            id: id,
+            into: slot,
+            reader: reader,
+            session: self,
+            catalog: catalog,
+            kept: catalog.typeReadPlan(for: T.self)
+        )
     }
 
     /// A primary key converted with the key column's affinity, as it is stored.
@@ -427,13 +435,13 @@ final class Session {
     }
 
     func count<T>(_ type: T.Type, where predicate: StoragePredicate?) throws -> Int {
-        try count(in: try store.info(for: type).collection, where: predicate)
+        try count(in: try catalog.info(for: type).collection, where: predicate)
     }
 
     func count(in collection: String, where predicate: StoragePredicate?) throws -> Int {
         guard let stored = try storedSchema(collection) else { return try Self.noCollection(predicate, 0) }
         let request = try makeRequest(
-            store.readPlan(for: stored),
+            catalog.readPlan(for: stored),
             columns: [],
             where: predicate,
             orderBy: [],
@@ -529,22 +537,22 @@ final class Session {
     // MARK: Deleting
 
     func delete<T>(_ type: T.Type, id: StorageValue) throws -> Bool {
-        let info = try store.info(for: type)
+        let info = try catalog.info(for: type)
         guard let stored = try storedSchema(info.collection) else { return false }
-        let key = try Self.normalizedKey(id, store.readPlan(for: stored))
+        let key = try Self.normalizedKey(id, catalog.readPlan(for: stored))
         let deleted = try requireWriter().delete(from: info.collection, key: key)
         if deleted { noteChange(.delete([key]), in: info.collection) }
         return deleted
     }
 
     func deleteAll<T>(_ type: T.Type, where predicate: StoragePredicate?) throws -> [StorageValue] {
-        try deleteAll(from: try store.info(for: type).collection, where: predicate)
+        try deleteAll(from: try catalog.info(for: type).collection, where: predicate)
     }
 
     func deleteAll(from collection: String, where predicate: StoragePredicate?) throws -> [StorageValue] {
         guard let stored = try storedSchema(collection) else { return try Self.noCollection(predicate, []) }
         let request = try makeRequest(
-            store.readPlan(for: stored),
+            catalog.readPlan(for: stored),
             columns: [],
             where: predicate,
             orderBy: [],
@@ -636,28 +644,20 @@ struct ValueBuffer {
     }
 }
 
-extension ObjectStore {
-    /// `Session.fetch(_:id:into:)` over `reader`, with `session` when the read joined the current
-    /// thread's write session (see `withReader`): the look-up plan of `type` is found with one
-    /// lock, and no session is made for a read of its own.
-    func fetch<T: Decodable>(
-        _ type: T.Type,
-        id: StorageValue,
-        into slot: UnsafeMutablePointer<T>,
-        reader: any StorageReadTransaction,
-        session: Session?
-    ) throws -> Bool {
-        try fetch(type, id: id, into: slot, reader: reader, session: session, kept: typeReadPlan(for: T.self))
-    }
-
-    /// `fetch(_:id:into:reader:session:)` with the type's look-up plan found already
-    /// (`typeReadPlan(for:)`, or `nil` when it has none yet).
-    func fetch<T: Decodable>(
+extension Session {
+    /// The one key look-up: decodes the value of `type` stored under `id` into `slot`
+    /// (uninitialized before) over `reader`, and returns whether there was one. `session` is the
+    /// session the read runs in, when it has one (a read inside a write session must see the
+    /// schemas that session prepared); `ObjectStore.fetch(_:id:)` passes none for a read of its
+    /// own, so that it makes no session. `kept` is the type's look-up plan
+    /// (`ModelCatalog.typeReadPlan(for:)`, `nil` when it has none yet).
+    static func fetch<T: Decodable>(
         _ type: T.Type,
         id: StorageValue,
         into slot: UnsafeMutablePointer<T>,
         reader: any StorageReadTransaction,
         session: Session?,
+        catalog: ModelCatalog,
         kept: TypeReadPlan?
     ) throws -> Bool {
         // A read of its own at a stamp the kept plan was checked at reads the same schema.
@@ -666,7 +666,7 @@ extension ObjectStore {
         if let kept, let stamp, kept.isChecked(at: stamp) {
             lookup = kept
         } else {
-            let info = kept == nil ? try self.info(for: type) : nil
+            let info = kept == nil ? try catalog.info(for: type) : nil
             let collection = kept?.collection ?? info!.collection
             let found: CollectionSchema?
             if let session {
@@ -678,12 +678,16 @@ extension ObjectStore {
             if let kept, kept.plan.describes(stored) {
                 lookup = kept
             } else {
-                lookup = makeTypeReadPlan(for: T.self, info: try info ?? self.info(for: type), stored: stored)
+                lookup = catalog.makeTypeReadPlan(
+                    for: T.self,
+                    info: try info ?? catalog.info(for: type),
+                    stored: stored
+                )
             }
             if let stamp { lookup.noteChecked(at: stamp) }
         }
         let plan = lookup.plan
-        let key = try Session.normalizedKey(id, plan)
+        let key = try normalizedKey(id, plan)
         let decoder =
             plan.takeDecoder(for: T.self)
             ?? RowDecoder(typeName: lookup.typeName, collection: lookup.collection, plan: plan)

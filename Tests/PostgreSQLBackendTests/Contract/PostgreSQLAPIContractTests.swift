@@ -1,4 +1,4 @@
-// The public API contract (/work/shared/contract, copied byte for byte into Tests/ConformanceTests)
+// The public API contract (kept byte for byte in Tests/ConformanceTests; docs/DESIGN.md describes it)
 // run on PostgreSQL. AsyncContractTests.swift and ObservationSettingsContractTests.swift in this
 // folder are symbolic links to those copies, so they stay identical; they reuse
 // `contractStores(in:)`, which here opens a PostgreSQL store. APIContractTests.swift itself
