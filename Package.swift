@@ -70,6 +70,12 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .executableTarget(name: "StorageCLI", dependencies: ["StorageCommandLine"], swiftSettings: upcoming),
+        // The saves and look-ups whose counts CI holds to thresholds (scripts/count-check.py).
+        .executableTarget(
+            name: "StorageCounts",
+            dependencies: ["Storage", "SQLiteBackend", "LMDBBackend"],
+            swiftSettings: upcoming
+        ),
         .executableTarget(
             name: "StorageCrashWriter",
             dependencies: ["Storage", "StorageTestSupport", "StorageTestBackends", "LMDBBackend"],

@@ -14,6 +14,7 @@ packages=(
     libpq-dev      # CPostgreSQL: libpq's headers, library and libpq.pc
     postgresql     # the PostgreSQL tests start a private server (initdb, pg_ctl, pg_basebackup)
     openssl        # the PostgreSQL TLS test makes a throwaway certificate authority
+    valgrind       # CI holds the instructions and allocations of a save and a look-up (count-check.py)
 )
 
 # The documentation check (scripts/docs-check.sh) opens the built site in a real browser. Only

@@ -36,25 +36,6 @@ private func same(_ a: [String: (Data?, Int64)], _ b: [String: (Data?, Int64)]) 
     a.count == b.count && a.allSatisfy { name, entry in b[name].map { $0.0 == entry.0 && $0.1 == entry.1 } ?? false }
 }
 
-/// Expects `body` to throw a `StorageError` with `code`, and returns it.
-@discardableResult
-private func expectCode(
-    _ code: StorageError.Code,
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () throws -> Void
-) -> StorageError? {
-    do {
-        try body()
-        Issue.record("expected StorageError.\(code), but nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as StorageError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected StorageError.\(code), got \(error)", sourceLocation: sourceLocation)
-    }
-    return nil
-}
-
 private let readOnly = FileArchiveStorageBackend.Configuration(lockTimeout: .milliseconds(300), readOnly: true)
 
 @Suite("File archive opened read-only", .serialized)
@@ -62,7 +43,7 @@ struct FileArchiveReadOnlyTests {
     /// A folder that is not a store (no lock file) is refused read-only, and stays empty.
     @Test func aFolderWithoutTheLockFileIsNotAStore() throws {
         try TemporaryDirectory.with("archive-read-only-empty") { directory in
-            let error = expectCode(.cannotOpen) {
+            let error = expectStorageError(.cannotOpen) {
                 _ = try FileArchiveStorageBackend(directory: directory.path, configuration: readOnly)
             }
             #expect(error?.message.contains("no 'lock' file") == true)
@@ -81,7 +62,7 @@ struct FileArchiveReadOnlyTests {
             try writable.close()
             try Data("a journal torn by a crash".utf8).write(to: folder.appendingPathComponent("journal"))
             let before = try listing(folder)
-            let error = expectCode(.cannotOpen) {
+            let error = expectStorageError(.cannotOpen) {
                 _ = try FileArchiveStorageBackend(directory: folder.path, configuration: readOnly)
             }
             #expect(error?.path?.hasSuffix("/journal") == true)
@@ -102,7 +83,7 @@ struct FileArchiveReadOnlyTests {
             #expect(try reader.fetchAll(Card.self).map(\.id) == [1, 2])
             let before = try listing(directory)
             #expect(try reader.fetch(Card.self, id: 2)?.title == "two")
-            expectCode(.readOnly) { try reader.save(Card(id: 3, title: "three")) }
+            expectStorageError(.readOnly) { try reader.save(Card(id: 3, title: "three")) }
             #expect(same(try listing(directory), before))
             try writable.close()
             try reader.close()
@@ -119,7 +100,9 @@ struct FileArchiveReadOnlyTests {
             try writable.close()
             let holder = try startLockHolder(folder.appendingPathComponent("lock").path, committing: false)
             defer { stop(holder) }
-            expectCode(.busy) { _ = try FileArchiveStorageBackend(directory: folder.path, configuration: readOnly) }
+            expectStorageError(.busy) {
+                _ = try FileArchiveStorageBackend(directory: folder.path, configuration: readOnly)
+            }
             stop(holder)
             let reader = ObjectStore(backend: try .fileArchive(directory: folder.path, configuration: readOnly))
             #expect(try reader.count(Card.self) == 1)

@@ -26,25 +26,6 @@ private func snapshot(_ path: String) throws -> (Data, Int64) {
     return (bytes, Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec))
 }
 
-/// Expects `body` to throw a `StorageError` with `code`, and returns it.
-@discardableResult
-private func expectCode(
-    _ code: StorageError.Code,
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () throws -> Void
-) -> StorageError? {
-    do {
-        try body()
-        Issue.record("expected StorageError.\(code), but nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as StorageError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected StorageError.\(code), got \(error)", sourceLocation: sourceLocation)
-    }
-    return nil
-}
-
 @Suite("LMDB opened read-only", .serialized)
 struct LMDBReadOnlyTests {
     /// A store opened read-only maps the file `MDB_RDONLY` and never writes it: the data file is
@@ -65,10 +46,10 @@ struct LMDBReadOnlyTests {
             let store = ObjectStore(backend: backend)
             #expect(try store.count(Entry.self) == 100)
             #expect(try store.fetch(Entry.self, id: 50)?.value.count == 100)
-            expectCode(.readOnly) { try store.save(Entry(id: 101, value: "")) }
-            expectCode(.readOnly) { try backend.write { _ in } }
+            expectStorageError(.readOnly) { try store.save(Entry(id: 101, value: "")) }
+            expectStorageError(.readOnly) { try backend.write { _ in } }
             // LMDB's own refusal of a write transaction in an `MDB_RDONLY` environment.
-            expectCode(.readOnly) { _ = try backend.environment.begin(readOnly: false) }
+            expectStorageError(.readOnly) { _ = try backend.environment.begin(readOnly: false) }
             try store.close()
             let after = try snapshot(path)
             #expect(after.0 == before.0)
@@ -87,12 +68,12 @@ struct LMDBReadOnlyTests {
             let reader = ObjectStore(backend: try .lmdb(path: path, configuration: .init(readOnly: true)))
             try writable.save(Entry(id: 2, value: "two"))
             #expect(try reader.fetchAll(Entry.self).map(\.id) == [1, 2])
-            expectCode(.readOnly) { try reader.delete(Entry.self, id: 1) }
+            expectStorageError(.readOnly) { try reader.delete(Entry.self, id: 1) }
             try writable.close()
             try reader.close()
 
             let alone = ObjectStore(backend: try .lmdb(path: path, configuration: .init(readOnly: true)))
-            let refused = expectCode(.cannotOpen) { _ = try LMDBStorageBackend(path: path) }
+            let refused = expectStorageError(.cannotOpen) { _ = try LMDBStorageBackend(path: path) }
             #expect(refused?.message.contains("open read-only in this process") == true)
             #expect(try alone.count(Entry.self) == 2)
             try alone.close()
@@ -124,7 +105,7 @@ struct LMDBReadOnlyTests {
             try #require(mdb_txn_commit(txn) == 0)
             mdb_env_close(env)
             let before = try snapshot(path)
-            let error = expectCode(.cannotOpen) {
+            let error = expectStorageError(.cannotOpen) {
                 _ = try LMDBStorageBackend(path: path, configuration: .init(readOnly: true))
             }
             #expect(error?.message.contains("no catalog") == true)

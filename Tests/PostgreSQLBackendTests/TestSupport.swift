@@ -18,25 +18,6 @@ func withStore<R>(
     }
 }
 
-/// Expects `body` to throw a `StorageError` with `code`, and returns it.
-@discardableResult
-func expectStorageError(
-    _ code: StorageError.Code,
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () throws -> Void
-) -> StorageError? {
-    do {
-        try body()
-        Issue.record("expected StorageError.\(code), but nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as StorageError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected StorageError.\(code), got \(error)", sourceLocation: sourceLocation)
-    }
-    return nil
-}
-
 /// A child process whose standard output goes to a file, spawned and reaped directly.
 struct Child {
     let pid: pid_t

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Storage
+import StorageTestSupport
 import Testing
 
 @testable import SQLiteBackend
@@ -27,25 +28,6 @@ private func snapshot(_ path: String) -> (Data, Int64)? {
 /// The names in `directory`, sorted.
 private func listing(_ directory: String) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
-}
-
-/// Expects `body` to throw a `StorageError` with `code`, and returns it.
-@discardableResult
-private func expectCode(
-    _ code: StorageError.Code,
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () throws -> Void
-) -> StorageError? {
-    do {
-        try body()
-        Issue.record("expected StorageError.\(code), but nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as StorageError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected StorageError.\(code), got \(error)", sourceLocation: sourceLocation)
-    }
-    return nil
 }
 
 /// Waits up to ten seconds for `condition`, checking every 10 ms.
@@ -95,8 +77,8 @@ struct SQLiteReadOnlyTests {
             send("INSERT INTO \"Note\" (\"id\", \"text\") VALUES (3, 'three');")
             #expect(try eventually { try store.fetch(Note.self, id: 3) == Note(id: 3, text: "three") })
             #expect(try store.fetchAll(Note.self).map(\.id) == [1, 2, 3])
-            expectCode(.readOnly) { try store.save(Note(id: 4, text: "four")) }
-            expectCode(.readOnly) { try store.delete(Note.self, id: 1) }
+            expectStorageError(.readOnly) { try store.save(Note(id: 4, text: "four")) }
+            expectStorageError(.readOnly) { try store.delete(Note.self, id: 1) }
             send("INSERT INTO \"Note\" (\"id\", \"text\") VALUES (5, 'five');")
             #expect(try eventually { try store.count(Note.self) == 4 })
         }
@@ -117,8 +99,8 @@ struct SQLiteReadOnlyTests {
             #expect(backend.isReadOnly)
             let store = ObjectStore(backend: backend)
             #expect(try store.fetchAll(Note.self).count == 2)
-            expectCode(.readOnly) { try store.drop(collection: "Note") }
-            expectCode(.readOnly) { try backend.write { _ in } }
+            expectStorageError(.readOnly) { try store.drop(collection: "Note") }
+            expectStorageError(.readOnly) { try backend.write { _ in } }
             try store.close()
 
             let after = try #require(snapshot(path))
@@ -143,7 +125,7 @@ struct SQLiteReadOnlyTests {
                 flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
                 busyTimeout: .seconds(1)
             )
-            let refused = expectCode(.readOnly) { try connection.execute("DELETE FROM \"Note\"") }
+            let refused = expectStorageError(.readOnly) { try connection.execute("DELETE FROM \"Note\"") }
             #expect((refused?.underlying as? SQLiteResultCode)?.extendedCode == SQLITE_READONLY)
 
             let text = directory + "/text.sqlite"
@@ -151,12 +133,14 @@ struct SQLiteReadOnlyTests {
                 to: URL(fileURLWithPath: text)
             )
             let textBefore = try #require(snapshot(text))
-            expectCode(.corrupt) { _ = try SQLiteStorageBackend(path: text, configuration: .init(readOnly: true)) }
+            expectStorageError(.corrupt) {
+                _ = try SQLiteStorageBackend(path: text, configuration: .init(readOnly: true))
+            }
             #expect(snapshot(text)?.0 == textBefore.0)
 
             let link = directory + "/link.sqlite"
             try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
-            let error = expectCode(.cannotOpen) {
+            let error = expectStorageError(.cannotOpen) {
                 _ = try SQLiteStorageBackend(path: link, configuration: .init(readOnly: true))
             }
             #expect(error?.message.contains("symbolic link") == true)

@@ -69,7 +69,7 @@ struct KeyedContainerCache {
 ///
 /// Why an object: a coder's `container(keyedBy:)` is generic over the key type, and
 /// `KeyedDecodingContainer<Key>` is a resilient type of the standard library, so copying one
-/// there asks the runtime for its metadata (a hash look-up, about 330 instructions a row). A
+/// there asks the runtime for its metadata (a hash look-up a row: docs/BENCHMARKS.md). A
 /// method of this class finds the metadata in the object's own class metadata instead: the
 /// caller casts the kept object to `KeptContainer<KeyedDecodingContainer<Key>>`, which
 /// in a release build needs no metadata (`unsafeDowncast` checks nothing there), and `copy()` needs only what the object carries.

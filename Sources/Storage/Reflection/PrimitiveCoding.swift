@@ -4,8 +4,8 @@ enum PrimitiveCoding {
     // The coders take the column name as an autoclosure: it is only needed for an error, and a
     // keyed container would otherwise compute `key.stringValue` for every property.
     // Always inlined: the callers are generic over a CodingKey type, so a call would run this
-    // unspecialized, converting through BinaryInteger's generic words-based path (about a
-    // thousand instructions per property instead of a handful).
+    // unspecialized, converting through BinaryInteger's generic words-based path, many times
+    // the work of a specialized conversion (docs/BENCHMARKS.md).
     @inline(__always)
     static func encode<T: BinaryInteger>(_ value: T, column: @autoclosure () -> String) throws -> StorageValue {
         guard let exact = Int64(exactly: value) else {

@@ -90,6 +90,8 @@ final class RowDecoder: Decoder {
         // The kept container, copied by its keeper (see `KeptContainer`): the metadata of
         // `KeyedDecodingContainer<Key>` is looked up only when one is made.
         if let kept = cache.pointee.kept(for: ObjectIdentifier(Key.self)) {
+            // Safe unretained: the cache keeps the container's keeper alive until `release()`,
+            // which runs only in the decoder's `deinit`, after every use of its containers.
             return kept._withUnsafeGuaranteedRef {
                 unsafeDowncast($0, to: KeptContainer<KeyedDecodingContainer<Key>>.self).copy()
             }
@@ -131,8 +133,8 @@ final class RowDecoderCore {
     /// For the one key type that owns them (`keyTagOwner`, a one-byte `CodingKey` such as a
     /// synthesized `CodingKeys` enum): the byte of the key that named each column, or -1. A key
     /// whose byte is the one recorded at the expected column names that column, without its
-    /// `stringValue` (a witness call, a compare and a release, about 40 instructions a property;
-    /// see `RowKeyedDecoder.index(_:_:)`).
+    /// `stringValue` (a witness call, a compare and a release a property; see
+    /// `RowKeyedDecoder.index(_:_:)`).
     let keyTags: UnsafeMutablePointer<Int16>
     /// The identity of the key type `keyTags` are for, or 0 while none is.
     let keyTagOwner: UnsafeMutablePointer<UInt>
@@ -184,8 +186,8 @@ final class RowDecoderCore {
 
     /// What a keyed container needs to read a property whose key is the expected one by its
     /// byte, kept in its `DecoderLink`: the core's state is reached through closures that the
-    /// compiler keeps out of line (a call, and its saving and restoring of registers, about 30
-    /// instructions a property), where these addresses are plain loads.
+    /// compiler keeps out of line (a call, and its saving and restoring of registers, a
+    /// property), where these addresses are plain loads.
     struct FastPath {
         let cursor: UnsafeMutablePointer<Int>
         let columnCount: Int
@@ -204,8 +206,8 @@ final class RowDecoderCore {
     }
 
     /// Makes `row` the current row (or `NoRow` between decodes). Destroys the old one and
-    /// copies the new one in: an assignment of one existential to another compared their types
-    /// first (about 35 instructions more a row).
+    /// copies the new one in: an assignment of one existential to another would compare their
+    /// types first, on every row.
     @inline(__always)
     func setRow(_ row: any StorageRow) {
         rowSlot.deinitialize(count: 1)
@@ -314,6 +316,8 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         guard link.pointee.generation == generation, let core = link.pointee.core else {
             throw DecoderLink.outlived()
         }
+        // Safe unretained: the decoder owns its core for as long as the generation matches, and
+        // `body` runs within this call, on the decoder's one thread.
         return try core._withUnsafeGuaranteedRef(body)
     }
 

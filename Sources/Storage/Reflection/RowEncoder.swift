@@ -197,7 +197,7 @@ final class RowEncoderCore {
     /// its column (`keyTags`): when the key's byte is the one recorded at the expected column
     /// (`cursor`), that is its column, as the look-up by name would have found, since a key's
     /// `stringValue` depends on its value only. That skips the `stringValue` witness call and
-    /// the name's compare (about 40 instructions a property). Anything else (another key type,
+    /// the name's compare on every property. Anything else (another key type,
     /// another byte, a key type of another size) takes the look-up by name.
     @inline(__always)
     private func slot<Key: CodingKey>(_ key: Key, type: @autoclosure () -> ColumnType, nullable: Bool) throws -> Int {

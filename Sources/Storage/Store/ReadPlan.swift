@@ -8,8 +8,8 @@ final class ReadPlan: Sendable {
     let slotByName: [String: Int]
     let types: [String: ColumnType]
     /// The type of the primary key's column (`.untyped` when the schema has no such column):
-    /// each key look-up converts its key to it, and a dictionary look-up by name cost about 300
-    /// instructions of a look-up.
+    /// each key look-up converts its key to it, without a dictionary look-up by name
+    /// (docs/BENCHMARKS.md).
     let keyType: ColumnType
 
     init(_ schema: CollectionSchema) {
@@ -31,11 +31,10 @@ final class ReadPlan: Sendable {
     @inline(never)
     func describes(_ stored: CollectionSchema) -> Bool { schema == stored }
 
-    /// A decoder kept for the next `fetch(_:id:)` of the same type: making one (the decoder, its
-    /// state and its keyed container) cost about a fifteenth of a key look-up. A caller takes it
-    /// out and puts it back, so a decoder is never used by two threads at once; a nested look-up
-    /// meanwhile makes one of its own. Handed over with one atomic exchange each way, not a lock
-    /// (two lock round trips were about 200 instructions a look-up).
+    /// A decoder kept for the next `fetch(_:id:)` of the same type, since making one (the
+    /// decoder, its state and its keyed container) is a large part of a key look-up
+    /// (docs/BENCHMARKS.md). A caller takes it out and puts it back, so a decoder is never used by
+    /// two threads at once; a nested look-up meanwhile makes one of its own.
     private let spare = AtomicSlot<RowDecoder>()
 
     /// The kept decoder for values of `type`, removed from the plan; `nil` when there is none.

@@ -148,9 +148,9 @@ extension Session {
         column: String,
         row: Int
     ) throws -> (StorageValue, ColumnType?) {
-        // Text and numbers first: they are what JSONSerialization hands out, and every failed
-        // cast of an `Any` costs thousands of instructions. No value matches more than one case,
-        // so the order changes nothing else.
+        // Text and numbers first: they are what JSONSerialization hands out, and a failed cast
+        // of an `Any` is dear (docs/BENCHMARKS.md). No value matches more than one case, so the
+        // order changes nothing else.
         switch any {
         case let text as String:
             return (.text(text), .text)

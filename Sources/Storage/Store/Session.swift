@@ -170,9 +170,9 @@ final class Session {
     }
 
     /// `save(_:)` of one value, without a sequence around it: `ObjectStore.save(_:)`'s path. Its
-    /// generic code is not specialized for the caller's type, and iterating a
-    /// `CollectionOfOne<T>` there looked up the iterator's and its `Optional`'s metadata at run
-    /// time, about 2,500 instructions of a single save.
+    /// generic code is not specialized for the caller's type, where iterating a
+    /// `CollectionOfOne<T>` looks up the iterator's and its `Optional`'s metadata at run time
+    /// (docs/BENCHMARKS.md).
     func save<T: Encodable>(one value: T) throws -> StorageValue {
         let cached = catalog.writePlan(for: T.self)
         let info = try cached?.info ?? catalog.info(for: T.self)
@@ -241,7 +241,7 @@ final class Session {
     /// The stored schema of a type's collection, or nil when nothing was ever stored there.
     func storedSchema(_ collection: String) throws -> CollectionSchema? {
         // Only a write session prepares schemas; `writer` is a constant, where reading
-        // `prepared` (a variable) checked exclusivity, about 80 instructions a look-up.
+        // `prepared` (a variable) first would check exclusivity on every look-up.
         if writer != nil, !prepared.isEmpty, let known = prepared[collection] { return known }
         return try reader.schema(of: collection)
     }
@@ -359,8 +359,8 @@ final class Session {
             return try fetchAll(T.self, request, decoder, expected: expected)
         }
         // Decoded into raw memory, then moved into the array once: in this unspecialized code,
-        // each `Array.append` asked the runtime for the metadata of `Array<T>` (about 330
-        // instructions a record).
+        // each `Array.append` would ask the runtime for the metadata of `Array<T>`
+        // (docs/BENCHMARKS.md).
         var buffer = ValueBuffer()
         defer { buffer.free(T.self) }
         try reader.scan(request) { row in
@@ -413,7 +413,7 @@ final class Session {
     ///
     /// Why a slot rather than `T?`: in this unspecialized code, every `T?` (a local, or a generic
     /// argument such as the result type of a transaction closure) fetches the metadata of
-    /// `Optional<T>` from the runtime, about 400 instructions each time, four times a look-up.
+    /// `Optional<T>` from the runtime, several times a look-up (docs/BENCHMARKS.md).
     func fetch<T: Decodable>(_ type: T.Type, id: StorageValue, into slot: UnsafeMutablePointer<T>) throws -> Bool {
         try Self.fetch(
             type,
@@ -587,8 +587,8 @@ struct ValueBuffer {
     /// Grows the memory. Values that a bitwise copy may move (`String`, `Data`, arrays, most
     /// structs) grow fourfold by `realloc`, which copies their bytes at most (for a large block
     /// it may remap the pages instead), and fourfold growth copies a third as many bytes as
-    /// doubling; anything else is moved value by value into twice the memory, which cost about
-    /// 180 instructions a `Person` for each doubling it went through.
+    /// doubling; anything else is moved value by value into twice the memory, a cost per value
+    /// for each doubling it goes through (docs/BENCHMARKS.md).
     @inline(never)
     private mutating func grow<T>(_ type: T.Type) {
         if base == nil || isResized, RawMemory.canResize(T.self) {
