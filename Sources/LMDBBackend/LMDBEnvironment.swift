@@ -285,21 +285,8 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// and a symbolic link or anything but a regular file is refused.
     /// - Throws: `StorageError` with code `.cannotOpen` naming the reason.
     private static func existingFile(at path: String) throws -> FileID {
-        try StorePath.check(path, role: "store file")
-        var status = stat()
-        guard lstat(path, &status) == 0 else {
-            let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno))
-            throw StorageError(
-                .cannotOpen,
-                "cannot open the store file read-only: \(reason) (a store opened read-only is never created)",
-                path: path
-            )
-        }
-        guard status.st_mode & S_IFMT == S_IFREG else {
-            let reason = status.st_mode & S_IFMT == S_IFLNK ? "the path is a symbolic link" : "it is not a regular file"
-            throw StorageError(.cannotOpen, "cannot open the store file: \(reason)", path: path)
-        }
-        return FileID(device: UInt64(status.st_dev), inode: UInt64(status.st_ino), process: OwningProcess())
+        let file = try StorePath.existing(path, role: "store file", kind: .file)
+        return FileID(device: file.device, inode: file.inode, process: OwningProcess())
     }
 
     /// Whether the environment was opened with `MDB_RDONLY` (`Configuration.readOnly`).

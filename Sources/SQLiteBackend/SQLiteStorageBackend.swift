@@ -124,20 +124,7 @@ public final class SQLiteStorageBackend: StorageBackend {
         databasePath: String,
         configuration: Configuration
     ) throws -> SQLiteConnection {
-        try StorePath.check(path, role: "database file")
-        var status = stat()
-        guard lstat(path, &status) == 0 else {
-            let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno))
-            throw StorageError(
-                .cannotOpen,
-                "cannot open the database file read-only: \(reason) (a store opened read-only is never created)",
-                path: path
-            )
-        }
-        guard status.st_mode & S_IFMT == S_IFREG else {
-            let reason = status.st_mode & S_IFMT == S_IFLNK ? "the path is a symbolic link" : "it is not a regular file"
-            throw StorageError(.cannotOpen, "cannot open the database file: \(reason)", path: path)
-        }
+        try StorePath.existing(path, role: "database file", kind: .file)
         return try Self.failingToOpen {
             let connection = try SQLiteConnection(
                 path: databasePath,

@@ -122,15 +122,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
     /// lock file, and nothing is created.
     /// - Throws: `StorageError` with code `.cannotOpen` naming what is missing.
     private static func existingStore(_ absolute: String) throws -> StoreFiles {
-        var status = stat()
-        guard lstat(absolute, &status) == 0 else {
-            let reason = errno == ENOENT ? "no such folder" : String(cString: strerror(errno))
-            throw StorageError(
-                .cannotOpen,
-                "cannot open the store folder read-only: \(reason) (a store opened read-only is never created)",
-                path: absolute
-            )
-        }
+        try StorePath.existing(absolute, role: "store folder", kind: .folder)
         let files = StoreFiles(root: try Folder(path: absolute, code: .cannotOpen))
         guard files.root.exists(FileNames.lockFile) else {
             throw StorageError(

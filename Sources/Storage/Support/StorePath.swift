@@ -23,6 +23,46 @@ public enum StorePath {
         }
     }
 
+    /// What a store opened read-only must find at its path, which it never creates.
+    public enum Existing: Sendable {
+        /// A regular file (an SQLite database, an LMDB store).
+        case file
+        /// A folder (a file archive).
+        case folder
+    }
+
+    /// The status of what is at `path`, which must exist and be `kind` (never a symbolic link),
+    /// after `check(_:role:)`: for a store opened read-only, which creates nothing.
+    /// - Parameters:
+    ///   - path: the store's path.
+    ///   - role: what the path names, for the message (`"database file"`).
+    ///   - kind: a file or a folder.
+    /// - Returns: its device and inode.
+    /// - Throws: ``StorageError`` with code `.cannotOpen` naming `role` and the reason.
+    @discardableResult
+    public static func existing(_ path: String, role: String, kind: Existing) throws -> (device: UInt64, inode: UInt64)
+    {
+        try check(path, role: role)
+        var status = stat()
+        guard lstat(path, &status) == 0 else {
+            let reason =
+                errno == ENOENT ? (kind == .file ? "no such file" : "no such folder") : String(cString: strerror(errno))
+            throw StorageError(
+                .cannotOpen,
+                "cannot open the \(role) read-only: \(reason) (a store opened read-only is never created)",
+                path: path
+            )
+        }
+        let wanted = kind == .file ? S_IFREG : S_IFDIR
+        guard status.st_mode & S_IFMT == wanted else {
+            let reason =
+                status.st_mode & S_IFMT == S_IFLNK
+                ? "the path is a symbolic link" : kind == .file ? "it is not a regular file" : "it is not a folder"
+            throw StorageError(.cannotOpen, "cannot open the \(role): \(reason)", path: path)
+        }
+        return (UInt64(status.st_dev), UInt64(status.st_ino))
+    }
+
     /// Creates the file at `path` with mode 0600 unless it exists, refusing symbolic links and
     /// anything that is not a regular file, after `check(_:role:)`.
     /// - Parameters:
