@@ -295,26 +295,36 @@ final class LMDBEnvironment: @unchecked Sendable {
     private init(path: String, fileID: FileID, configuration: LMDBStorageBackend.Configuration) throws {
         var created: OpaquePointer?
         var rc = mdb_env_create(&created)
-        guard rc == 0, let env = created else {
+        guard LMDBResultCode(rc) == .success, let env = created else {
             throw StorageError.lmdb(rc, "cannot create an environment", path: path)
         }
         do {
             rc = mdb_env_set_maxdbs(env, MDB_dbi(clamping: configuration.maximumDatabases))
-            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot set the number of databases", path: path) }
+            guard LMDBResultCode(rc) == .success else {
+                throw StorageError.lmdb(rc, "cannot set the number of databases", path: path)
+            }
             rc = mdb_env_set_maxreaders(env, UInt32(clamping: configuration.maximumReaders))
-            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot set the number of readers", path: path) }
+            guard LMDBResultCode(rc) == .success else {
+                throw StorageError.lmdb(rc, "cannot set the number of readers", path: path)
+            }
             rc = mdb_env_set_mapsize(env, max(configuration.initialMapSize, 64 << 10))
-            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot set the map size", path: path) }
+            guard LMDBResultCode(rc) == .success else {
+                throw StorageError.lmdb(rc, "cannot set the map size", path: path)
+            }
             // NOTLS: Swift tasks move between threads, so a reader slot must belong to the
             // transaction, not to the thread. NOSUBDIR: the store is one file (plus "-lock").
             let readOnly = configuration.readOnly ? MDB_RDONLY : 0
             rc = mdb_env_open(env, path, UInt32(MDB_NOTLS | MDB_NOSUBDIR | readOnly), 0o600)
-            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot open the store", path: path) }
+            guard LMDBResultCode(rc) == .success else {
+                throw StorageError.lmdb(rc, "cannot open the store", path: path)
+            }
             try Self.checkLength(env, path: path)
             // Reader slots left by processes that died would pin old pages forever.
             var dead: Int32 = 0
             rc = mdb_reader_check(env, &dead)
-            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot check the reader table", path: path) }
+            guard LMDBResultCode(rc) == .success else {
+                throw StorageError.lmdb(rc, "cannot check the reader table", path: path)
+            }
             metadata = try Self.openMetadata(env, path: path, readOnly: configuration.readOnly)
         } catch {
             mdb_env_close(env)
@@ -345,7 +355,9 @@ final class LMDBEnvironment: @unchecked Sendable {
         var info = MDB_envinfo()
         var pages = MDB_stat()
         var status = stat()
-        guard mdb_env_info(env, &info) == 0, mdb_env_stat(env, &pages) == 0, lstat(path, &status) == 0 else {
+        guard LMDBResultCode(mdb_env_info(env, &info)) == .success,
+            LMDBResultCode(mdb_env_stat(env, &pages)) == .success, lstat(path, &status) == 0
+        else {
             throw StorageError(.io, "cannot read the size of the store file", path: path)
         }
         let (count, overflow) = info.me_last_pgno.addingReportingOverflow(1)
@@ -365,10 +377,12 @@ final class LMDBEnvironment: @unchecked Sendable {
     private static func openMetadata(_ env: OpaquePointer, path: String, readOnly: Bool) throws -> MDB_dbi {
         var transaction: OpaquePointer?
         var rc = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &transaction)
-        guard rc == 0, let transaction else { throw StorageError.lmdb(rc, "cannot begin a transaction", path: path) }
+        guard LMDBResultCode(rc) == .success, let transaction else {
+            throw StorageError.lmdb(rc, "cannot begin a transaction", path: path)
+        }
         var dbi: MDB_dbi = 0
         rc = mdb_dbi_open(transaction, metadataName, readOnly ? 0 : UInt32(MDB_CREATE), &dbi)
-        if readOnly && rc == MDB_NOTFOUND {
+        if readOnly && LMDBResultCode(rc) == .notFound {
             mdb_txn_abort(transaction)
             throw StorageError(
                 .cannotOpen,
@@ -376,12 +390,14 @@ final class LMDBEnvironment: @unchecked Sendable {
                 path: path
             )
         }
-        guard rc == 0 else {
+        guard LMDBResultCode(rc) == .success else {
             mdb_txn_abort(transaction)
             throw StorageError.lmdb(rc, "cannot open the metadata database", path: path)
         }
         rc = mdb_txn_commit(transaction)
-        guard rc == 0 else { throw StorageError.lmdb(rc, "cannot create the metadata database", path: path) }
+        guard LMDBResultCode(rc) == .success else {
+            throw StorageError.lmdb(rc, "cannot create the metadata database", path: path)
+        }
         return dbi
     }
 
@@ -405,7 +421,7 @@ final class LMDBEnvironment: @unchecked Sendable {
         try passingGate(readOnly: readOnly) {
             var transaction: OpaquePointer?
             let rc = mdb_txn_begin(env, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &transaction)
-            return (rc, rc == 0 ? transaction : nil)
+            return (rc, LMDBResultCode(rc) == .success ? transaction : nil)
         }
     }
 
@@ -428,7 +444,9 @@ final class LMDBEnvironment: @unchecked Sendable {
         let (rc, started) = startRead()
         if let started { return started }
         mapGate.leave(write: false)
-        guard rc == MDB_MAP_RESIZED else { throw StorageError.lmdb(rc, "cannot begin a transaction", path: path) }
+        guard LMDBResultCode(rc) == .mapResized else {
+            throw StorageError.lmdb(rc, "cannot begin a transaction", path: path)
+        }
         return nil
     }
 
@@ -460,7 +478,7 @@ final class LMDBEnvironment: @unchecked Sendable {
             let begun: LMDBReadTransaction
             if let reader {
                 let rc = mdb_txn_renew(reader.txn)
-                guard rc == 0 else {
+                guard LMDBResultCode(rc) == .success else {
                     mdb_txn_abort(reader.txn)
                     return (rc, nil)
                 }
@@ -468,7 +486,7 @@ final class LMDBEnvironment: @unchecked Sendable {
             } else {
                 var transaction: OpaquePointer?
                 let rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &transaction)
-                guard rc == 0, let transaction else { return (rc, nil) }
+                guard LMDBResultCode(rc) == .success, let transaction else { return (rc, nil) }
                 begun = LMDBReadTransaction(environment: self, txn: transaction, readOnly: true)
                 reader = begun
             }
@@ -500,7 +518,7 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// for this process's commits.
     private func metaPageWasRewritten(after txn: OpaquePointer) -> Bool {
         var info = MDB_envinfo()
-        guard mdb_env_info(env, &info) == 0 else { return false }
+        guard LMDBResultCode(mdb_env_info(env, &info)) == .success else { return false }
         return info.me_last_txnid >= mdb_txn_id(txn) &+ 2
     }
 
@@ -522,7 +540,9 @@ final class LMDBEnvironment: @unchecked Sendable {
                     underlying: LMDBResultCode(rc)
                 )
             }
-            guard rc == MDB_MAP_RESIZED else { throw StorageError.lmdb(rc, "cannot begin a transaction", path: path) }
+            guard LMDBResultCode(rc) == .mapResized else {
+                throw StorageError.lmdb(rc, "cannot begin a transaction", path: path)
+            }
             if nested && readDepth == 0 { throw MapGrownElsewhere() }
             try adoptGrownMap()
         }
@@ -549,7 +569,9 @@ final class LMDBEnvironment: @unchecked Sendable {
     func adoptGrownMap() throws {
         try withExclusiveMap(for: "adopt the map grown by another process") {
             let rc = mdb_env_set_mapsize(env, 0)
-            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot adopt the grown map", path: path) }
+            guard LMDBResultCode(rc) == .success else {
+                throw StorageError.lmdb(rc, "cannot adopt the grown map", path: path)
+            }
         }
     }
 
@@ -643,7 +665,7 @@ final class LMDBEnvironment: @unchecked Sendable {
                 for _ in 0..<min(attempt, 8) where target < maximum { target *= 2 }
             }
             let rc = mdb_env_set_mapsize(env, min(target, maximum))
-            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot grow the map", path: path) }
+            guard LMDBResultCode(rc) == .success else { throw StorageError.lmdb(rc, "cannot grow the map", path: path) }
             isNearlyFull.store(false, ordering: .relaxed)
         }
     }
@@ -688,22 +710,28 @@ final class LMDBEnvironment: @unchecked Sendable {
         defer { if !committed { mdb_txn_abort(transaction) } }
         var main: MDB_dbi = 0
         var rc = mdb_dbi_open(transaction, nil, 0, &main)
-        guard rc == 0 else { throw StorageError.lmdb(rc, "cannot list the databases", path: path) }
+        guard LMDBResultCode(rc) == .success else {
+            throw StorageError.lmdb(rc, "cannot list the databases", path: path)
+        }
         var names: [String] = []
         var cursor: OpaquePointer?
         rc = mdb_cursor_open(transaction, main, &cursor)
-        guard rc == 0, let cursor else { throw StorageError.lmdb(rc, "cannot list the databases", path: path) }
+        guard LMDBResultCode(rc) == .success, let cursor else {
+            throw StorageError.lmdb(rc, "cannot list the databases", path: path)
+        }
         var key = MDB_val()
         var data = MDB_val()
         rc = mdb_cursor_get(cursor, &key, &data, MDB_FIRST)
-        while rc == 0 {
+        while LMDBResultCode(rc) == .success {
             names.append(
                 String(decoding: UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size), as: UTF8.self)
             )
             rc = mdb_cursor_get(cursor, &key, &data, MDB_NEXT)
         }
         mdb_cursor_close(cursor)
-        guard rc == MDB_NOTFOUND else { throw StorageError.lmdb(rc, "cannot list the databases", path: path) }
+        guard LMDBResultCode(rc) == .notFound else {
+            throw StorageError.lmdb(rc, "cannot list the databases", path: path)
+        }
         // LMDB would refuse the handle past the limit with MDB_DBS_FULL, which names no setting.
         guard names.count <= configuration.maximumDatabases else {
             throw StorageError(
@@ -718,13 +746,17 @@ final class LMDBEnvironment: @unchecked Sendable {
         for name in names where name != Self.metadataName && handle(name) == nil {
             var dbi: MDB_dbi = 0
             rc = mdb_dbi_open(transaction, name, 0, &dbi)
-            guard rc == 0 else { throw StorageError.lmdb(rc, "cannot open database '\(name)'", path: path) }
+            guard LMDBResultCode(rc) == .success else {
+                throw StorageError.lmdb(rc, "cannot open database '\(name)'", path: path)
+            }
             opened[name] = dbi
         }
         let generation = try Self.readGeneration(transaction, metadata, path: path)
         committed = true
         rc = mdb_txn_commit(transaction)
-        guard rc == 0 else { throw StorageError.lmdb(rc, "cannot open the databases", path: path) }
+        guard LMDBResultCode(rc) == .success else {
+            throw StorageError.lmdb(rc, "cannot open the databases", path: path)
+        }
         publish(opened, generation: generation)
     }
 
@@ -736,8 +768,8 @@ final class LMDBEnvironment: @unchecked Sendable {
             key = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
             return mdb_get(transaction, metadata, &key, &data)
         }
-        if rc == MDB_NOTFOUND { return 0 }
-        guard rc == 0 else { throw StorageError.lmdb(rc, "cannot read the catalog", path: path) }
+        if LMDBResultCode(rc) == .notFound { return 0 }
+        guard LMDBResultCode(rc) == .success else { throw StorageError.lmdb(rc, "cannot read the catalog", path: path) }
         guard data.mv_size == 8 else { throw StorageError(.corrupt, "the catalog generation is damaged", path: path) }
         var value: UInt64 = 0
         for byte in UnsafeRawBufferPointer(start: data.mv_data, count: 8) { value = value << 8 | UInt64(byte) }

@@ -8,6 +8,17 @@ import Darwin
 #endif
 
 /// An LMDB return code, kept as the `underlying` error of a `StorageError`.
+///
+/// A `switch` or a `catch` matches the constants (``mapFull``, ``readersFull``, …): a code
+/// matches an equal code, and a `StorageError` whose underlying error is that code.
+///
+/// ```swift
+/// do {
+///     try store.save(record)
+/// } catch LMDBResultCode.readersFull {
+///     // MDB_READERS_FULL: too many readers open the environment
+/// }
+/// ```
 public struct LMDBResultCode: Error, Sendable, Hashable, CustomStringConvertible {
     /// The code `mdb_*` returned (an LMDB code or an `errno` value).
     public let rawValue: Int32
@@ -19,23 +30,41 @@ public struct LMDBResultCode: Error, Sendable, Hashable, CustomStringConvertible
         "LMDB error \(rawValue): " + (mdb_strerror(rawValue).map { String(cString: $0) } ?? "unknown")
     }
 
+    /// Whether `error` is this code, or a `StorageError` whose underlying error is.
+    /// - Parameters:
+    ///   - pattern: the code to match.
+    ///   - error: the error thrown.
+    /// - Returns: whether the error is the code.
+    public static func ~= (pattern: LMDBResultCode, error: any Error) -> Bool {
+        (error as? LMDBResultCode ?? (error as? StorageError)?.underlying as? LMDBResultCode) == pattern
+    }
+
     /// The store's error code for this engine code.
     var storageErrorCode: StorageError.Code {
-        switch rawValue {
-        case MDB_CORRUPTED, MDB_INVALID, MDB_VERSION_MISMATCH, MDB_PAGE_NOTFOUND:
+        // `Self.`: a result code is an `Error`, which `StorageError.Code`'s constants match too.
+        switch self {
+        case Self.corrupted, Self.invalid, Self.versionMismatch, Self.pageNotFound:
             return .corrupt
-        case MDB_MAP_FULL, MDB_PANIC, EIO, ENOSPC:
-            // MDB_PANIC: a write of the meta page failed and LMDB stopped using the environment;
+        case Self.mapFull, Self.panic:
+            // `panic`: a write of the meta page failed and LMDB stopped using the environment;
             // the file keeps the last commit, so it is an I/O failure, not damage.
             return .io
-        case MDB_READERS_FULL, EAGAIN, EBUSY:
+        case Self.readersFull:
             return .busy
-        case EACCES, ENOENT, EROFS, ENOTDIR, EPERM:
-            return .cannotOpen
-        case MDB_KEYEXIST:
+        case Self.keyExists:
             return .constraintViolation
         default:
-            return .engine
+            // The system's errors, which LMDB passes on as `errno` values.
+            switch rawValue {
+            case EIO, ENOSPC:
+                return .io
+            case EAGAIN, EBUSY:
+                return .busy
+            case EACCES, ENOENT, EROFS, ENOTDIR, EPERM:
+                return .cannotOpen
+            default:
+                return .engine
+            }
         }
     }
 }
@@ -61,7 +90,7 @@ extension StorageError {
         let result = LMDBResultCode(code)
         var message = context + ": " + (mdb_strerror(code).map { String(cString: $0) } ?? "error \(code)")
         if let collection { message += " (collection \(Identifier.quoted(collection)))" }
-        if code == MDB_PANIC {
+        if result == .panic {
             message +=
                 " (a failed write stopped this store's environment; the file keeps its last commit:"
                 + " release every store open on it and reopen it)"

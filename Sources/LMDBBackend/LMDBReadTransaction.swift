@@ -73,7 +73,7 @@ class LMDBReadTransaction: StorageReadTransaction {
 
     /// Turns an LMDB return code into an error. The write transaction also remembers a full map.
     func check(_ rc: Int32, _ context: @autoclosure () -> String, collection: String? = nil) throws {
-        guard rc != 0 else { return }
+        guard LMDBResultCode(rc) != .success else { return }
         throw StorageError.lmdb(rc, context(), collection: collection, path: environment.path)
     }
 
@@ -159,7 +159,7 @@ class LMDBReadTransaction: StorageReadTransaction {
         var data = MDB_val()
         var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         let rc = mdb_get(txn, dbi, &keyValue, &data)
-        if rc == MDB_NOTFOUND { return try body(nil) }
+        if LMDBResultCode(rc) == .notFound { return try body(nil) }
         try check(rc, "cannot read a record", collection: collection)
         return try body(UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
     }
@@ -189,13 +189,13 @@ class LMDBReadTransaction: StorageReadTransaction {
         } else {
             rc = mdb_cursor_get(cursor, &key, &data, MDB_FIRST)
         }
-        while rc == 0 {
+        while LMDBResultCode(rc) == .success {
             let keyBytes = UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size)
             if let upper, LMDBKeyCoding.isPast(keyBytes, upper) { return }
             guard try body(keyBytes, UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size)) else { return }
             rc = mdb_cursor_get(cursor, &key, &data, MDB_NEXT)
         }
-        if rc != MDB_NOTFOUND { try check(rc, "cannot read records", collection: collection) }
+        if LMDBResultCode(rc) != .notFound { try check(rc, "cannot read records", collection: collection) }
     }
 
     /// Calls `body` with the primary key bytes and the record of every candidate of `plan`, in

@@ -301,14 +301,16 @@ public final class LMDBStorageBackend: StorageBackend {
         environment.commitSequence.wrappingAdd(1, ordering: .sequentiallyConsistent)
         let rc = mdb_txn_commit(txn)
         environment.commitSequence.wrappingAdd(1, ordering: .sequentiallyConsistent)
-        if rc == 0 {
+        if LMDBResultCode(rc) == .success {
             environment.publish(transaction.openedHandles, generation: transaction.newGeneration)
             environment.noteUsageAfterCommit()
         }
         transaction.releaseHandleLock()
         environment.mapGate.leave(write: true)
-        if rc == MDB_MAP_FULL { return .mapFull(mapSize, needed: transaction.mapSizeAfterFilling()) }
-        guard rc == 0 else { throw StorageError.lmdb(rc, "cannot commit a transaction", path: path) }
+        if LMDBResultCode(rc) == .mapFull { return .mapFull(mapSize, needed: transaction.mapSizeAfterFilling()) }
+        guard LMDBResultCode(rc) == .success else {
+            throw StorageError.lmdb(rc, "cannot commit a transaction", path: path)
+        }
         return .committed(outcome)
     }
 }

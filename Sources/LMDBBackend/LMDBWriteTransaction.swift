@@ -90,8 +90,8 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
     }
 
     override func check(_ rc: Int32, _ context: @autoclosure () -> String, collection: String? = nil) throws {
-        guard rc != 0 else { return }
-        if rc == MDB_MAP_FULL { mapIsFull = true }
+        guard LMDBResultCode(rc) != .success else { return }
+        if LMDBResultCode(rc) == .mapFull { mapIsFull = true }
         throw StorageError.lmdb(rc, context(), collection: collection, path: environment.path)
     }
 
@@ -116,7 +116,7 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         }
         var dbi: MDB_dbi = 0
         let rc = mdb_dbi_open(txn, name, UInt32(MDB_CREATE), &dbi)
-        if rc == MDB_DBS_FULL {
+        if LMDBResultCode(rc) == .databasesFull {
             throw StorageError(
                 .limitExceeded,
                 "the store has room for \(environment.configuration.maximumDatabases) named databases (one per"
@@ -202,7 +202,9 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         var keyValue = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var dataValue = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
         let rc = mdb_put(txn, dbi, &keyValue, &dataValue, UInt32(MDB_NOOVERWRITE))
-        if rc == MDB_KEYEXIST { return UnsafeRawBufferPointer(start: dataValue.mv_data, count: dataValue.mv_size) }
+        if LMDBResultCode(rc) == .keyExists {
+            return UnsafeRawBufferPointer(start: dataValue.mv_data, count: dataValue.mv_size)
+        }
         try check(rc, "cannot write a record", collection: collection)
         return nil
     }
@@ -216,7 +218,7 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
             )
             return mdb_del(txn, dbi, &keyValue, nil)
         }
-        if rc != MDB_NOTFOUND { try check(rc, "cannot delete a record", collection: collection) }
+        if LMDBResultCode(rc) != .notFound { try check(rc, "cannot delete a record", collection: collection) }
     }
 
     // MARK: Catalog

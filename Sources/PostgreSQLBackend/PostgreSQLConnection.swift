@@ -182,9 +182,9 @@ final class PostgreSQLConnection: @unchecked Sendable {
                 "the server did not answer within \(seconds) seconds" + (reason.isEmpty ? "" : " (" + reason + ")")
         case .failed where PQconnectionNeedsPassword(connection) == 1:
             code = .permissionDenied
-        case .failed where sqlState?.hasPrefix("28") == true || sqlState == "42501":
+        case .failed where sqlState.map(PostgreSQLError.Code.init(rawValue:)).map(Self.isRefusal) == true:
             code = .permissionDenied
-        case .failed where sqlState.map { ["08", "53", "57", "58", "XX"].contains(String($0.prefix(2))) } == true:
+        case .failed where sqlState.map(PostgreSQLError.Code.init(rawValue:)).map(Self.isUnavailability) == true:
             code = .unavailable
         case .failed(let negotiating):
             code = sqlState != nil || negotiating ? .cannotOpen : .unavailable
@@ -197,6 +197,33 @@ final class PostgreSQLConnection: @unchecked Sendable {
             "cannot connect to PostgreSQL at \(endpoint.server): \(message)",
             underlying: PostgreSQLError(sqlState: sqlState, message: message)
         )
+    }
+
+    /// Whether the server refused the role: a failed authentication (class `28`) or a role
+    /// without the `CONNECT` privilege (`42501`).
+    /// - Parameter code: the SQLSTATE of the server's refusal.
+    /// - Returns: whether it is a refusal of the role.
+    private static func isRefusal(_ code: PostgreSQLError.Code) -> Bool {
+        switch code {
+        case PostgreSQLError.CodeClass.invalidAuthorizationSpecification, .insufficientPrivilege: true
+        default: false
+        }
+    }
+
+    /// Whether the server cannot take the connection now: a connection exception (`08`), too
+    /// few resources (`53`, too many connections), an operator's intervention (`57`, starting up
+    /// or shutting down), a system error (`58`) or an internal one (`XX`).
+    /// - Parameter code: the SQLSTATE of the server's refusal.
+    /// - Returns: whether trying again later may succeed.
+    private static func isUnavailability(_ code: PostgreSQLError.Code) -> Bool {
+        switch code {
+        case PostgreSQLError.CodeClass.connectionException, PostgreSQLError.CodeClass.insufficientResources,
+            PostgreSQLError.CodeClass.operatorIntervention, PostgreSQLError.CodeClass.systemError,
+            PostgreSQLError.CodeClass.internalError:
+            true
+        default:
+            false
+        }
     }
 
     /// The SQLSTATE of the server's error in a verbose libpq message (`SEVERITY:  SQLSTATE:
@@ -813,7 +840,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
 
     /// Sends a `FETCH` of the cursor stream `stream`, read later (`receiveFetch`).
     /// - Returns: whether libpq sent it.
-    fileprivate func sendFetch(_ size: Int, for stream: PostgreSQLCursorStream) -> Bool {
+    func sendFetch(_ size: Int, for stream: PostgreSQLCursorStream) -> Bool {
         guard PQsendQueryParams(handle, PostgreSQLCursorStream.fetchSQL(size), 0, nil, nil, nil, nil, 1) == 1 else {
             return false
         }
@@ -822,7 +849,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
     }
 
     /// Reads the answer to the `FETCH` in flight: its rows, or its error.
-    fileprivate func receiveFetch(_ context: String, collection: String?) -> Result<OpaquePointer, StorageError> {
+    func receiveFetch(_ context: String, collection: String?) -> Result<OpaquePointer, StorageError> {
         activeCursor = nil
         var rows: OpaquePointer?
         var failed: StorageError?
@@ -923,243 +950,13 @@ final class PostgreSQLConnection: @unchecked Sendable {
     }
 
     /// The next result of a query sent asynchronously, or `nil` when there is none left.
-    fileprivate func nextResult() -> OpaquePointer? {
+    func nextResult() -> OpaquePointer? {
         PQgetResult(handle)
     }
 
-    fileprivate func streamFailure(_ result: OpaquePointer?, _ context: String, collection: String?) -> StorageError {
+    /// The error for a failed result of a stream's query (`failure(_:_:collection:)`), for the
+    /// streams, which read their results themselves.
+    func streamFailure(_ result: OpaquePointer?, _ context: String, collection: String?) -> StorageError {
         failure(result, context, collection: collection)
-    }
-}
-
-/// A query result owned by Swift: cleared when released.
-final class PostgreSQLResult {
-    let handle: OpaquePointer
-
-    init(_ handle: OpaquePointer) {
-        self.handle = handle
-    }
-
-    deinit {
-        PQclear(handle)
-    }
-
-    var rowCount: Int { Int(PQntuples(handle)) }
-
-    /// The number of rows a command changed (`DELETE`, `INSERT`, `UPDATE`).
-    var affectedRows: Int { Int(String(cString: PQcmdTuples(handle))) ?? 0 }
-
-    /// Calls `body` with each row.
-    func forEachRow(_ body: (PostgreSQLRow) throws -> Bool) rethrows {
-        var row = PostgreSQLRow(result: handle, types: PostgreSQLRow.types(of: handle))
-        for index in 0..<PQntuples(handle) {
-            row.row = index
-            guard try body(row) else { return }
-        }
-    }
-
-    /// The first column of the first row, or `nil` when there is no row.
-    var firstValue: StorageValue? {
-        guard PQntuples(handle) > 0 else { return nil }
-        return PostgreSQLRow(result: handle, types: PostgreSQLRow.types(of: handle)).value(at: 0)
-    }
-}
-
-/// The rows of one single-row-mode query, read one result at a time; or, once another statement
-/// needed the connection, from a buffer holding the rest.
-final class PostgreSQLStream {
-    private unowned let connection: PostgreSQLConnection
-    private let context: String
-    private let collection: String?
-    private var current: OpaquePointer?
-    private var buffered: [BufferedRow]?
-    private var bufferedIndex = 0
-    private var deferredError: StorageError?
-    private var isDone = false
-    /// The column types, the same in every row's result: read from the first.
-    private var types: [Oid]?
-
-    init(connection: PostgreSQLConnection, context: String, collection: String?) {
-        self.connection = connection
-        self.context = context
-        self.collection = collection
-    }
-
-    /// The next row, or `nil` at the end.
-    func next() throws -> (any StorageRow)? {
-        if let current {
-            PQclear(current)
-            self.current = nil
-        }
-        if let buffered {
-            if bufferedIndex < buffered.count {
-                bufferedIndex += 1
-                return buffered[bufferedIndex - 1]
-            }
-            if let deferredError { throw deferredError }
-            return nil
-        }
-        guard !isDone else { return nil }
-        guard let result = connection.nextResult() else {
-            isDone = true
-            return nil
-        }
-        switch PQresultStatus(result) {
-        case PGRES_SINGLE_TUPLE:
-            current = result
-            let types = self.types ?? PostgreSQLRow.types(of: result)
-            self.types = types
-            return PostgreSQLRow(result: result, types: types)
-        case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
-            PQclear(result)
-            finish()
-            return nil
-        default:
-            let error = connection.streamFailure(result, context, collection: collection)
-            PQclear(result)
-            finish()
-            throw error
-        }
-    }
-
-    /// Reads and discards whatever the server still sends for this query.
-    func finish() {
-        if let current {
-            PQclear(current)
-            self.current = nil
-        }
-        guard !isDone else { return }
-        isDone = true
-        while let result = connection.nextResult() { PQclear(result) }
-    }
-
-    /// Copies the remaining rows into memory. The current row stays valid: the caller may still
-    /// be reading it.
-    func buffer() {
-        var rows: [BufferedRow] = []
-        while !isDone, let result = connection.nextResult() {
-            switch PQresultStatus(result) {
-            case PGRES_SINGLE_TUPLE:
-                let row = PostgreSQLRow(result: result, types: PostgreSQLRow.types(of: result))
-                rows.append(BufferedRow(values: (0..<row.types.count).map { row.value(at: $0) }))
-            case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
-                break
-            default:
-                deferredError = connection.streamFailure(result, context, collection: collection)
-            }
-            PQclear(result)
-        }
-        isDone = true
-        buffered = rows
-        bufferedIndex = 0
-    }
-}
-
-/// The rows of a query read through a cursor, one `FETCH` result (a batch) at a time; the next
-/// batch is asked for before the current one is read.
-final class PostgreSQLCursorStream {
-    /// The rows of the first batch, sent with the `DECLARE`: a small result needs no second
-    /// round trip, and rows of unknown size (a record may hold megabytes) are few.
-    static let firstBatch = 32
-    /// The most rows a batch holds.
-    static let largestBatch = 16_384
-    /// How much a batch may grow over the one before (rows that grow in size are then still
-    /// read in bounded batches).
-    static let growth = 8
-    /// About how many bytes of rows a batch holds once the row size is known (at most two
-    /// batches are in memory: the one read, the one being received).
-    static let batchBytes = 2 << 20
-
-    static func fetchSQL(_ size: Int) -> String {
-        "FETCH FORWARD \(size) FROM " + PostgreSQLConnection.cursorName
-    }
-
-    private unowned let connection: PostgreSQLConnection
-    private let context: String
-    private let collection: String?
-    /// The batch whose rows are being read.
-    private var current: OpaquePointer?
-    private var row: Int32 = 0
-    private var rowCount: Int32 = 0
-    /// The answer to the `FETCH` in flight, when a statement needed the connection before the
-    /// stream read it.
-    private var received: Result<OpaquePointer, StorageError>?
-    /// Whether a `FETCH` is in flight or received and not yet read.
-    private var fetching = false
-    /// Whether the last batch asked for was short: the cursor has no more rows.
-    private var isLast = false
-    private var types: [Oid] = []
-
-    init(connection: PostgreSQLConnection, first: OpaquePointer, context: String, collection: String?) {
-        self.connection = connection
-        self.context = context
-        self.collection = collection
-        types = PostgreSQLRow.types(of: first)
-        begin(first, asked: Self.firstBatch)
-    }
-
-    /// Starts reading `batch`, of at most `asked` rows, and asks for the next one when it was
-    /// full.
-    private func begin(_ batch: OpaquePointer, asked: Int) {
-        current = batch
-        row = 0
-        rowCount = PQntuples(batch)
-        guard Int(rowCount) >= asked else {
-            isLast = true
-            return
-        }
-        let bytesPerRow = max(1, PQresultMemorySize(batch) / max(1, Int(rowCount)))
-        let size = max(1, min(Self.largestBatch, asked * Self.growth, Self.batchBytes / bytesPerRow))
-        nextSize = size
-        fetching = connection.sendFetch(size, for: self)
-        if !fetching { received = .failure(connection.streamFailure(nil, context, collection: collection)) }
-    }
-
-    /// The rows asked for by the `FETCH` in flight.
-    private var nextSize = 0
-
-    /// Reads the answer to the `FETCH` in flight now (a statement needs the connection).
-    func receive() {
-        guard fetching, received == nil else { return }
-        received = connection.receiveFetch(context, collection: collection)
-    }
-
-    /// The next row, or `nil` at the end.
-    func next() throws -> (any StorageRow)? {
-        while true {
-            if let current {
-                if row < rowCount {
-                    defer { row += 1 }
-                    return PostgreSQLRow(result: current, row: row, types: types)
-                }
-                PQclear(current)
-                self.current = nil
-            }
-            guard !isLast else { return nil }
-            if received == nil, fetching { received = connection.receiveFetch(context, collection: collection) }
-            guard let answer = received else { return nil }
-            received = nil
-            fetching = false
-            switch answer {
-            case .success(let batch): begin(batch, asked: nextSize)
-            case .failure(let error):
-                isLast = true
-                throw error
-            }
-        }
-    }
-
-    /// Reads and discards the batch in flight and frees the current one. The cursor itself
-    /// closes with its transaction.
-    func finish() {
-        if let current {
-            PQclear(current)
-            self.current = nil
-        }
-        receive()
-        if case .success(let batch)? = received { PQclear(batch) }
-        received = nil
-        fetching = false
-        isLast = true
     }
 }

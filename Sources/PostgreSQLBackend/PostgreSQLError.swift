@@ -15,8 +15,23 @@ public struct PostgreSQLError: Error, Sendable, CustomStringConvertible {
         sqlState.map { "PostgreSQL \($0): \(message)" } ?? "libpq: \(message)"
     }
 
+    /// The SQLSTATE as a matchable ``Code``, or `nil` for a failure of the connection itself.
+    public var code: Code? { sqlState.map(Code.init(rawValue:)) }
+
+    /// The PostgreSQL error `error` is, or the one behind it when it is a `StorageError`.
+    /// - Parameter error: an error thrown by the backend.
+    /// - Returns: the PostgreSQL error, or `nil` when there is none.
+    static func underlying(_ error: any Error) -> PostgreSQLError? {
+        error as? PostgreSQLError ?? (error as? StorageError)?.underlying as? PostgreSQLError
+    }
+
     /// Whether running the transaction again may succeed: a serialization failure or a deadlock.
-    var isSerializationFailure: Bool { sqlState == "40001" || sqlState == "40P01" }
+    var isSerializationFailure: Bool {
+        switch code {
+        case .serializationFailure?, .deadlockDetected?: true
+        default: false
+        }
+    }
 
     /// Whether the failure means the schema this process cached is stale (a table or column
     /// another process changed), or a prepared statement outlived a schema change.
@@ -26,8 +41,13 @@ public struct PostgreSQLError: Error, Sendable, CustomStringConvertible {
     /// store or process (a collection dropped and created with another type); read afresh, the
     /// schema names the mismatch as `.schemaMismatch`, as on every other backend.
     var isStaleSchema: Bool {
-        sqlState == "42P01" || sqlState == "42703" || sqlState == "0A000"
-            || sqlState == "42P07" || sqlState == "42701" || sqlState == "42710" || sqlState == "42804"
+        switch code {
+        case .undefinedTable?, .undefinedColumn?, .featureNotSupported?, .duplicateTable?, .duplicateColumn?,
+            .duplicateObject?, .datatypeMismatch?:
+            true
+        default:
+            false
+        }
     }
 
     /// The `StorageError` for this failure.
@@ -37,44 +57,39 @@ public struct PostgreSQLError: Error, Sendable, CustomStringConvertible {
     ///   - connectionBroken: whether the connection is unusable after the failure.
     /// - Returns: the error, its code mapped from the SQLSTATE.
     func storageError(_ context: String, collection: String?, connectionBroken: Bool) -> StorageError {
-        let code: StorageError.Code
-        switch sqlState {
+        let storageCode: StorageError.Code
+        switch code {
         case nil:
-            code = connectionBroken ? .connectionLost : .engine
-        case let state? where state.hasPrefix("08") || state == "57P01" || state == "57P02" || state == "57P03":
-            code = .connectionLost
-        case let state? where state.hasPrefix("23"):
-            code = .constraintViolation
-        case "40001", "40P01", "55P03":
-            code = .busy
-        case "57014":
-            code = .timedOut
-        case "42501":
-            code = .permissionDenied
-        case "22003":
-            code = .valueOutOfRange
-        case let state? where state.hasPrefix("22"):
-            code = .typeMismatch
-        case "53100":
-            code = .io
-        case "54000", "54001", "54011", "54023":
+            storageCode = connectionBroken ? .connectionLost : .engine
+        case CodeClass.connectionException?, .adminShutdown?, .crashShutdown?, .cannotConnectNow?:
+            storageCode = .connectionLost
+        case CodeClass.integrityConstraintViolation?:
+            storageCode = .constraintViolation
+        case .serializationFailure?, .deadlockDetected?, .lockNotAvailable?:
+            storageCode = .busy
+        case .queryCanceled?:
+            storageCode = .timedOut
+        case .insufficientPrivilege?:
+            storageCode = .permissionDenied
+        case .numericValueOutOfRange?:
+            storageCode = .valueOutOfRange
+        case CodeClass.dataException?:
+            storageCode = .typeMismatch
+        case .diskFull?:
+            storageCode = .io
+        case .programLimitExceeded?, .statementTooComplex?, .tooManyColumns?, .tooManyArguments?:
             // Program limits: a row over a page, a statement too complex, too many columns or
             // arguments. Nothing was written (the statement failed whole).
-            code = .limitExceeded
-        case "25006":
+            storageCode = .limitExceeded
+        case .readOnlySQLTransaction?:
             // A write in a read-only transaction: a store opened read-only, or a standby.
-            code = .readOnly
+            storageCode = .readOnly
         default:
-            code = connectionBroken ? .connectionLost : .engine
+            storageCode = connectionBroken ? .connectionLost : .engine
         }
-        return StorageError(code, context + ": " + message, collection: collection, underlying: self)
+        return StorageError(storageCode, context + ": " + message, collection: collection, underlying: self)
     }
 }
-
-/// The underlying error of a read whose statement found the catalog stamp of its collection
-/// moved (`PostgreSQLReadTransaction.checkStamp`): the backend runs the read again, as after a
-/// stale-schema error from the server.
-struct PostgreSQLSchemaChanged: Error {}
 
 extension StorageError {
     /// The PostgreSQL error behind this one, if any.

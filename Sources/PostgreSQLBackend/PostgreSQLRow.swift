@@ -121,13 +121,3 @@ extension PostgreSQLType {
         !readsAsInteger(type) && !readsAsReal(type) && type != bytea
     }
 }
-
-/// A row of values copied out of a result: what a stream keeps when it must hand its connection
-/// to another statement before its rows are read.
-struct BufferedRow: StorageRow {
-    let values: [StorageValue]
-
-    func value(at index: Int) -> StorageValue {
-        index < values.count ? values[index] : .null
-    }
-}

@@ -157,6 +157,11 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         }
     }
 
+    /// The SQLSTATEs of a creation of the store that lost a race with another process creating
+    /// it: a unique violation in PostgreSQL's own catalog, or a schema or a table that exists
+    /// already.
+    private static let catalogRaces: Set<PostgreSQLError.Code> = [.uniqueViolation, .duplicateSchema, .duplicateTable]
+
     /// Creates the schema and the catalog unless they exist, and counts the listeners (see
     /// `PostgreSQLChangeFeed`) under the observer lock. Several processes opening a new store at
     /// once may race on the creation; the loser tries again.
@@ -192,7 +197,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                         underlying: error.underlying
                     )
                 }
-                let race = ["23505", "42P06", "42P07"].contains(error.postgreSQL?.sqlState ?? "")
+                // Another store created the schema or the catalog at the same moment.
+                let race = error.postgreSQL?.code.map(Self.catalogRaces.contains) == true
                 guard race, attempt < 5 else { throw error }
             }
         }
@@ -420,9 +426,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 if try writer.saveAlone(on: connection, origin: origin, unobserved: true) != nil {
                     return false
                 }
-            } catch let error as StorageError
-                where error.postgreSQL?.sqlState == PostgreSQLChangeFeed.listenersAppeared
-            {
+            } catch PostgreSQLChangeFeed.listenersAppeared {
                 listenersSeen.store(true, ordering: .relaxed)
             }
         }

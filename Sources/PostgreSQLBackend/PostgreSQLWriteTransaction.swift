@@ -94,6 +94,13 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
         return try super.storedEntry(of: name, needing: columns)
     }
 
+    /// The SQLSTATEs of a migration that lost a race with another process changing the same
+    /// collection: a unique violation in PostgreSQL's own catalog, or a table, a column or a
+    /// constraint that exists already.
+    private static let catalogRaces: Set<PostgreSQLError.Code> = [
+        .uniqueViolation, .duplicateTable, .duplicateColumn, .duplicateObject,
+    ]
+
     func prepareCollection(_ requested: CollectionSchema) throws -> CollectionSchema {
         try checkActive()
         try willRunStatement()
@@ -125,11 +132,7 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
         for statement in catalog.migration(from: current, to: target) {
             do {
                 try connection.execute(statement, collection: requested.name)
-            } catch let error as StorageError
-                where ["23505", "42P07", "42701", "42710"].contains(
-                    error.postgreSQL?.sqlState ?? ""
-                )
-            {
+            } catch let error as StorageError where error.postgreSQL?.code.map(Self.catalogRaces.contains) == true {
                 // Another process created or changed the same table at the same moment (the
                 // loser of concurrent `CREATE TABLE IF NOT EXISTS` gets a unique violation in
                 // PostgreSQL's own catalog): run the transaction again, against the new catalog.
@@ -137,7 +140,10 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteT
                     .busy,
                     "another process changed the collection at the same time",
                     collection: requested.name,
-                    underlying: PostgreSQLError(sqlState: "40001", message: error.message)
+                    underlying: PostgreSQLError(
+                        sqlState: PostgreSQLError.Code.serializationFailure.rawValue,
+                        message: error.message
+                    )
                 )
             }
         }

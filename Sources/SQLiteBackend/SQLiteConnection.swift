@@ -42,8 +42,8 @@ final class SQLiteConnection: @unchecked Sendable {
     ///   database cannot be opened or a setting cannot be applied.
     init(path: String, flags: Int32, busyTimeout: Duration) throws {
         var database: OpaquePointer?
-        let code = sqlite3_open_v2(path, &database, flags, nil)
-        guard code == SQLITE_OK, let database else {
+        let code = SQLiteResultCode(sqlite3_open_v2(path, &database, flags, nil))
+        guard code == .ok, let database else {
             let error = StorageError.sqlite(code, database: database, "cannot open the database", path: path)
             sqlite3_close_v2(database)
             throw error
@@ -83,7 +83,8 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// Throws for a result code other than `SQLITE_OK`.
     func check(_ code: Int32, _ context: @autoclosure () -> String, collection: String? = nil) throws {
-        if code != SQLITE_OK {
+        let code = SQLiteResultCode(code)
+        if code != .ok {
             throw StorageError.sqlite(code, database: handle, context(), collection: collection, path: path)
         }
     }
@@ -93,20 +94,22 @@ final class SQLiteConnection: @unchecked Sendable {
         var statement: OpaquePointer?
         var sql = sql
         let code = sql.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { text in
-                sqlite3_prepare_v3(
-                    handle,
-                    text.baseAddress,
-                    Int32(clamping: text.count),
-                    persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0,
-                    &statement,
-                    nil
-                )
-            }
+            SQLiteResultCode(
+                bytes.withMemoryRebound(to: CChar.self) { text in
+                    sqlite3_prepare_v3(
+                        handle,
+                        text.baseAddress,
+                        Int32(clamping: text.count),
+                        persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0,
+                        &statement,
+                        nil
+                    )
+                }
+            )
         }
-        guard code == SQLITE_OK, let statement else {
+        guard code == .ok, let statement else {
             throw StorageError.sqlite(
-                code == SQLITE_OK ? SQLITE_MISUSE : code,
+                code == .ok ? .misuse : code,
                 database: handle,
                 "cannot prepare a statement",
                 collection: collection

@@ -4,23 +4,24 @@ import Storage
 extension SQLiteResultCode {
     /// The store's error code for this engine result code.
     var storageErrorCode: StorageError.Code {
-        switch resultCode {
-        case SQLITE_CONSTRAINT:
+        // `Self.`: a result code is an `Error`, which `StorageError.Code`'s constants match too.
+        switch self {
+        case Self.constraint:
             return .constraintViolation
-        case SQLITE_BUSY, SQLITE_LOCKED:
+        case Self.busy, Self.locked:
             return .busy
-        case SQLITE_CORRUPT, SQLITE_NOTADB:
+        case Self.corrupt, Self.notADatabase:
             return .corrupt
-        case SQLITE_IOERR, SQLITE_FULL:
+        case Self.ioError, Self.full:
             return .io
-        case SQLITE_READONLY where extendedCode == SQLITE_READONLY:
+        case Self.readOnly where isPrimary:
             // "attempt to write a readonly database": a write refused by a read-only connection.
             // Its extended codes (a WAL that cannot be set up or recovered read-only, a folder
             // that cannot hold the `-wal` and `-shm` files) are failures to open.
             return .readOnly
-        case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_READONLY:
+        case Self.cannotOpen, Self.permission, Self.readOnly:
             return .cannotOpen
-        case SQLITE_MISMATCH:
+        case Self.mismatch:
             // Only raised when a non-integer value is given for an integer primary key.
             return .invalidKey
         default:
@@ -40,24 +41,24 @@ extension StorageError {
     ///   - path: the database's path, if known.
     /// - Returns: the error, its code mapped from SQLite's result code.
     static func sqlite(
-        _ code: Int32,
+        _ code: SQLiteResultCode,
         database: OpaquePointer?,
         _ context: String,
         collection: String? = nil,
         key: StorageValue? = nil,
         path: String? = nil
     ) -> StorageError {
-        var resultCode = SQLiteResultCode(code)
-        if let database, resultCode.resultCode == code {
+        var resultCode = code
+        if let database, code.isPrimary {
             // A primary code: ask the connection for the extended one.
-            let extended = sqlite3_extended_errcode(database)
-            if extended & 0xFF == code { resultCode = SQLiteResultCode(extended) }
+            let extended = SQLiteResultCode(sqlite3_extended_errcode(database))
+            if code ~= extended { resultCode = extended }
         }
         let detail: String
         if let database, let message = sqlite3_errmsg(database) {
             detail = String(cString: message)
         } else {
-            detail = sqlite3_errstr(code).map { String(cString: $0) } ?? "unknown error"
+            detail = sqlite3_errstr(code.extendedCode).map { String(cString: $0) } ?? "unknown error"
         }
         var message = "\(context): \(detail)"
         if let collection { message += " (collection \(Identifier.quoted(collection)))" }

@@ -38,16 +38,16 @@ final class SQLiteStatement {
     /// and copied once by SQLite.
     @inline(__always)
     func bind(_ value: StorageValue, at index: Int32) throws {
-        let code: Int32
+        let returned: Int32
         switch value {
         case .null:
-            code = sqlite3_bind_null(handle, index)
+            returned = sqlite3_bind_null(handle, index)
         case .integer(let number):
-            code = sqlite3_bind_int64(handle, index, number)
+            returned = sqlite3_bind_int64(handle, index, number)
         case .real(let number):
-            code = sqlite3_bind_double(handle, index, number)
+            returned = sqlite3_bind_double(handle, index, number)
         case .text(var text):
-            code = text.withUTF8 { bytes in
+            returned = text.withUTF8 { bytes in
                 guard let base = bytes.baseAddress, !bytes.isEmpty else {
                     // A null pointer would bind NULL; bind a static empty string instead.
                     return sqlite3_bind_text(handle, index, "", 0, nil)
@@ -66,9 +66,9 @@ final class SQLiteStatement {
         case .blob(let data):
             if data.isEmpty {
                 // A zero-length blob, not NULL.
-                code = sqlite3_bind_zeroblob(handle, index, 0)
+                returned = sqlite3_bind_zeroblob(handle, index, 0)
             } else {
-                code = data.withUnsafeBytes { bytes in
+                returned = data.withUnsafeBytes { bytes in
                     sqlite3_bind_blob64(
                         handle,
                         index,
@@ -79,7 +79,8 @@ final class SQLiteStatement {
                 }
             }
         }
-        if code == SQLITE_TOOBIG {
+        let code = SQLiteResultCode(returned)
+        if code == .tooBig {
             // Refused before anything is written, as SQLite would refuse to read it back.
             let limit = database.map { sqlite3_limit($0, SQLITE_LIMIT_LENGTH, -1) } ?? 0
             throw StorageError(
@@ -88,7 +89,7 @@ final class SQLiteStatement {
                     + " blob (SQLITE_LIMIT_LENGTH)"
             )
         }
-        if code != SQLITE_OK {
+        if code != .ok {
             throw StorageError.sqlite(code, database: database, "cannot bind parameter \(index)")
         }
     }
@@ -108,11 +109,11 @@ final class SQLiteStatement {
     @inline(__always)
     func step(_ context: @autoclosure () -> String = "cannot run a statement", collection: String? = nil) throws -> Bool
     {
-        let code = sqlite3_step(handle)
+        let code = SQLiteResultCode(sqlite3_step(handle))
         switch code {
-        case SQLITE_ROW:
+        case .row:
             return true
-        case SQLITE_DONE:
+        case .done:
             return false
         default:
             throw StorageError.sqlite(code, database: database, context(), collection: collection)

@@ -143,7 +143,7 @@ public final class SQLiteStorageBackend: StorageBackend {
         do {
             return try body()
         } catch var error as StorageError
-            where error.code == .readOnly || (error.underlying as? SQLiteResultCode)?.resultCode == SQLITE_READONLY
+            where error.code == .readOnly || SQLiteResultCode.readOnly ~= error
         {
             error.code = .cannotOpen
             error.message +=

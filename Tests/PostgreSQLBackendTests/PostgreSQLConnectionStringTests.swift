@@ -47,6 +47,12 @@ import Testing
                 _ = try PostgreSQLStorageBackend(url: server.keyValue(password: "a"))
             }
             #expect((wrong?.underlying as? PostgreSQLError)?.sqlState == "28P01", "\(String(describing: wrong))")
+            // It matches its constant and its class (`28`, an invalid authorization specification).
+            #expect(wrong.map { PostgreSQLError.Code.invalidPassword ~= $0 } == true, "\(String(describing: wrong))")
+            #expect(
+                wrong.map { PostgreSQLError.CodeClass.invalidAuthorizationSpecification ~= $0 } == true,
+                "\(String(describing: wrong))"
+            )
             #expect(wrong?.message.contains("127.0.0.1:\(server.port)") == true, "\(String(describing: wrong))")
 
             let backend = try PostgreSQLStorageBackend(
