@@ -123,7 +123,7 @@ let package = Package(
         // The Swift code of the DocC articles, compiled (scripts/docs-snippets.py extracts it).
         .testTarget(
             name: "DocumentationTests",
-            dependencies: ["Storage", "SQLiteBackend", "StorageTestSupport"],
+            dependencies: ["Storage", "SQLiteBackend", "PostgreSQLBackend", "StorageTestSupport"],
             swiftSettings: upcoming
         ),
         .testTarget(

@@ -77,11 +77,12 @@ struct ConcurrentLookups<Raw: ConcurrentBaseline> {
                     }
                     var name = "concurrentLookups \(threads) thread\(threads == 1 ? "" : "s")"
                     var baselineName = "raw look-ups, same threads"
+                    var note: String?
                     if withWriter, let before = alone[threads] {
                         name += " + writer"
                         baselineName += " + raw writer"
-                        name += String(
-                            format: " (readers at %.2f of alone, raw %.2f; writer %@ rows/s, raw %@)",
+                        note = String(
+                            format: "readers at %.2f of alone, raw %.2f; writer %@ rows/s, raw %@",
                             ours.lookups / max(before.ours, 1e-9),
                             baseline.lookups / max(before.raw, 1e-9),
                             Harness.format(ours.written),
@@ -96,7 +97,8 @@ struct ConcurrentLookups<Raw: ConcurrentBaseline> {
                         rowsPerSecond: ours.lookups,
                         baseline: baselineName,
                         baselineRowsPerSecond: baseline.lookups,
-                        ratio: ours.lookups / max(baseline.lookups, 1e-9)
+                        ratio: ours.lookups / max(baseline.lookups, 1e-9),
+                        note: note
                     )
                     harness.results.append(result)
                     progress(

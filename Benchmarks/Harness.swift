@@ -69,6 +69,9 @@ struct Harness {
         var baselineMemoryGrowthBytes: Int?
         /// For `forEach`: the most the resident set may grow, in bytes.
         var memoryGoalBytes: Int?
+        /// What the table prints below the figures (`concurrentLookups` beside a writer: the
+        /// readers' rate against their rate alone, and the writer's).
+        var note: String?
     }
 
     /// How long one figure may keep repeating: once its runs took this long, no more are started.
@@ -173,26 +176,28 @@ struct Harness {
         progress(line)
     }
 
-    /// One table per backend.
+    /// The widest line the tables print (a terminal of 100 columns shows them unwrapped).
+    static let lineWidth = 100
+
+    /// One table per backend, at most `lineWidth` columns wide: the figures, then each
+    /// operation's baseline and the notes (the memory growth of `forEach`, the readers and the
+    /// writer of `concurrentLookups` beside a writer).
     func printTables() {
         var backends: [String] = []
         for result in results where !backends.contains(result.backend) { backends.append(result.backend) }
         for backend in backends {
+            let mine = results.filter { $0.backend == backend }
             print("\n\(backend)")
-            let header = ["operation", "rows/s", "baseline", "baseline rows/s", "ratio", "goal", "memory growth"]
+            let header = ["operation", "rows/s", "baseline rows/s", "ratio", "goal"]
             var rows = [header]
-            for result in results where result.backend == backend {
-                var memory = ""
-                if let ours = result.memoryGrowthBytes, let theirs = result.baselineMemoryGrowthBytes {
-                    memory = "\(Self.megabytes(ours)) (baseline \(Self.megabytes(theirs)))"
-                }
+            for result in mine {
                 var goal = result.goal.map { Goal(minimum: $0).describe(result.ratio) } ?? ""
                 if let limit = result.memoryGoalBytes, let growth = result.memoryGrowthBytes {
-                    goal = "memory ≤ \(limit / 1_048_576) MB " + (growth <= limit ? "met" : "NOT MET")
+                    goal = "≤ \(limit / 1_048_576) MB " + (growth <= limit ? "met" : "NOT MET")
                 }
                 rows.append([
-                    result.operation, Self.format(result.rowsPerSecond), result.baseline,
-                    Self.format(result.baselineRowsPerSecond), String(format: "%.2f", result.ratio), goal, memory,
+                    result.operation, Self.format(result.rowsPerSecond), Self.format(result.baselineRowsPerSecond),
+                    String(format: "%.2f", result.ratio), goal,
                 ])
             }
             let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -201,7 +206,47 @@ struct Harness {
                 print(line.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
                 if index == 0 { print(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
             }
+            var baselines: [(String, String)] = []
+            for result in mine {
+                let operation = result.operation.split(separator: " ").first.map(String.init) ?? result.operation
+                if !baselines.contains(where: { $0 == (operation, result.baseline) }) {
+                    baselines.append((operation, result.baseline))
+                }
+            }
+            print("baselines:")
+            for (operation, baseline) in baselines { print(Self.wrap("\(operation): \(baseline)", indent: "  ")) }
+            var notes = mine.compactMap { result in result.note.map { "\(result.operation): \($0)" } }
+            for result in mine {
+                if let ours = result.memoryGrowthBytes, let theirs = result.baselineMemoryGrowthBytes {
+                    notes.append(
+                        "\(result.operation): the resident set grew by \(Self.megabytes(ours)) while streaming,"
+                            + " the baseline's by \(Self.megabytes(theirs))"
+                    )
+                }
+            }
+            if !notes.isEmpty {
+                print("notes:")
+                for note in notes { print(Self.wrap(note, indent: "  ")) }
+            }
         }
+    }
+
+    /// `text` broken at spaces into lines of at most `lineWidth` columns, each starting with
+    /// `indent` (continuation lines with two more spaces).
+    static func wrap(_ text: String, indent: String) -> String {
+        var lines: [String] = []
+        var line = indent
+        for word in text.split(separator: " ") {
+            let lead = lines.isEmpty ? indent : indent + "  "
+            if line.count > lead.count, line.count + 1 + word.count > lineWidth {
+                lines.append(line)
+                line = indent + "  " + word
+            } else {
+                line += (line.count > lead.count ? " " : "") + word
+            }
+        }
+        lines.append(line)
+        return lines.joined(separator: "\n")
     }
 
     /// Writes `{"count": N, "results": [...]}`.

@@ -3,6 +3,8 @@
 
 Usage: scripts/docs-snippets.py            write Tests/DocumentationTests/ArticleSnippets.swift
        scripts/docs-snippets.py --check    fail when that file is not what the articles give
+       scripts/docs-snippets.py --readme DIR   write the README's programs into DIR, one folder
+                                               each (ReadmeSnippetTests type-checks them)
 
 Every ```swift block of Sources/*/*.docc/*.md is one of three kinds, said by an HTML comment on
 the line before it (DocC does not render the comment):
@@ -10,6 +12,17 @@ the line before it (DocC does not render the comment):
   <!-- not compiled: REASON -->   left out; the reason is required (a fragment, shell, a server)
   <!-- compiled at file scope --> declarations (types, extensions, imports) put at file scope
   (no comment)                     statements: the body of an `async throws` function
+
+The README's Swift blocks say where a reader pastes them, each by a comment too:
+
+  <!-- not compiled: REASON -->                                left out
+  <!-- compiled as main.swift -->                              a program's main.swift (top-level
+                                                               code, which calls the blocking
+                                                               methods)
+  <!-- compiled as another file of the quick start's target --> one more file of the program of
+                                                               the main.swift block before it
+
+A README block without one of these is an error.
 
 Blocks of one module share one Swift module, so a statement block may use a type declared in
 another article (the `Person` of "Models and the type mapping"); names declared at file scope
@@ -149,7 +162,52 @@ def generate():
     return formatted.stdout, counted
 
 
+README = os.path.join(ROOT, "README.md")
+MAIN_FILE = re.compile(r"^<!--\s*compiled as main\.swift\s*-->\s*$")
+ANOTHER_FILE = re.compile(r"^<!--\s*compiled as another file of the quick start's target\s*-->\s*$")
+
+
+def readme_programs():
+    """The README's programs: a list of (name, {file name: code}), in the README's order."""
+    programs = []
+    for line, language, marker, code in blocks(README):
+        if language != "swift":
+            continue
+        where = f"README.md:{line}"
+        reason = NOT_COMPILED.match(marker)
+        if reason:
+            if not reason.group(1):
+                raise SnippetError(f"{where}: 'not compiled' needs a reason")
+        elif MAIN_FILE.match(marker):
+            programs.append((f"readme-{line}", {"main.swift": code + "\n"}))
+        elif ANOTHER_FILE.match(marker):
+            if not programs:
+                raise SnippetError(f"{where}: another file of a program, but no main.swift block before it")
+            programs[-1][1][f"File{line}.swift"] = code + "\n"
+        else:
+            raise SnippetError(f"{where}: a README block says where it is pasted, or why it is not compiled")
+    return programs
+
+
+def write_readme_programs(directory):
+    programs = readme_programs()
+    for name, files in programs:
+        folder = os.path.join(directory, name)
+        os.makedirs(folder, exist_ok=True)
+        for file, code in files.items():
+            with open(os.path.join(folder, file), "w", encoding="utf-8") as output:
+                output.write(code)
+    print(f"docs-snippets: wrote {len(programs)} README programs into {directory}", file=sys.stderr)
+
+
 def main():
+    if sys.argv[1:2] == ["--readme"] and len(sys.argv) == 3:
+        try:
+            write_readme_programs(sys.argv[2])
+        except SnippetError as error:
+            print(f"docs-snippets: {error}", file=sys.stderr)
+            return 1
+        return 0
     check = "--check" in sys.argv[1:]
     try:
         source, counted = generate()

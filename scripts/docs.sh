@@ -64,6 +64,9 @@ for module in "${modules[@]}"; do
     for extension in "$graphs/$module@"*.symbols.json; do
         if [ -e "$extension" ]; then cp "$extension" "$work/graphs/$module/"; fi
     done
+    # --enable-experimental-overloaded-symbol-presentation: the sync and async overloads of one
+    # name (save(_:) and its async twin) are one page and one sidebar entry, where the
+    # extension files' topic groups name the method once (Storage.docc/ObjectStore.md).
     archive="$work/$module.doccarchive"
     log="$work/$module.log"
     if ! "$docc" convert "Sources/$module/$module.docc" \
@@ -72,6 +75,7 @@ for module in "${modules[@]}"; do
         --fallback-display-name "$module" \
         --fallback-bundle-identifier "org.swift-storage.$module" \
         --transform-for-static-hosting \
+        --enable-experimental-overloaded-symbol-presentation \
         --warnings-as-errors >"$log" 2>&1; then
         cat "$log" >&2
         echo "docs: docc convert failed for $module" >&2
@@ -92,6 +96,9 @@ done
     cat "$work/merge.log" >&2
     exit 1
 }
+# The merged site's front page: docs/FRONT_PAGE.md, above the modules (docc merge takes no page
+# of our own, so the script writes it into the page the merge synthesized).
+python3 scripts/docs-front-page.py "$output"
 echo "docs: built $output (open /documentation/ on a server: scripts/docs.sh --serve)" >&2
 
 if [ "${1:-}" = "--serve" ]; then

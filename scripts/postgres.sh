@@ -99,6 +99,7 @@ full_page_writes = off
 wal_level = replica
 max_wal_senders = 4
 hot_standby = on
+client_min_messages = warning
 CONF
         echo "host replication all 127.0.0.1/32 trust" >>"$dir/data/pg_hba.conf"
     fi

@@ -11,7 +11,9 @@ import Darwin
 /// The PostgreSQL server the tests use: the one `STORAGE_POSTGRES_URL` names, or else a private
 /// throwaway cluster started on first use (`scripts/postgres.sh start` into a temporary folder:
 /// `initdb`, a free port on 127.0.0.1, a Unix socket in the folder, run as the `postgres` user
-/// when the tests run as root), stopped and removed when the process exits.
+/// when the tests run as root), stopped and removed when the process exits. Its sessions send
+/// warnings and errors only (`client_min_messages = warning`), so the notices of the tests' own
+/// SQL (`DROP SCHEMA … CASCADE` and its list of tables) stay out of the test output.
 ///
 /// Once started, the cluster's URL is put in `STORAGE_POSTGRES_URL`, so the child processes the
 /// tests start use the same server instead of starting their own.

@@ -1,6 +1,7 @@
-// The README's compiled snippets (Quick start, CSV files, Opening each engine), as close to
-// verbatim as a test allows (paths in a temporary folder, the `for await` loop collecting names):
-// a change that breaks the README breaks this file.
+// The README's snippets (Quick start, In async code, CSV files, Opening each engine), run, as close
+// to verbatim as a test allows (paths in a temporary folder, the `forEach` collecting names). The
+// README's own text is type-checked where it says to paste it by DocumentationTests'
+// ReadmeSnippetTests; this file runs it and checks what it returns.
 import FileArchiveBackend
 import Foundation
 import LMDBBackend
@@ -27,7 +28,7 @@ extension Person: StorableModel {
 }
 
 @Suite(.dedicatedThreads) struct ReadmeTests {
-    @Test func quickStart() async throws {
+    @Test func quickStart() throws {
         let directory = try TemporaryDirectory("readme")
         defer { directory.remove() }
         let store = try ObjectStore(backend: .sqlite(path: directory.url.appendingPathComponent("app.sqlite").path))
@@ -38,48 +39,38 @@ extension Person: StorableModel {
             Person(id: 8, name: "Grace", age: 85, email: nil, tags: ["navy"], address: nil),
         ]
 
-        // In async code (a server's handlers), every call is awaited: the blocking work runs on the
-        // store's own threads, never on Swift's cooperative pool.
-        try await store.save(person)  // insert or replace by primary key
-        try await store.save(contentsOf: people)  // one transaction
-        let one = try await store.fetch(Person.self, id: 42)
-        let page = try await store.fetchAll(
+        try store.save(person)  // insert or replace by primary key
+        try store.save(contentsOf: people)  // one transaction
+        let one = try store.fetch(Person.self, id: 42)
+        let page = try store.fetchAll(
             Person.self,
             where: Column("age") >= 30 && Column("name").like("A%"),
             orderBy: [.ascending("name")],
             limit: 20,
             offset: 1
         )
-        let n = try await store.count(Person.self, where: Column("email") == nil)
+        let n = try store.count(Person.self, where: Column("email") == nil)
         var streamed: [String] = []
-        // in batches
-        for try await p in store.stream(Person.self, where: Column("age") > 60) { streamed.append(p.name) }
-        try await store.delete(Person.self, id: 42)
-        try await store.deleteAll(Person.self, where: Column("age") < 18)
-        try await store.transaction { tx in  // all or nothing; the closure is synchronous
+        try store.forEach(Person.self, where: Column("age") > 60) { p in streamed.append(p.name) }  // in batches
+        try store.delete(Person.self, id: 42)
+        try store.deleteAll(Person.self, where: Column("age") < 18)
+        try store.transaction { tx in  // all or nothing
             try tx.save(person)
             try tx.delete(Person.self, id: 7)
         }
-        let (total, newest) = try await store.read { tx in  // one snapshot, never waits for the writer
+        let (total, newest) = try store.read { tx in  // one snapshot, never waits for the writer
             (try tx.count(Person.self), try tx.fetchAll(Person.self, orderBy: [.descending("id")], limit: 5))
         }
 
         // JSON from a server, straight into the same collection, and back as dictionaries
         let data = Data(#"[{"id": 9, "name": "Edsger", "age": 72, "email": null, "tags": [], "address": null}]"#.utf8)
-        try await store.insert(jsonArray: data, into: Person.collectionName)
-        let rows: [[String: StorageValue]] = try await store.fetchDictionaries(
-            from: "people",
-            where: Column("age") > 40
-        )
+        try store.insert(jsonArray: data, into: Person.collectionName)
+        let rows: [[String: StorageValue]] = try store.fetchDictionaries(from: "people", where: Column("age") > 40)
 
         // Errors match by code
-        do { try await store.save(person) } catch StorageError.Code.constraintViolation {
+        do { try store.save(person) } catch StorageError.Code.constraintViolation {
             // nothing was written
         }
-
-        // Synchronous code calls the same names without `await`; they block the calling thread.
-        func saveNow(_ person: Person) throws { try store.save(person) }
-        try saveNow(person)
 
         #expect(one == person)
         #expect(page.map(\.name) == ["Alan"])
@@ -88,16 +79,58 @@ extension Person: StorableModel {
         #expect(total == 2)
         #expect(newest.map(\.id) == [42, 8])
         #expect(rows.count == 2)  // Grace and Edsger, in the one collection `people`
-        #expect(try await store.fetchAll(Person.self, orderBy: [.ascending("id")]).map(\.id) == [8, 9, 42])
+        #expect(try store.fetchAll(Person.self, orderBy: [.ascending("id")]).map(\.id) == [8, 9, 42])
 
         // Collections, and closing
-        let names = try await store.collectionNames()  // ["people"]; the internal `_settings` is left out
-        let schema: CollectionSchema? = try await store.schema(of: "people")
-        try await store.drop(collection: "people")  // records, indexes and schema, in one transaction
-        try await store.close()  // waits for calls in flight, frees files; later calls throw .closed
+        let names = try store.collectionNames()  // ["people"]; the internal `_settings` is left out
+        let schema: CollectionSchema? = try store.schema(of: "people")
+        try store.drop(collection: "people")  // records, indexes and schema, in one transaction
+        try store.close()  // waits for calls in flight, frees files; later calls throw .closed
 
         #expect(names == ["people"])
         #expect(schema?.primaryKey == "id")
+    }
+
+    // "In async code": the README's three handlers.
+    static func adults(in store: ObjectStore, page: Int) async throws -> [Person] {
+        try await store.fetchAll(
+            Person.self,
+            where: Column("age") >= 18,
+            orderBy: [.ascending("name")],
+            limit: 20,
+            offset: page * 20
+        )
+    }
+
+    static func seniors(in store: ObjectStore) async throws -> [String] {
+        var names: [String] = []
+        for try await person in store.stream(Person.self, where: Column("age") > 60) { names.append(person.name) }
+        return names
+    }
+
+    static func birthday(of id: Int64, in store: ObjectStore) async throws -> Int? {
+        try await store.transaction { tx in
+            guard var person = try tx.fetch(Person.self, id: id) else { return nil }
+            person.age += 1
+            try tx.save(person)
+            return person.age
+        }
+    }
+
+    @Test func theAsyncHandlers() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await store.save(contentsOf: [
+            Person(id: 7, name: "Alan", age: 41, email: nil, tags: [], address: nil),
+            Person(id: 8, name: "Grace", age: 85, email: nil, tags: [], address: nil),
+            Person(id: 9, name: "Tim", age: 12, email: nil, tags: [], address: nil),
+        ])
+        #expect(try await Self.adults(in: store, page: 0).map(\.name) == ["Alan", "Grace"])
+        #expect(try await Self.adults(in: store, page: 1).isEmpty)
+        #expect(try await Self.seniors(in: store) == ["Grace"])
+        #expect(try await Self.birthday(of: 7, in: store) == 42)
+        #expect(try await Self.birthday(of: 1, in: store) == nil)
+        #expect(try await store.fetch(Person.self, id: 7)?.age == 42)
+        try await store.close()
     }
 
     @Test func csvEndToEnd() throws {
