@@ -70,6 +70,12 @@ private func withFile<R>(_ data: Data, _ body: (URL) throws -> R) throws -> R {
         #expect(try records("a\r\nb\nc\rd") == [Read(1, ["a"]), Read(2, ["b"]), Read(3, ["c"]), Read(4, ["d"])])
     }
 
+    /// A carriage return alone inside quotes is a line break, as it is between records.
+    @Test func aCarriageReturnInQuotesIsCountedAsALine() throws {
+        #expect(try records("a\r\"x\ry\"\rb\r") == [Read(1, ["a"]), Read(2, ["x\ry"]), Read(4, ["b"])])
+        #expect(failure("a\r\"x\ry\"\r\"open\r")?.message.hasPrefix("line 4 ") == true)
+    }
+
     @Test func blankLinesAreSkippedAndCounted() throws {
         #expect(try records("\n\na\n\r\n\nb\n\n") == [Read(3, ["a"]), Read(6, ["b"])])
         #expect(try records("\n\n").isEmpty)
