@@ -184,6 +184,29 @@ private struct Badge: Codable, Equatable {
         }
     }
 
+    /// A column a record does not write (a hand-written `encode(to:)` that skips a nil) is null
+    /// in that record, whatever the record before held.
+    @Test func aColumnARecordLeavesOutIsNull() throws {
+        struct Skipping: Encodable {
+            enum CodingKeys: CodingKey { case id, note }
+            var id: Int
+            var note: String?
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(id, forKey: .id)
+                if let note { try container.encode(note, forKey: .note) }
+            }
+        }
+        let encoder = try RowEncoder.discover(Skipping(id: 1, note: "first"))
+        #expect(encoder.values == [.integer(1), .text("first")])
+        for number in 2..<6 {
+            let note = number.isMultiple(of: 2) ? nil : "note \(number)"
+            try encoder.encode(Skipping(id: number, note: note))
+            #expect(encoder.values == [.integer(Int64(number)), note.map { .text($0) } ?? .null])
+        }
+    }
+
     @Test func aPropertyTheLayoutLacksIsAPlanMiss() throws {
         let layout = try RowEncoder.discover(Person.sample(1)).columns.filter { $0.name != "tags" }
         let encoder = RowEncoder(typeName: "Person", columns: layout)
