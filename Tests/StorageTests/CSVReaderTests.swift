@@ -1,4 +1,5 @@
 import Foundation
+import StorageTestSupport
 import Testing
 
 @testable import Storage
@@ -42,7 +43,8 @@ private func withFile<R>(_ data: Data, _ body: (URL) throws -> R) throws -> R {
     return try body(url)
 }
 
-@Suite struct CSVReaderTests {
+/// On threads of their own: a few tests read tens of megabytes.
+@Suite(.dedicatedThreads) struct CSVReaderTests {
     @Test func quotedFieldsHoldCommasAndDoubledQuotes() throws {
         #expect(
             try records(#"a,"b,c","say ""hi""",d"# + "\n" + #""""""# + "\n")

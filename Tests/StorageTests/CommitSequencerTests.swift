@@ -1,4 +1,5 @@
 import Foundation
+import StorageTestSupport
 import Testing
 
 @testable import Storage
@@ -54,7 +55,8 @@ private final class Published: @unchecked Sendable {
     var overlaps: Int { lock.withLock { overlapCount } }
 }
 
-@Suite struct CommitSequencerTests {
+/// On threads of their own: the tests block while threads they started wait.
+@Suite(.dedicatedThreads) struct CommitSequencerTests {
     @Test func theNextTicketIsPublishedByItsOwnResolveBeforeItReturns() {
         let sequencer = CommitSequencer()
         let published = Published()

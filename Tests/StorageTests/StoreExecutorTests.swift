@@ -1,4 +1,5 @@
 import Foundation
+import StorageTestSupport
 import Testing
 
 @testable import Storage
@@ -84,9 +85,11 @@ private struct Refused: Error, Equatable {
     var reason: String
 }
 
+/// The tests that block run on threads of their own (`.dedicatedThreads`); the async ones, and
+/// the one showing that blocked jobs leave the cooperative pool free, on the pool.
 @Suite struct StoreExecutorTests {
     /// A job runs on a thread of the executor's, not on the thread that submits it.
-    @Test func jobsRunOnThreadsOfTheirOwn() {
+    @Test(.dedicatedThreads) func jobsRunOnThreadsOfTheirOwn() {
         let executor = StoreExecutor(maximumThreads: 2)
         defer { executor.shutDown() }
         let submitter = pthread_self()
@@ -137,7 +140,7 @@ private struct Refused: Error, Equatable {
         }
     }
 
-    @Test func jobsRunInParallelUpToTheThreadCount() {
+    @Test(.dedicatedThreads) func jobsRunInParallelUpToTheThreadCount() {
         let executor = StoreExecutor(maximumThreads: 3, idleTimeout: 20)
         defer { executor.shutDown() }
         let running = Running()
@@ -161,7 +164,7 @@ private struct Refused: Error, Equatable {
         #expect(running.most == 3)
     }
 
-    @Test func jobsRunInTheOrderSubmitted() {
+    @Test(.dedicatedThreads) func jobsRunInTheOrderSubmitted() {
         let executor = StoreExecutor(maximumThreads: 1)
         defer { executor.shutDown() }
         let order = Locked<[Int]>([])
@@ -178,7 +181,7 @@ private struct Refused: Error, Equatable {
 
     /// A thread that finished its job waits for the next one (no new thread is started for it)
     /// and ends after `idleTimeout` without work; a later job starts a thread again.
-    @Test func anIdleThreadIsReusedThenEnds() {
+    @Test(.dedicatedThreads) func anIdleThreadIsReusedThenEnds() {
         let executor = StoreExecutor(maximumThreads: 4, idleTimeout: 1)
         defer { executor.shutDown() }
         let end = ThreadEnd()
@@ -206,7 +209,7 @@ private struct Refused: Error, Equatable {
 
     /// `shutDown` refuses new jobs at once, lets the queued ones run, then ends the threads,
     /// idle or busy, without waiting for the idle timeout.
-    @Test func shutDownRunsTheQueueThenEndsTheThreads() {
+    @Test(.dedicatedThreads) func shutDownRunsTheQueueThenEndsTheThreads() {
         let executor = StoreExecutor(maximumThreads: 1, idleTimeout: 600)
         let busyEnd = ThreadEnd()
         let gate = DispatchSemaphore(value: 0)
