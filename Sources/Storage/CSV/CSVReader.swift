@@ -177,7 +177,13 @@ final class CSVReader {
                 if byte == 0x22 {
                     state = .quoteInQuoted
                 } else {
-                    if byte == 0x0A { line += 1 }
+                    // A line break in the field: CR, LF, or the LF of a CRLF (counted at its CR).
+                    if byte == 0x0D
+                        || (byte == 0x0A
+                            && !(record.bytes.count > (record.ends.last ?? 0) && record.bytes.last == 0x0D))
+                    {
+                        line += 1
+                    }
                     record.bytes.append(byte)
                 }
             case .quoteInQuoted:
