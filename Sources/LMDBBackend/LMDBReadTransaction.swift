@@ -33,8 +33,8 @@ class LMDBReadTransaction: StorageReadTransaction {
     }
     /// Moves on whenever `lastGet` is set: a look-up gives its row back for the next one only
     /// while `lastGet` is still the one it read with (a look-up inside its decode may have
-    /// replaced it). Comparing `lastGet` itself again copied it (three references retained and
-    /// released, about 150 instructions a look-up).
+    /// replaced it). Comparing `lastGet` itself would copy it (three references retained and
+    /// released) on every look-up.
     private var lastGetGeneration = 0
     private var spareRow: LMDBRow?
 

@@ -18,12 +18,12 @@ final class LMDBRecordWriter: RecordWriter {
     private let indexes: [(index: LMDBCollection.Index, dbi: MDB_dbi, positions: [Int], fields: [Int])]
     private let storedRow: LMDBRow
     /// The collection's key type and whether it assigns keys, read once: each is a search of
-    /// its fields by name (about 280 instructions a record).
+    /// its fields by name, too dear for every record.
     private let keyType: ColumnType
     private let hasAutoKey: Bool
     private let maximumKeySize: Int
-    /// The record being encoded, in memory kept from record to record (an array allocated and
-    /// freed per record was about 780 instructions of an insert). Behind a pointer: a stored
+    /// The record being encoded, in memory kept from record to record, not an array allocated and
+    /// freed per record (scripts/count-check.py holds a save's allocations). Behind a pointer: a stored
     /// `var` of the class would cost an exclusivity check per access.
     private let scratch: UnsafeMutablePointer<(bytes: UnsafeMutableRawPointer, capacity: Int)>
 

@@ -245,8 +245,8 @@ enum PostgreSQLChangeFeed {
     /// anew).
     ///
     /// One expression, without a subquery: every plan node and function call of a statement is
-    /// set up again at each execution, and the subquery form this replaced cost the server about
-    /// 35,000 instructions a single save against about 12,500 (docs/BENCHMARKS.md).
+    /// set up again at each execution, and a subquery would nearly treble the server's work of a
+    /// single save (docs/BENCHMARKS.md).
     private static func listenerCount(_ catalog: PostgreSQLCatalog) -> String {
         "coalesce(CASE WHEN pg_advisory_xact_lock_shared((" + String(catalog.observeLockKey)
             + ")::int8) IS NULL THEN 1 END, pg_sequence_last_value("

@@ -10,8 +10,8 @@ import Storage
 /// as a fifth of the writer's cost), and a collection with no delete gives its upserted keys
 /// without looking each one up again. A collection of one upserted key (a single save) has no
 /// dictionary at all, and the collections are found by a look at the last one, then by
-/// comparing folded names while there are few: a single save's change set hashed its name and
-/// its key and allocated two dictionaries, about 3,400 instructions.
+/// comparing folded names while there are few, so a single save's change set hashes nothing and
+/// allocates no dictionary (docs/BENCHMARKS.md).
 struct PostgreSQLChangeSet {
     private struct Keys {
         let name: String

@@ -22,8 +22,8 @@ struct PostgreSQLParameters {
 
     /// The fields of one COPY binary tuple (see `forEachField(of:_:)`), each a parameter: COPY
     /// and parameters share the binary formats. The fields are copied with one `memcpy` each and
-    /// their lengths loaded whole: a byte-wise copy through `Slice` and a `reduce` per length were
-    /// about 6,900 instructions of a single save.
+    /// their lengths loaded whole, not byte by byte through `Slice` and a `reduce` per length
+    /// (docs/BENCHMARKS.md).
     init(copyTuple tuple: UnsafeRawBufferPointer) {
         bytes.reserveCapacity(tuple.count)
         Self.forEachField(of: tuple) { offset, length in

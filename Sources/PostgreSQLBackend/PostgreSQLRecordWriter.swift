@@ -145,8 +145,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
     ///
     /// The tuple's size is computed first (checking each value's type), then its bytes are stored
     /// straight into the buffer's memory: a profile of bulk inserts showed `Array.append` of each
-    /// length and number (about 100 instructions each, 17 per record) and of `Data`'s bytes
-    /// (about 900) as most of this function's cost.
+    /// length, number and blob as most of this function's cost (docs/BENCHMARKS.md).
     /// - Throws: `StorageError` with code `.typeMismatch` naming the column for a value its type
     ///   cannot hold, or text holding a NUL character (PostgreSQL text cannot); `.limitExceeded`
     ///   naming the column for a value over `maximumValueBytes`, or naming the record's largest

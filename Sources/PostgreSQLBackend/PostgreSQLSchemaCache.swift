@@ -40,12 +40,12 @@ final class PostgreSQLSchemaCache: Sendable {
         var writerPlans: [WriterLayout: PostgreSQLWriterPlan] = [:]
         /// The writer plan found or stored last, and its layout: a store saving one type again
         /// and again passes the same collection and column array each time, which compare equal
-        /// at once (same storage), where the dictionary hashed every column name (about 2,300
-        /// instructions of a single save).
+        /// at once (same storage), where the dictionary would hash every column name on every
+        /// save (docs/BENCHMARKS.md).
         var lastWriterPlan: (layout: WriterLayout, plan: PostgreSQLWriterPlan)?
         /// The schema `lookup` found last, by the name it was asked for: a name asked again (the
-        /// same string, compared at once) needs no folding and no hashing (about 1,900
-        /// instructions of a single save or a look-up). Dropped whenever `schemas` changes.
+        /// same string, compared at once) needs no folding and no hashing (docs/BENCHMARKS.md).
+        /// Dropped whenever `schemas` changes.
         var lastLookup: (name: String, entry: Entry)?
         /// By folded name, the last schema a transaction asked to prepare that the cached schema
         /// already covered (see `covered(_:folded:)`).
