@@ -3,21 +3,56 @@ import Storage
 import Testing
 
 /// One behaviour every backend must show, checked through `ObjectStore`.
+///
+/// A check is synchronous (in ``ConformanceSuite/checks``: it may block its thread, so run it on
+/// a thread of its own or from a synchronous test) or asynchronous (in
+/// ``ConformanceSuite/asyncChecks``: it awaits the store's async API and change streams, and
+/// runs on Swift's cooperative pool).
 public struct ConformanceCheck: Sendable, CustomStringConvertible {
     /// What the check proves.
     public let name: String
-    let body: @Sendable (BackendFixture, URL) throws -> Void
+    let body: Body
+
+    enum Body: Sendable {
+        case sync(@Sendable (BackendFixture, URL) throws -> Void)
+        case async(@Sendable (BackendFixture, URL) async throws -> Void)
+    }
 
     /// The check's name, as test reports show it.
     public var description: String { name }
 
-    /// Runs the check against `fixture` in a fresh folder.
+    /// Whether the check is asynchronous (one of ``ConformanceSuite/asyncChecks``), to be run
+    /// with `await run(_:)`.
+    public var isAsync: Bool {
+        if case .async = body { return true }
+        return false
+    }
+
+    /// Runs a synchronous check against `fixture` in a fresh folder. An asynchronous check is
+    /// not run: it is recorded as an issue (run it with `await`).
     /// - Parameter fixture: the backend under test.
     /// - Throws: what the check throws: a failed expectation is recorded with Swift Testing, and an
     ///   unexpected `StorageError` is rethrown.
     public func run(_ fixture: BackendFixture) throws {
+        guard case .sync(let body) = body else {
+            Issue.record("\(name) is an asynchronous check: run it with `try await check.run(fixture)`")
+            return
+        }
         try TemporaryDirectory.with("conformance") { directory in
             try body(fixture, directory)
+        }
+    }
+
+    /// Runs the check, synchronous or asynchronous, against `fixture` in a fresh folder.
+    /// - Parameter fixture: the backend under test.
+    /// - Throws: what the check throws: a failed expectation is recorded with Swift Testing, and an
+    ///   unexpected `StorageError` is rethrown.
+    public func run(_ fixture: BackendFixture) async throws {
+        let directory = try TemporaryDirectory("conformance")
+        defer { directory.remove() }
+        switch body {
+        case .sync(let body): try body(fixture, directory.url)
+        case .async(let body): try await body(fixture, directory.url)
         }
     }
 }
@@ -25,23 +60,47 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible {
 /// The shared conformance suite (fluent-kit's `FluentBenchmarker` idea): written once, run by a
 /// parameterized test over every backend.
 ///
+/// The synchronous checks block their threads (threads of their own, child work on
+/// `DispatchQueue`s), the asynchronous ones await: two lists, each run by one parameterized test.
+///
 /// ```swift
 /// @Test(arguments: fixtures, ConformanceSuite.checks)
 /// func conformance(_ fixture: BackendFixture, _ check: ConformanceCheck) throws { try check.run(fixture) }
+///
+/// @Test(.timeLimit(.minutes(10)), arguments: fixtures, ConformanceSuite.asyncChecks)
+/// func asyncConformance(_ fixture: BackendFixture, _ check: ConformanceCheck) async throws {
+///     try await check.run(fixture)
+/// }
 /// ```
 public enum ConformanceSuite {
-    /// Every check.
+    /// Every synchronous check.
     public static let checks: [ConformanceCheck] =
         roundTripChecks + queryChecks + inListChecks + typedComparisonChecks + transactionChecks + dictionaryChecks
         + hostileInputChecks + concurrencyChecks + keyChecks + settingsChecks + exactValueChecks + typeChangeChecks
         + inferenceChecks + naturalKeyChecks + columnNameChecks + typedReadChecks + writePlanChecks
-        + randomChecks + deepPredicateChecks + twinNameChecks
+        + randomChecks + deepPredicateChecks + twinNameChecks + csvImportChecks + fixtureDataChecks
+
+    /// Every asynchronous check: the store's async API, streams, closing, change observation and
+    /// typed settings.
+    public static let asyncChecks: [ConformanceCheck] =
+        storeAPIAsyncChecks + csvImportAsyncChecks + observationAsyncChecks + settingsTierAsyncChecks
+        + untypedAsyncAsyncChecks
+
+    /// Every check, synchronous and asynchronous: ``checks`` then ``asyncChecks``.
+    public static var allChecks: [ConformanceCheck] { checks + asyncChecks }
 
     static func check(
         _ name: String,
         _ body: @escaping @Sendable (BackendFixture, URL) throws -> Void
     ) -> ConformanceCheck {
-        ConformanceCheck(name: name, body: body)
+        ConformanceCheck(name: name, body: .sync(body))
+    }
+
+    static func asyncCheck(
+        _ name: String,
+        _ body: @escaping @Sendable (BackendFixture, URL) async throws -> Void
+    ) -> ConformanceCheck {
+        ConformanceCheck(name: name, body: .async(body))
     }
 
     /// Expects `body` to throw a `StorageError` with `code`, and returns it.
