@@ -4,10 +4,10 @@ import Testing
 
 /// One behaviour every backend must show, checked through `ObjectStore`.
 ///
-/// A check is synchronous (in ``ConformanceSuite/checks``: it may block its thread, so run it on
-/// a thread of its own or from a synchronous test) or asynchronous (in
-/// ``ConformanceSuite/asyncChecks``: it awaits the store's async API and change streams, and
-/// runs on Swift's cooperative pool).
+/// A check is synchronous (in ``ConformanceSuite/checks``: it may block its thread) or
+/// asynchronous (in ``ConformanceSuite/asyncChecks``: it awaits the store's async API and change
+/// streams, and runs on Swift's cooperative pool). `await run(_:)` runs either kind, a
+/// synchronous one on a thread of its own.
 public struct ConformanceCheck: Sendable, CustomStringConvertible {
     /// What the check proves.
     public let name: String
@@ -44,6 +44,11 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible {
     }
 
     /// Runs the check, synchronous or asynchronous, against `fixture` in a fresh folder.
+    ///
+    /// A synchronous check runs off Swift's cooperative pool, on a thread of its own (as many at
+    /// once as the machine has cores; the others wait suspended, holding no thread): its body
+    /// blocks, and some checks wait for tasks they start, which a pool whose every thread is
+    /// blocked could never run. So one parameterized test can run ``ConformanceSuite/allChecks``.
     /// - Parameter fixture: the backend under test.
     /// - Throws: what the check throws: a failed expectation is recorded with Swift Testing, and an
     ///   unexpected `StorageError` is rethrown.
@@ -51,7 +56,16 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible {
         let directory = try TemporaryDirectory("conformance")
         defer { directory.remove() }
         switch body {
-        case .sync(let body): try body(fixture, directory.url)
+        case .sync(let body):
+            await DedicatedThreadsTrait.slots.acquire()
+            defer { DedicatedThreadsTrait.slots.release() }
+            if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {
+                try await withTaskExecutorPreference(DedicatedThreadsExecutor.shared) {
+                    try body(fixture, directory.url)
+                }
+            } else {
+                try body(fixture, directory.url)
+            }
         case .async(let body): try await body(fixture, directory.url)
         }
     }
@@ -61,14 +75,12 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible {
 /// parameterized test over every backend.
 ///
 /// The synchronous checks block their threads (threads of their own, child work on
-/// `DispatchQueue`s), the asynchronous ones await: two lists, each run by one parameterized test.
+/// `DispatchQueue`s), the asynchronous ones await. One parameterized test runs them all
+/// (`await run(_:)` puts a synchronous check on a thread of its own):
 ///
 /// ```swift
-/// @Test(arguments: fixtures, ConformanceSuite.checks)
-/// func conformance(_ fixture: BackendFixture, _ check: ConformanceCheck) throws { try check.run(fixture) }
-///
-/// @Test(.timeLimit(.minutes(10)), arguments: fixtures, ConformanceSuite.asyncChecks)
-/// func asyncConformance(_ fixture: BackendFixture, _ check: ConformanceCheck) async throws {
+/// @Test(arguments: fixtures, ConformanceSuite.allChecks)
+/// func conformance(_ fixture: BackendFixture, _ check: ConformanceCheck) async throws {
 ///     try await check.run(fixture)
 /// }
 /// ```
