@@ -1,10 +1,10 @@
 import FileArchiveBackend
-public import Foundation
+package import Foundation
 import LMDBBackend
 import PostgreSQLBackend
 import SQLiteBackend
-public import Storage
-public import StorageTestSupport
+package import Storage
+package import StorageTestSupport
 
 /// The package's persistent backends, by the names the tests, the crash writer and the benchmarks
 /// use: `sqlite`, `lmdb`, `archive` and `postgresql`.
@@ -12,7 +12,7 @@ public import StorageTestSupport
 /// `allCases` are the engines that keep their store in files, which the reliability tests of
 /// files (permissions, full disks, corruption, system-call order, fork) run on; `everyCase` adds
 /// the PostgreSQL server, on which the conformance, observation and settings tests also run.
-public enum DiskBackend: String, CaseIterable, Sendable, CustomStringConvertible {
+package enum DiskBackend: String, CaseIterable, Sendable, CustomStringConvertible {
     case sqlite
     case lmdb
     case archive
@@ -21,16 +21,16 @@ public enum DiskBackend: String, CaseIterable, Sendable, CustomStringConvertible
     case postgresql
 
     /// The engines that keep their store in files.
-    public static var allCases: [DiskBackend] { [.sqlite, .lmdb, .archive] }
+    package static var allCases: [DiskBackend] { [.sqlite, .lmdb, .archive] }
 
     /// Every persistent backend, the PostgreSQL server included.
-    public static var everyCase: [DiskBackend] { allCases + [.postgresql] }
+    package static var everyCase: [DiskBackend] { allCases + [.postgresql] }
 
     /// The backend's name, as `--backend` and test reports spell it.
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// The store's path inside a test folder: a file for SQLite and LMDB, a folder for archives.
-    public func storePath(in directory: URL) -> String {
+    package func storePath(in directory: URL) -> String {
         switch self {
         case .sqlite: directory.appendingPathComponent("store.sqlite").path
         case .lmdb: directory.appendingPathComponent("store.lmdb").path
@@ -40,7 +40,7 @@ public enum DiskBackend: String, CaseIterable, Sendable, CustomStringConvertible
     }
 
     /// Opens (or reopens) the store at `path` with the backend's default configuration.
-    public func openStore(path: String) throws -> ObjectStore {
+    package func openStore(path: String) throws -> ObjectStore {
         switch self {
         case .sqlite: try ObjectStore(backend: .sqlite(path: path))
         case .lmdb: try ObjectStore(backend: .lmdb(path: path))
@@ -50,7 +50,7 @@ public enum DiskBackend: String, CaseIterable, Sendable, CustomStringConvertible
     }
 
     /// The conformance fixture for this backend: the store lives at `storePath(in:)`.
-    public var fixture: BackendFixture {
+    package var fixture: BackendFixture {
         let backend = self
         return BackendFixture(rawValue) { directory in
             try backend.openStore(path: backend.storePath(in: directory))
@@ -60,5 +60,5 @@ public enum DiskBackend: String, CaseIterable, Sendable, CustomStringConvertible
 
 extension BackendFixture {
     /// Every persistent backend of the package, the PostgreSQL server included.
-    public static let onDisk: [BackendFixture] = DiskBackend.everyCase.map(\.fixture)
+    package static let onDisk: [BackendFixture] = DiskBackend.everyCase.map(\.fixture)
 }

@@ -1,5 +1,5 @@
 import Foundation
-public import Storage
+package import Storage
 
 #if canImport(Glibc)
 import Glibc
@@ -11,18 +11,18 @@ import Darwin
 /// (`scripts/postgres.sh password`): the tests' own server trusts every local connection, so a
 /// wrong password can only be tried here. Started in the folder private clusters use, so that
 /// one a killed test leaves behind is swept (`PostgreSQLTestServer.sweepAbandonedClusters`).
-public struct PostgreSQLPasswordServer: Sendable {
+package struct PostgreSQLPasswordServer: Sendable {
     /// The role that must give a password, and the database it owns.
-    public static let role = "storage_pw"
+    package static let role = "storage_pw"
     /// The role's password.
-    public static let password = "Rq7-Vm2zKx9"
+    package static let password = "Rq7-Vm2zKx9"
     /// The port the server listens on, on 127.0.0.1.
-    public let port: Int
+    package let port: Int
 
     /// Starts a cluster, runs `body` with it, and stops and removes it.
     /// - Throws: `StorageError` with code `.unavailable` when the cluster cannot be started;
     ///   what `body` throws.
-    public static func with<R>(_ body: (PostgreSQLPasswordServer) throws -> R) throws -> R {
+    package static func with<R>(_ body: (PostgreSQLPasswordServer) throws -> R) throws -> R {
         let directory = PostgreSQLTestServer.clusterParent()
             .appendingPathComponent(PostgreSQLTestServer.clusterPrefix + UUID().uuidString).path
         defer {
@@ -44,14 +44,14 @@ public struct PostgreSQLPasswordServer: Sendable {
     }
 
     /// `key=value` pairs that reach the server as `role`, with `password` (none when `nil`).
-    public func keyValue(password: String?) -> String {
+    package func keyValue(password: String?) -> String {
         "host=127.0.0.1 port=\(port) user=\(Self.role) dbname=\(Self.role)"
             + (password.map { " password=" + $0 } ?? "")
     }
 
     /// A URI that reaches the server as `role`, with `password` written as given (escaped or
     /// not).
-    public func uri(password: String, query: String = "") -> String {
+    package func uri(password: String, query: String = "") -> String {
         "postgresql://\(Self.role):\(password)@127.0.0.1:\(port)/\(Self.role)" + query
     }
 
@@ -59,7 +59,7 @@ public struct PostgreSQLPasswordServer: Sendable {
     /// short and long passwords (1-character ones among them), percent escapes, URIs and
     /// `key=value` pairs, a bad `sslmode`, a port that is not a number, wrong and missing
     /// passwords against this server.
-    public var attacks: [ConnectionAttack] {
+    package var attacks: [ConnectionAttack] {
         let host = "127.0.0.1:\(port)"
         return [
             // Strings libpq cannot parse: its message would quote them whole.
@@ -120,17 +120,17 @@ public struct PostgreSQLPasswordServer: Sendable {
 }
 
 /// One malformed or wrong connection string, the passwords it holds, and the error it must give.
-public struct ConnectionAttack: Sendable, CustomStringConvertible {
+package struct ConnectionAttack: Sendable, CustomStringConvertible {
     /// What is wrong with it.
-    public let name: String
+    package let name: String
     /// The connection string.
-    public let url: String
+    package let url: String
     /// The passwords it holds, as written and as libpq decodes them: none may show. A
     /// 1-character ASCII password is left out (any message holds its letter), and is checked
     /// instead by the message being whole (`garbled`).
-    public let secrets: [String]
+    package let secrets: [String]
     /// The error code the string must give.
-    public let code: StorageError.Code
+    package let code: StorageError.Code
 
     init(_ name: String, _ url: String, _ secrets: [String], _ code: StorageError.Code) {
         self.name = name
@@ -140,10 +140,10 @@ public struct ConnectionAttack: Sendable, CustomStringConvertible {
     }
 
     /// What is wrong with the string: the attack's name in test reports.
-    public var description: String { name }
+    package var description: String { name }
 
     /// The pieces of `text` that show a secret: a secret itself, or any 3 characters of one.
-    public func leaks(in text: String) -> [String] {
+    package func leaks(in text: String) -> [String] {
         var pieces: Set<String> = []
         for secret in secrets {
             let characters = Array(secret)
@@ -156,5 +156,5 @@ public struct ConnectionAttack: Sendable, CustomStringConvertible {
     }
 
     /// Whether `text` shows the marks of redaction by substring replacement (`***`).
-    public static func garbled(_ text: String) -> Bool { text.contains("***") }
+    package static func garbled(_ text: String) -> Bool { text.contains("***") }
 }

@@ -1,6 +1,6 @@
-public import Foundation
-public import PostgreSQLBackend
-public import Storage
+package import Foundation
+package import PostgreSQLBackend
+package import Storage
 
 #if canImport(Glibc)
 import Glibc
@@ -17,19 +17,19 @@ import Darwin
 ///
 /// Once started, the cluster's URL is put in `STORAGE_POSTGRES_URL`, so the child processes the
 /// tests start use the same server instead of starting their own.
-public enum PostgreSQLTestServer {
+package enum PostgreSQLTestServer {
     /// The folder of the private cluster, `nil` when the tests use a server of their own.
     private static let state = Locked<(url: String, directory: String?)?>(nil)
 
     /// `scripts/postgres.sh` of this checkout.
-    public static var script: String {
+    package static var script: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("scripts/postgres.sh").path
     }
 
     /// The server's URL, starting the private cluster on first use.
     /// - Throws: `StorageError` with code `.unavailable` when the cluster cannot be started.
-    public static func url() throws -> String {
+    package static func url() throws -> String {
         try state.withLock { state in
             if let state { return state.url }
             if let url = ProcessInfo.processInfo.environment["STORAGE_POSTGRES_URL"], !url.isEmpty {
@@ -52,7 +52,7 @@ public enum PostgreSQLTestServer {
 
     /// The folder of the private cluster, for tests that stop and restart it; `nil` when the
     /// tests use a server given by `STORAGE_POSTGRES_URL`.
-    public static func privateClusterDirectory() throws -> String? {
+    package static func privateClusterDirectory() throws -> String? {
         _ = try url()
         return state.withLock { $0?.directory }
     }
@@ -63,7 +63,7 @@ public enum PostgreSQLTestServer {
     /// Foundation's `Process` could miss the script's exit while tests start processes in parallel.
     /// - Throws: `StorageError` with code `.unavailable` when it fails.
     @discardableResult
-    public static func run(_ arguments: [String]) throws -> String {
+    package static func run(_ arguments: [String]) throws -> String {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("postgres-sh-\(UUID().uuidString)")
         defer {
             try? FileManager.default.removeItem(atPath: output.path + ".out")
@@ -106,7 +106,7 @@ public enum PostgreSQLTestServer {
     /// error in a descriptor of its own (10 or above) while a loop's `2>/dev/null` holds, the loop
     /// closed that one too, and the child then ran with no standard error (every failure of
     /// `scripts/postgres.sh` was reported with an empty reason).
-    public static let closingInheritedDescriptors = """
+    package static let closingInheritedDescriptors = """
         for fd in /proc/$$/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ]; then eval "exec $fd>&-" 2>/dev/null; fi; done
         exec "$@"
         """
@@ -120,7 +120,7 @@ public enum PostgreSQLTestServer {
     /// it, and `scripts/postgres.sh` refuses such a folder.
     /// - Parameter temporary: the temporary directory; `nil` for the system's.
     /// - Returns: the folder to make private clusters in.
-    public static func clusterParent(temporary: URL? = nil) -> URL {
+    package static func clusterParent(temporary: URL? = nil) -> URL {
         let temporary = temporary ?? FileManager.default.temporaryDirectory
         let socket = temporary.appendingPathComponent(clusterPrefix + UUID().uuidString).path + "/.s.PGSQL.65535"
         return socket.utf8.count <= 103 ? temporary : URL(fileURLWithPath: "/tmp", isDirectory: true)
@@ -128,13 +128,13 @@ public enum PostgreSQLTestServer {
 
     /// The file in a private cluster's folder holding the process id of the test process it
     /// serves.
-    public static let ownerFile = "owner"
+    package static let ownerFile = "owner"
 
     /// Stops and removes the private clusters in the temporary directory whose test process has
     /// ended without stopping its own (a process killed, or ended by a closed pipe, runs no
     /// `atexit` handler), so that they do not pile up. A cluster whose process still runs, or
     /// whose folder names none yet (being started), is left alone.
-    public static func sweepAbandonedClusters() {
+    package static func sweepAbandonedClusters() {
         let temporary = clusterParent()
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: temporary.path) else { return }
         for name in names where name.hasPrefix(clusterPrefix) {
@@ -159,7 +159,7 @@ public enum PostgreSQLTestServer {
 
     /// A schema name for the store kept at `path` (a test folder): each test gets a schema of its
     /// own, and reopening the same folder gives the same data.
-    public static func schema(for path: String) -> String {
+    package static func schema(for path: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in path.utf8 {
             hash ^= UInt64(byte)
@@ -169,7 +169,7 @@ public enum PostgreSQLTestServer {
     }
 
     /// Opens the store for the test folder `path`, in a schema of its own.
-    public static func openStore(
+    package static func openStore(
         path: String,
         configuration: PostgreSQLStorageBackend.Configuration? = nil
     ) throws

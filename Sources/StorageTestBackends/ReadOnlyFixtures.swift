@@ -1,9 +1,9 @@
 import FileArchiveBackend
-public import Foundation
+package import Foundation
 import LMDBBackend
 import PostgreSQLBackend
 import SQLiteBackend
-public import Storage
+package import Storage
 
 extension DiskBackend {
     /// Opens the store at `path` with the backend's default configuration and `readOnly` set:
@@ -14,7 +14,7 @@ extension DiskBackend {
     ///   - readOnly: whether the store is opened read-only.
     /// - Returns: the store.
     /// - Throws: what opening the backend throws.
-    public func openStore(path: String, readOnly: Bool) throws -> ObjectStore {
+    package func openStore(path: String, readOnly: Bool) throws -> ObjectStore {
         switch self {
         case .sqlite: try ObjectStore(backend: .sqlite(path: path, configuration: .init(readOnly: readOnly)))
         case .lmdb: try ObjectStore(backend: .lmdb(path: path, configuration: .init(readOnly: readOnly)))
@@ -29,17 +29,17 @@ extension DiskBackend {
 /// What a test folder holds, file by file: each file's bytes and modification time, and each
 /// folder, by path relative to the folder. Two equal fingerprints mean nothing under the folder
 /// was created, removed, written or touched in between.
-public struct FolderFingerprint: Equatable, CustomStringConvertible, Sendable {
+package struct FolderFingerprint: Equatable, CustomStringConvertible, Sendable {
     /// Per relative path: the file's bytes (`nil` for a folder) and its modification time, in
     /// nanoseconds.
-    public let entries: [String: Entry]
+    package let entries: [String: Entry]
 
     /// One file or folder of the fingerprint.
-    public struct Entry: Equatable, Sendable {
+    package struct Entry: Equatable, Sendable {
         /// The file's bytes; `nil` for a folder.
-        public let bytes: Data?
+        package let bytes: Data?
         /// The modification time in nanoseconds since 1970.
-        public let modified: Int64
+        package let modified: Int64
     }
 
     /// The fingerprint of everything under `directory`, except the files whose names end with
@@ -49,7 +49,7 @@ public struct FolderFingerprint: Equatable, CustomStringConvertible, Sendable {
     ///   - directory: the folder.
     ///   - ignoredSuffixes: the name endings left out.
     /// - Throws: the file manager's error when the folder cannot be read.
-    public init(of directory: URL, ignoring ignoredSuffixes: [String] = []) throws {
+    package init(of directory: URL, ignoring ignoredSuffixes: [String] = []) throws {
         var entries: [String: Entry] = [:]
         let manager = FileManager.default
         let root = directory.path
@@ -72,7 +72,7 @@ public struct FolderFingerprint: Equatable, CustomStringConvertible, Sendable {
     }
 
     /// The paths, each with its size (or `/` for a folder), sorted.
-    public var description: String {
+    package var description: String {
         entries.keys.sorted().map { "\($0) (\(entries[$0]!.bytes.map { "\($0.count) bytes" } ?? "/"))" }
             .joined(separator: ", ")
     }

@@ -1,5 +1,5 @@
-public import Foundation
-public import Storage
+package import Foundation
+package import Storage
 
 #if canImport(Glibc)
 import Glibc
@@ -15,9 +15,9 @@ import Darwin
 /// let store = try ObjectStore(backend: .sqlite(path: path))
 /// try CrashWorkload.verify(store, batchSize: 20, acknowledged: acknowledged)
 /// ```
-public enum CrashHarness {
+package enum CrashHarness {
     /// The crash writer, built beside the test runner by `swift build` / `swift test`.
-    public static var executable: URL {
+    package static var executable: URL {
         #if os(Linux)
         // The test runner is an executable in the build's products folder.
         let folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
@@ -41,7 +41,7 @@ public enum CrashHarness {
     /// - Returns: the last batch it acknowledged (0 if it acknowledged none).
     /// - Throws: `CrashWriterFailure` when the writer reported an error; the process's error when
     ///   it cannot be started.
-    public static func runAndKill(
+    package static func runAndKill(
         backend: String,
         path: String,
         batchSize: Int,
@@ -95,7 +95,7 @@ extension CrashHarness {
     /// - Throws: `CrashCheckFailure` when a kill left the store in a state a committed, atomic,
     ///   durable store cannot be in, or when a run acknowledged no new batch.
     @discardableResult
-    public static func killRepeatedly(
+    package static func killRepeatedly(
         backend: String,
         path: String,
         kills: Int = 20,
@@ -122,9 +122,9 @@ extension CrashHarness {
 }
 
 /// The crash writer reported an error instead of committing.
-public struct CrashWriterFailure: Error, CustomStringConvertible {
+package struct CrashWriterFailure: Error, CustomStringConvertible {
     /// The writer's error line.
-    public let description: String
+    package let description: String
 }
 
 #if !os(Linux)

@@ -1,23 +1,23 @@
-public import Foundation
-public import Storage
+package import Foundation
+package import Storage
 
 /// One record of a crash-test batch. Its fields are derived from its id, so a reader can tell an
 /// intact record from a damaged one without knowing what was written.
-public struct CrashRecord: Codable, Equatable, Sendable {
+package struct CrashRecord: Codable, Equatable, Sendable {
     /// `batch * batchSize + index`.
-    public var id: Int64
+    package var id: Int64
     /// The batch the record was committed in (from 1).
-    public var batch: Int64
+    package var batch: Int64
     /// Text whose length (1 to 300 characters) and content follow from `id`.
-    public var payload: String
+    package var payload: String
     /// Bytes (0 to 256) that follow from `id`.
-    public var blob: Data
+    package var blob: Data
 
     /// The record with `id` of `batch`, with the contents that follow from them.
     /// - Parameters:
     ///   - id: the record's primary key.
     ///   - batch: the batch it belongs to.
-    public init(id: Int64, batch: Int64) {
+    package init(id: Int64, batch: Int64) {
         self.id = id
         self.batch = batch
         let length = Int(UInt64(bitPattern: id &* 2_654_435_761) % 300) + 1
@@ -34,29 +34,29 @@ public struct CrashRecord: Codable, Equatable, Sendable {
     ///   - batch: the batch's number.
     ///   - size: how many records a batch has.
     /// - Returns: the batch's records, in key order.
-    public static func batch(_ batch: Int64, size: Int) -> [CrashRecord] {
+    package static func batch(_ batch: Int64, size: Int) -> [CrashRecord] {
         (0..<Int64(size)).map { CrashRecord(id: batch * Int64(size) + $0, batch: batch) }
     }
 }
 
 /// The last batch committed, rewritten in every batch's transaction, in a collection of its own: a
 /// transaction that is only partly applied shows as a tally that disagrees with the records.
-public struct CrashTally: Codable, Equatable, Sendable {
+package struct CrashTally: Codable, Equatable, Sendable {
     /// Always 1: the tally is a single record.
-    public var id: Int64 = 1
+    package var id: Int64 = 1
     /// The number of the last batch committed.
-    public var lastBatch: Int64
+    package var lastBatch: Int64
 
     /// Creates a tally.
     /// - Parameter lastBatch: the last batch committed.
-    public init(lastBatch: Int64) {
+    package init(lastBatch: Int64) {
         self.lastBatch = lastBatch
     }
 }
 
 /// What the crash writer does: commits numbered batches, each one transaction that inserts
 /// `batchSize` records and advances the tally, and reports each commit after it returns.
-public enum CrashWorkload {
+package enum CrashWorkload {
     /// Commits batches after the last one in `store` until `limit` batches have been written by
     /// this call (forever when `nil`), calling `acknowledge` with each batch number once its
     /// transaction has committed.
@@ -66,7 +66,7 @@ public enum CrashWorkload {
     ///   - limit: how many batches to write; `nil` for no end.
     ///   - acknowledge: called with each batch number after its commit returned.
     /// - Throws: the store's `StorageError` when a commit fails.
-    public static func run(
+    package static func run(
         on store: ObjectStore,
         batchSize: Int,
         limit: Int? = nil,
@@ -95,7 +95,7 @@ public enum CrashWorkload {
     ///   - acknowledged: the last batch the writer reported committed.
     /// - Returns: the tally's last batch.
     /// - Throws: `CrashCheckFailure` naming what is wrong, or the store's `StorageError`.
-    public static func verify(_ store: ObjectStore, batchSize: Int, acknowledged: Int64) throws -> Int64 {
+    package static func verify(_ store: ObjectStore, batchSize: Int, acknowledged: Int64) throws -> Int64 {
         let last = try store.fetch(CrashTally.self, id: 1)?.lastBatch ?? 0
         guard last >= acknowledged else {
             throw CrashCheckFailure("batch \(acknowledged) was acknowledged but the store's tally is \(last)")
@@ -119,9 +119,9 @@ public enum CrashWorkload {
 }
 
 /// A crash test found a store in a state a committed, atomic, durable store cannot be in.
-public struct CrashCheckFailure: Error, CustomStringConvertible {
+package struct CrashCheckFailure: Error, CustomStringConvertible {
     /// What was wrong.
-    public let description: String
+    package let description: String
 
     init(_ description: String) {
         self.description = description

@@ -25,7 +25,7 @@ package struct DedicatedThreadsTrait: TestTrait, SuiteTrait, TestScoping {
     /// One slot per core, shared by every test case with the trait; `STORAGE_DEDICATED_SLOTS=n`
     /// sets another count (to measure whether the tests holding the slots leave the cores idle:
     /// on a busy shared machine that could not be told).
-    private static let slots = Slots(
+    static let slots = Slots(
         ProcessInfo.processInfo.environment["STORAGE_DEDICATED_SLOTS"].flatMap { Int($0) }
             ?? ProcessInfo.processInfo.activeProcessorCount
     )
@@ -54,7 +54,7 @@ package struct DedicatedThreadsTrait: TestTrait, SuiteTrait, TestScoping {
 }
 
 /// A counting semaphore for tasks: `acquire()` suspends (holding no thread) until a slot is free.
-private final class Slots: @unchecked Sendable {
+final class Slots: @unchecked Sendable {
     // @unchecked Sendable: `free` and `waiting` are read and written only with `lock` held.
     private let lock = NSLock()
     private var free: Int

@@ -10,7 +10,16 @@ import Testing
 /// Every backend the package has.
 let fixtures: [BackendFixture] = [.inMemory] + BackendFixture.onDisk
 
+/// The synchronous checks, on threads of their own: they block (threads of their own, waits).
 @Test(.dedicatedThreads, arguments: fixtures, ConformanceSuite.checks)
 func conformance(_ fixture: BackendFixture, _ check: ConformanceCheck) throws {
     try check.run(fixture)
+}
+
+/// The asynchronous checks (the store's async API, observation, settings), on Swift's pool. The
+/// time limit only stops a hang: Swift Testing counts it from when the test case starts, and a
+/// case can then wait for one of Swift's cooperative threads (one per core) behind other tests.
+@Test(.timeLimit(.minutes(10)), arguments: fixtures, ConformanceSuite.asyncChecks)
+func asyncConformance(_ fixture: BackendFixture, _ check: ConformanceCheck) async throws {
+    try await check.run(fixture)
 }

@@ -9,8 +9,9 @@ let dictionary = BackendFixture("dictionary") { directory in
     ObjectStore(backend: DictionaryStorageBackend.named(directory.path))
 }
 
-/// Every check of swift-storage's conformance suite, on a backend built outside that package.
-@Test(arguments: [dictionary], ConformanceSuite.checks)
-func conformance(_ fixture: BackendFixture, _ check: ConformanceCheck) throws {
-    try check.run(fixture)
+/// Every check of swift-storage's conformance suite, synchronous and asynchronous (the store's
+/// async API, streams, closing, observation, settings), on a backend built outside that package.
+@Test(arguments: [dictionary], ConformanceSuite.allChecks)
+func conformance(_ fixture: BackendFixture, _ check: ConformanceCheck) async throws {
+    try await check.run(fixture)
 }

@@ -1,14 +1,9 @@
 import Foundation
 import Storage
-import StorageTestSupport
 import Testing
 
-// The time limit only stops a hang. Swift Testing counts it from when the test case starts, and
-// a case can then wait for one of Swift's cooperative threads (one per core): with one minute,
-// these failed in a clean CI run whose bodies took seconds, while tests blocked in `waitpid` held
-// both threads. Those tests now run on threads of their own (`.dedicatedThreads`); the margin stays.
 /// Typed settings on every backend.
-@Suite(.timeLimit(.minutes(10))) struct SettingsTests {
+struct SettingsChecks {
     struct Window: Codable, Equatable, Sendable {
         var width: Int
         var title: String
@@ -72,7 +67,6 @@ import Testing
         try await body { try fixture.openStore(in: directory.url) }
     }
 
-    @Test(arguments: fixtures)
     func everyKindOfValueSurvivesAReopen(_ fixture: BackendFixture) async throws {
         try await withStore(fixture) { open in
             do {
@@ -107,7 +101,6 @@ import Testing
         }
     }
 
-    @Test(arguments: fixtures)
     func defaultsAreDeclaredNotWritten(_ fixture: BackendFixture) async throws {
         try await withStore(fixture) { open in
             let store = try open()
@@ -142,7 +135,6 @@ import Testing
         @Setting("cafe\u{301}") var value = 2
     }
 
-    @Test(arguments: fixtures)
     func keysDifferingOnlyInNormalizationAreTwoSettings(_ fixture: BackendFixture) async throws {
         try await withStore(fixture) { open in
             let store = try open()
@@ -160,7 +152,6 @@ import Testing
         }
     }
 
-    @Test(arguments: fixtures)
     func keysComeFromPropertyNamesAndNamespacesFromSubclasses(_ fixture: BackendFixture) async throws {
         try await withStore(fixture) { open in
             let store = try open()
@@ -179,7 +170,6 @@ import Testing
         }
     }
 
-    @Test(arguments: fixtures)
     func resetAllRemovesOnlyItsOwnNamespace(_ fixture: BackendFixture) async throws {
         try await withStore(fixture) { open in
             let store = try open()
@@ -196,7 +186,6 @@ import Testing
         }
     }
 
-    @Test(arguments: fixtures)
     func aValueOfAnOlderTypeReadsAsTheDefaultAndIsReported(_ fixture: BackendFixture) async throws {
         try await withStore(fixture) { open in
             let store = try open()
@@ -219,7 +208,6 @@ import Testing
         }
     }
 
-    @Test(arguments: fixtures)
     func changesArriveFromEveryInstanceOnTheStore(_ fixture: BackendFixture) async throws {
         try await withStore(fixture) { open in
             let store = try open()
@@ -247,7 +235,6 @@ import Testing
         }
     }
 
-    @Test(arguments: fixtures)
     func concurrentWritesFromManyTasks(_ fixture: BackendFixture) async throws {
         try await withStore(fixture) { open in
             let store = try open()
@@ -270,4 +257,33 @@ import Testing
             #expect(settings.recent.first?.hasSuffix("step 24") == true)
         }
     }
+}
+
+extension ConformanceSuite {
+    static let settingsTierAsyncChecks: [ConformanceCheck] = [
+        asyncCheck("every kind of value survives a reopen") { fixture, _ in
+            try await SettingsChecks().everyKindOfValueSurvivesAReopen(fixture)
+        },
+        asyncCheck("defaults are declared not written") { fixture, _ in
+            try await SettingsChecks().defaultsAreDeclaredNotWritten(fixture)
+        },
+        asyncCheck("keys differing only in normalization are two settings") { fixture, _ in
+            try await SettingsChecks().keysDifferingOnlyInNormalizationAreTwoSettings(fixture)
+        },
+        asyncCheck("keys come from property names and namespaces from subclasses") { fixture, _ in
+            try await SettingsChecks().keysComeFromPropertyNamesAndNamespacesFromSubclasses(fixture)
+        },
+        asyncCheck("reset all removes only its own namespace") { fixture, _ in
+            try await SettingsChecks().resetAllRemovesOnlyItsOwnNamespace(fixture)
+        },
+        asyncCheck("a value of an older type reads as the default and is reported") { fixture, _ in
+            try await SettingsChecks().aValueOfAnOlderTypeReadsAsTheDefaultAndIsReported(fixture)
+        },
+        asyncCheck("changes arrive from every instance on the store") { fixture, _ in
+            try await SettingsChecks().changesArriveFromEveryInstanceOnTheStore(fixture)
+        },
+        asyncCheck("concurrent writes from many tasks") { fixture, _ in
+            try await SettingsChecks().concurrentWritesFromManyTasks(fixture)
+        },
+    ]
 }

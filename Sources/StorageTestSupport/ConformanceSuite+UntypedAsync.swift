@@ -1,13 +1,10 @@
 import Foundation
 import Storage
-import StorageTestBackends
-import StorageTestSupport
 import Testing
 
 /// The untyped calls of issue 14 through their async overloads and inside transactions, on
 /// every backend: natural keys, counting and deleting a collection by name.
-@Suite struct UntypedAsyncTests {
-    @Test(arguments: fixtures)
+struct UntypedAsyncChecks {
     func naturalKeysCountsAndDeletesByNameAreAsync(_ fixture: BackendFixture) async throws {
         let directory = try TemporaryDirectory("untyped-async")
         defer { directory.remove() }
@@ -49,4 +46,12 @@ import Testing
             ]
         )
     }
+}
+
+extension ConformanceSuite {
+    static let untypedAsyncAsyncChecks: [ConformanceCheck] = [
+        asyncCheck("natural keys counts and deletes by name are async") { fixture, _ in
+            try await UntypedAsyncChecks().naturalKeysCountsAndDeletesByNameAreAsync(fixture)
+        }
+    ]
 }

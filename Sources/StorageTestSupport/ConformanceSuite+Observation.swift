@@ -1,14 +1,9 @@
 import Foundation
 import Storage
-import StorageTestSupport
 import Testing
 
-// The time limit only stops a hang. Swift Testing counts it from when the test case starts, and
-// a case can then wait for one of Swift's cooperative threads (one per core): with one minute,
-// these failed in a clean CI run whose bodies took seconds, while tests blocked in `waitpid` held
-// both threads. Those tests now run on threads of their own (`.dedicatedThreads`); the margin stays.
 /// Change observation, on every backend: it is implemented once, above the backend protocol.
-@Suite(.timeLimit(.minutes(10))) struct ObservationTests {
+struct ObservationChecks {
     struct Item: Codable, Equatable {
         var id: Int64
         var name: String
@@ -33,7 +28,6 @@ import Testing
         return condition()
     }
 
-    @Test(arguments: fixtures)
     func oneChangePerCommittedTransactionOfTheObservedCollection(_ fixture: BackendFixture) async throws {
         let directory = try TemporaryDirectory("observe")
         defer { directory.remove() }
@@ -68,7 +62,6 @@ import Testing
         #expect(await changes.next() == CollectionChange(collection: "Item", upserted: [], deleted: [.integer(2)]))
     }
 
-    @Test(arguments: fixtures)
     func aKeyIsListedOnceUnderItsLastOperation(_ fixture: BackendFixture) async throws {
         let directory = try TemporaryDirectory("observe")
         defer { directory.remove() }
@@ -87,7 +80,6 @@ import Testing
         #expect(change?.deleted == [.integer(5)])
     }
 
-    @Test(arguments: fixtures)
     func autoAssignedKeysAndDictionaryCollectionsAreObserved(_ fixture: BackendFixture) async throws {
         let directory = try TemporaryDirectory("observe")
         defer { directory.remove() }
@@ -104,7 +96,6 @@ import Testing
         #expect(change?.upserted == [.text("e1"), .text("e2")])
     }
 
-    @Test(arguments: fixtures)
     func aConsumerThatFallsBehindNeverBlocksTheWriter(_ fixture: BackendFixture) async throws {
         let directory = try TemporaryDirectory("observe")
         defer { directory.remove() }
@@ -128,7 +119,6 @@ import Testing
         #expect(kept == [.integer(298), .integer(299), .integer(300)])
     }
 
-    @Test(arguments: fixtures)
     func concurrentWritersAreDeliveredOnceEachInCommitOrder(_ fixture: BackendFixture) async throws {
         let directory = try TemporaryDirectory("observe")
         defer { directory.remove() }
@@ -156,7 +146,6 @@ import Testing
         }
     }
 
-    @Test(arguments: fixtures)
     func cancellingOrReleasingAStreamEndsItsSubscription(_ fixture: BackendFixture) async throws {
         let directory = try TemporaryDirectory("observe")
         defer { directory.remove() }
@@ -193,7 +182,6 @@ import Testing
 
     /// Keys whose bytes differ (NFC and NFD spellings, a case variant, a trailing space) are
     /// different keys in a change, as they are different records; `0.0` and `-0.0` are one.
-    @Test(arguments: fixtures)
     func changesNameKeysByTheirBytesAndZerosAsOneKey(_ fixture: BackendFixture) async throws {
         let directory = try TemporaryDirectory("observe")
         defer { directory.remove() }
@@ -320,7 +308,6 @@ import Testing
         return (expected, stored)
     }
 
-    @Test(arguments: fixtures)
     func randomCommitsAreReportedOnceEachAsTheyChangedTheCollection(_ fixture: BackendFixture) async throws {
         let directory = try TemporaryDirectory("observe")
         defer { directory.remove() }
@@ -339,4 +326,33 @@ import Testing
         #expect(delivered == expected)
         #expect(Set(try await store.fetchAll(Item.self).map(\.id)) == Set(stored.keys).union([1_000]))
     }
+}
+
+extension ConformanceSuite {
+    static let observationAsyncChecks: [ConformanceCheck] = [
+        asyncCheck("one change per committed transaction of the observed collection") { fixture, _ in
+            try await ObservationChecks().oneChangePerCommittedTransactionOfTheObservedCollection(fixture)
+        },
+        asyncCheck("a key is listed once under its last operation") { fixture, _ in
+            try await ObservationChecks().aKeyIsListedOnceUnderItsLastOperation(fixture)
+        },
+        asyncCheck("auto assigned keys and dictionary collections are observed") { fixture, _ in
+            try await ObservationChecks().autoAssignedKeysAndDictionaryCollectionsAreObserved(fixture)
+        },
+        asyncCheck("a consumer that falls behind never blocks the writer") { fixture, _ in
+            try await ObservationChecks().aConsumerThatFallsBehindNeverBlocksTheWriter(fixture)
+        },
+        asyncCheck("concurrent writers are delivered once each in commit order") { fixture, _ in
+            try await ObservationChecks().concurrentWritersAreDeliveredOnceEachInCommitOrder(fixture)
+        },
+        asyncCheck("cancelling or releasing a stream ends its subscription") { fixture, _ in
+            try await ObservationChecks().cancellingOrReleasingAStreamEndsItsSubscription(fixture)
+        },
+        asyncCheck("changes name keys by their bytes and zeros as one key") { fixture, _ in
+            try await ObservationChecks().changesNameKeysByTheirBytesAndZerosAsOneKey(fixture)
+        },
+        asyncCheck("random commits are reported once each as they changed the collection") { fixture, _ in
+            try await ObservationChecks().randomCommitsAreReportedOnceEachAsTheyChangedTheCollection(fixture)
+        },
+    ]
 }
