@@ -115,22 +115,13 @@ public enum ConformanceSuite {
         ConformanceCheck(name: name, body: .async(body))
     }
 
-    /// Expects `body` to throw a `StorageError` with `code`, and returns it.
+    /// Expects `body` to throw a `StorageError` with `code`, and returns it (`expectStorageError`).
     @discardableResult
     static func expectError(
         _ code: StorageError.Code,
         sourceLocation: SourceLocation = #_sourceLocation,
         _ body: () throws -> Void
     ) -> StorageError? {
-        do {
-            try body()
-            Issue.record("expected StorageError.\(code), but nothing was thrown", sourceLocation: sourceLocation)
-        } catch let error as StorageError {
-            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-            return error
-        } catch {
-            Issue.record("expected StorageError.\(code), got \(error)", sourceLocation: sourceLocation)
-        }
-        return nil
+        expectStorageError(code, sourceLocation: sourceLocation, body)
     }
 }
