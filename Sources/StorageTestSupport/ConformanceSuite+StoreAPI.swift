@@ -282,18 +282,6 @@ struct StoreAPIChecks {
         #expect(try await reopened.count(Item.self) == 30)
         try await reopened.close()
     }
-
-    /// The descriptors of the process open on files under `folder`, as `lsof` would list them.
-    static func descriptors(under folder: String) -> Int {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return entries.filter { entry in
-            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry)) ?? ""
-            return target.hasPrefix(folder)
-        }.count
-    }
-
-    // MARK: Errors
-
 }
 
 private final class StoreSettings: Settings {
