@@ -20,7 +20,11 @@ extension ObjectStore {
     /// The form of `insert(jsonArray:into:primaryKey:)` that returned the stored keys.
     @available(*, deprecated, message: "insert(jsonArray:into:primaryKey:) returns the number of records stored")
     @_disfavoredOverload
-    public func insert(jsonArray data: Data, into collection: String, primaryKey: String? = nil) throws -> [StorageValue] {
+    public func insert(
+        jsonArray data: Data,
+        into collection: String,
+        primaryKey: String? = nil
+    ) throws -> [StorageValue] {
         let rows = try Self.jsonRows(data, for: collection)
         return try withWriteSession { try $0.insert(dictionaries: rows, into: collection, primaryKey: primaryKey) }
     }
@@ -54,7 +58,9 @@ extension ObjectStore {
     ) async throws -> [StorageValue] {
         try await perform {
             let rows = try Self.jsonRows(data, for: collection)
-            return try self.withWriteSession { try $0.insert(dictionaries: rows, into: collection, primaryKey: primaryKey) }
+            return try self.withWriteSession {
+                try $0.insert(dictionaries: rows, into: collection, primaryKey: primaryKey)
+            }
         }
     }
 
@@ -77,7 +83,10 @@ extension ObjectStore {
     /// The form of the async `deleteAll(from:where:)` that returned the deleted keys.
     @available(*, deprecated, message: "deleteAll(from:where:) returns the number of records deleted")
     @_disfavoredOverload
-    public func deleteAll(from collection: String, where predicate: StoragePredicate? = nil) async throws -> [StorageValue] {
+    public func deleteAll(
+        from collection: String,
+        where predicate: StoragePredicate? = nil
+    ) async throws -> [StorageValue] {
         try await perform {
             try Identifier.validateCollection(collection)
             return try self.withWriteSession { try $0.deleteAll(from: collection, where: predicate) }
