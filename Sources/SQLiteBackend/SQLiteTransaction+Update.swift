@@ -11,15 +11,38 @@ extension SQLiteWriteTransaction: BulkUpdatingWriteTransaction {
         values: [StorageValue],
         where predicate: StoragePredicate?
     ) throws -> [StorageValue]? {
+        try runUpdate(in: collection, columns: columns, values: values, where: predicate, returningKeys: true)?.keys
+    }
+
+    /// The same statement without `RETURNING`, counted with `sqlite3_changes`: SQLite keeps the
+    /// rows a `RETURNING` clause gives in a table of their own until the statement is done, which
+    /// cost about as much again as the update (docs/BENCHMARKS.md, "Update-where").
+    func countingUpdateAll(
+        in collection: String,
+        columns: [String],
+        values: [StorageValue],
+        where predicate: StoragePredicate?
+    ) throws -> Int? {
+        try runUpdate(in: collection, columns: columns, values: values, where: predicate, returningKeys: false)?.count
+    }
+
+    /// Runs the update; `nil` when the compiler cannot take `predicate` (nothing ran then).
+    private func runUpdate(
+        in collection: String,
+        columns: [String],
+        values: [StorageValue],
+        where predicate: StoragePredicate?,
+        returningKeys: Bool
+    ) throws -> (keys: [StorageValue], count: Int)? {
         try checkActive()
-        guard let schema = try storedSchema(of: collection) else { return [] }
+        guard let schema = try storedSchema(of: collection) else { return ([], 0) }
         var compiler = SQLiteQueryCompiler(schema: schema)
         guard let whereClause = compiler.whereClause(predicate) else { return nil }
         // The assignments' placeholders come first in the text, so their values are bound first.
         let sql =
             "UPDATE " + quote(schema.name) + " SET "
             + columns.map { quote($0) + " = ?" }.joined(separator: ", ") + whereClause
-            + " RETURNING " + quote(schema.primaryKey)
+            + (returningKeys ? " RETURNING " + quote(schema.primaryKey) : "")
         return try connection.withStatement(sql, collection: collection) { statement in
             var index: Int32 = 1
             for (column, value) in zip(columns, values) {
@@ -41,7 +64,7 @@ extension SQLiteWriteTransaction: BulkUpdatingWriteTransaction {
             while try statement.step("cannot update records", collection: collection) {
                 keys.append(row.value(at: 0))
             }
-            return keys
+            return (keys, returningKeys ? keys.count : Int(connection.changes))
         }
     }
 }

@@ -34,7 +34,8 @@ extension ObjectStore {
         set assignments: [String: StorageValue],
         where predicate: StoragePredicate? = nil
     ) throws -> Int {
-        try withWriteSession { try $0.update(type, set: assignments, where: predicate).count }
+        let observed = changeHub.subscriberCount > 0
+        return try withWriteSession { try $0.update(type, set: assignments, where: predicate, observed: observed) }
     }
 
     /// Sets the columns named in `assignments` to their values in every record of the collection
@@ -59,7 +60,10 @@ extension ObjectStore {
         where predicate: StoragePredicate? = nil
     ) throws -> Int {
         try Identifier.validateCollection(collection)
-        return try withWriteSession { try $0.update(in: collection, set: assignments, where: predicate).count }
+        let observed = changeHub.subscriberCount > 0
+        return try withWriteSession {
+            try $0.update(in: collection, set: assignments, where: predicate, observed: observed)
+        }
     }
 
     /// Sets columns of every value of `type` matching `predicate`, on the store's threads; see

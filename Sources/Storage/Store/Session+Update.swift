@@ -12,27 +12,37 @@ extension Session {
     /// Sets `assignments` in every record of `type`'s collection matching `predicate`, after
     /// checking that a record of `type` can still be read with the new values (a `nil` in a
     /// property that is not optional, a text that is none of an enum's raw values, are refused).
-    /// - Returns: the primary keys of the records changed.
+    /// - Returns: how many records changed.
     func update<T: Decodable>(
         _ type: T.Type,
         set assignments: [String: StorageValue],
-        where predicate: StoragePredicate?
-    ) throws -> [StorageValue] {
+        where predicate: StoragePredicate?,
+        observed: Bool
+    ) throws -> Int {
         let info = try catalog.info(for: type)
-        return try update(in: info.collection, set: assignments, where: predicate) { stored, checked, request in
+        return try update(in: info.collection, set: assignments, where: predicate, observed: observed) {
+            stored,
+            checked,
+            request in
             try self.checkDecodable(type, info: info, stored: stored, checked, request)
         }
     }
 
     /// Sets `assignments` in every record of `collection` matching `predicate`; `check` sees the
     /// checked assignments and the matching records' request before anything is written.
-    /// - Returns: the primary keys of the records changed.
+    ///
+    /// `observed` says whether the store's change streams have a subscriber now. When none has,
+    /// the keys changed are neither asked of a backend that can count instead (SQLite skips its
+    /// `RETURNING`) nor noted for publication: a change stream subscribed while the update runs
+    /// may then not hear of it, as one subscribed just after its commit would not.
+    /// - Returns: how many records changed.
     func update(
         in collection: String,
         set assignments: [String: StorageValue],
         where predicate: StoragePredicate?,
+        observed: Bool,
         check: ((CollectionSchema, Assignments, ScanRequest) throws -> Void)? = nil
-    ) throws -> [StorageValue] {
+    ) throws -> Int {
         guard !assignments.isEmpty else {
             throw StorageError(
                 .misuse,
@@ -41,7 +51,7 @@ extension Session {
             )
         }
         for name in assignments.keys { try Identifier.validateColumn(name, in: collection, allowingReserved: true) }
-        guard let stored = try storedSchema(collection) else { return try Self.noCollection(predicate, []) }
+        guard let stored = try storedSchema(collection) else { return try Self.noCollection(predicate, 0) }
         let checked = try Self.checkAssignments(assignments, against: stored)
         let request = try makeRequest(
             catalog.readPlan(for: stored),
@@ -52,8 +62,19 @@ extension Session {
         )
         try check?(stored, checked, request)
         let writer = try requireWriter()
+        let bulk = writer as? any BulkUpdatingWriteTransaction
+        if !observed, let bulk,
+            let count = try bulk.countingUpdateAll(
+                in: stored.name,
+                columns: checked.columns,
+                values: checked.values,
+                where: request.predicate
+            )
+        {
+            return count
+        }
         let keys: [StorageValue]
-        if let bulk = writer as? any BulkUpdatingWriteTransaction,
+        if observed, let bulk,
             let changed = try bulk.updateAll(
                 in: stored.name,
                 columns: checked.columns,
@@ -66,7 +87,7 @@ extension Session {
             keys = try Self.rewrite(request, checked, stored, writer)
         }
         if !keys.isEmpty { noteChange(.upsert(keys), in: stored.name) }
-        return keys
+        return keys.count
     }
 
     /// The core path, for a backend that does not run updates itself: the matching keys first

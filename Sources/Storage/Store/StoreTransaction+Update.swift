@@ -1,4 +1,8 @@
 extension StoreTransaction {
+    /// Whether the store's change streams have a subscriber now (see `Session.update`); `true`
+    /// for a handle that was not told of its store's streams.
+    private var isObserved: Bool { changeHub.map { $0.subscriberCount > 0 } ?? true }
+
     /// Sets columns of every matching value inside this transaction; see
     /// `ObjectStore.update(_:set:where:)`. Rolled back with the transaction.
     /// - Parameters:
@@ -13,7 +17,7 @@ extension StoreTransaction {
         set assignments: [String: StorageValue],
         where predicate: StoragePredicate? = nil
     ) throws -> Int {
-        try open().update(type, set: assignments, where: predicate).count
+        try open().update(type, set: assignments, where: predicate, observed: isObserved)
     }
 
     /// Sets columns of every matching record of the collection named `collection` inside this
@@ -31,6 +35,6 @@ extension StoreTransaction {
         where predicate: StoragePredicate? = nil
     ) throws -> Int {
         try Identifier.validateCollection(collection)
-        return try open().update(in: collection, set: assignments, where: predicate).count
+        return try open().update(in: collection, set: assignments, where: predicate, observed: isObserved)
     }
 }
