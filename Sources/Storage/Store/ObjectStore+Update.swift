@@ -7,9 +7,9 @@ extension ObjectStore {
     /// ```
     /// Every other column keeps its value. A record counts as changed when `predicate` matches
     /// it, whether or not its values were already the new ones (as SQL's `UPDATE` counts), and
-    /// observers of the collection (``changes(of:)``) are told of the key of each one, once the
+    /// observers of the collection (`changes(of:bufferingPolicy:)`) are told of the key of each one, once the
     /// transaction commits; nothing when no record matched. Inside
-    /// ``transaction(_:)`` the update is part of that transaction and is rolled back with it.
+    /// `transaction(_:)` the update is part of that transaction and is rolled back with it.
     ///
     /// The values are checked as a save checks them, before anything is written: each must be of a
     /// kind its stored column holds (integers in integer, real or text columns, reals in real or
@@ -40,7 +40,7 @@ extension ObjectStore {
 
     /// Sets the columns named in `assignments` to their values in every record of the collection
     /// named `collection` matching `predicate`, in one transaction, without a Swift type for its
-    /// records; see ``update(_:set:where:)``.
+    /// records; see `update(_:set:where:)`.
     ///
     /// ```swift
     /// try store.update(in: "movies", set: ["Distributor": "x"], where: Column("Title") == "y")
@@ -51,7 +51,7 @@ extension ObjectStore {
     ///     `nil` sets a column (any but the primary key) to null.
     ///   - predicate: which records; `nil` for all.
     /// - Returns: the number of records changed; 0 for a collection that was never created.
-    /// - Throws: ``StorageError`` as ``update(_:set:where:)`` does, and `.invalidIdentifier` for a
+    /// - Throws: ``StorageError`` as `update(_:set:where:)` does, and `.invalidIdentifier` for a
     ///   bad name; nothing is changed then.
     @discardableResult
     public func update(
@@ -67,7 +67,7 @@ extension ObjectStore {
     }
 
     /// Sets columns of every value of `type` matching `predicate`, on the store's threads; see
-    /// ``update(_:set:where:)``.
+    /// `update(_:set:where:)`.
     /// - Parameters:
     ///   - type: the model type.
     ///   - assignments: the new value of each column, by the stored column's name; at least one.
@@ -85,7 +85,7 @@ extension ObjectStore {
     }
 
     /// Sets columns of every record of `collection` matching `predicate`, on the store's threads;
-    /// see ``update(in:set:where:)``.
+    /// see `update(in:set:where:)`.
     /// - Parameters:
     ///   - collection: the collection's name.
     ///   - assignments: the new value of each column, by the stored column's name; at least one.
