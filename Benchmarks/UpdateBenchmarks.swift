@@ -12,26 +12,30 @@ enum UpdateBenchmarks {
     static let goal = 0.5
 
     static func run(_ harness: inout Harness, people: [Person], directory: URL) throws {
-        try measure(
-            &harness,
-            backend: "sqlite",
-            people: people,
-            ours: { ObjectStore(backend: try .sqlite(path: $0)) },
-            raw: { path in
-                let raw = try RawSQLite(path: path)
-                return (
-                    { try raw.insert($0) },
-                    { try raw.update(ids: $0, score: $1, firstName: $2) }
-                )
-            },
-            baseline: "raw SQL through the C API, UPDATE … SET score, firstName WHERE id BETWEEN",
-            suffixes: RawSQLite.suffixes,
-            directory: directory
-        )
+        for observed in [false, true] {
+            try measure(
+                &harness,
+                backend: observed ? "sqlite, observed" : "sqlite",
+                people: people,
+                observed: observed,
+                ours: { ObjectStore(backend: try .sqlite(path: $0)) },
+                raw: { path in
+                    let raw = try RawSQLite(path: path)
+                    return (
+                        { try raw.insert($0) },
+                        { try raw.update(ids: $0, score: $1, firstName: $2) }
+                    )
+                },
+                baseline: "raw SQL through the C API, UPDATE … SET score, firstName WHERE id BETWEEN",
+                suffixes: RawSQLite.suffixes,
+                directory: directory
+            )
+        }
         try measure(
             &harness,
             backend: "lmdb",
             people: people,
+            observed: false,
             ours: { ObjectStore(backend: try .lmdb(path: $0)) },
             raw: { path in
                 let raw = try RawLMDB(path: path)
@@ -47,11 +51,13 @@ enum UpdateBenchmarks {
     }
 
     /// Fills our store and the raw one with `people`, then alternates our update and the raw one
-    /// on the same tenth of the ids, one untimed warm-up round first.
+    /// on the same tenth of the ids, one untimed warm-up round first; `observed`: with a change
+    /// stream of the collection subscribed (never read), so that the update returns its keys.
     private static func measure(
         _ harness: inout Harness,
         backend: String,
         people: [Person],
+        observed: Bool,
         ours open: (String) throws -> ObjectStore,
         raw openRaw: (String) throws -> (
             insert: ([Person]) throws -> Void, update: (ClosedRange<Int64>, Double, String) throws -> Int
@@ -61,8 +67,9 @@ enum UpdateBenchmarks {
         directory: URL
     ) throws {
         progress("update \(backend)")
-        let oursPath = directory.appendingPathComponent("update-ours.\(backend)").path
-        let rawPath = directory.appendingPathComponent("update-raw.\(backend)").path
+        let file = backend.replacingOccurrences(of: ", ", with: "-")
+        let oursPath = directory.appendingPathComponent("update-ours.\(file)").path
+        let rawPath = directory.appendingPathComponent("update-raw.\(file)").path
         defer {
             for path in [oursPath, rawPath] {
                 for suffix in suffixes { try? FileManager.default.removeItem(atPath: path + suffix) }
@@ -71,6 +78,8 @@ enum UpdateBenchmarks {
         let store = try open(oursPath)
         defer { try? store.close() }
         try store.save(contentsOf: people)
+        let stream = observed ? store.changes(of: Person.self) : nil
+        defer { withExtendedLifetime(stream) {} }
         let raw = try openRaw(rawPath)
         try raw.insert(people)
         let tenth = max(1, people.count / 10)
