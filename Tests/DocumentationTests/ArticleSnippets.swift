@@ -238,8 +238,8 @@ enum StorageQueriesSnippets {
         print(good.count, small, picked.count, moods)
     }
 
-    /// Sources/Storage/Storage.docc/Queries.md:108
-    static func block108() async throws {
+    /// Sources/Storage/Storage.docc/Queries.md:109
+    static func block109() async throws {
         let store = try ObjectStore(backend: .sqliteInMemory())
         let file = URL(fileURLWithPath: "Tests/Fixtures/airports-california.json")
         try await store.insert(jsonArray: Data(contentsOf: file), into: "airports", primaryKey: "iata")
@@ -253,8 +253,8 @@ enum StorageQueriesSnippets {
         print(north, counted)  // the same number
     }
 
-    /// Sources/Storage/Storage.docc/Queries.md:125
-    static func block125() async throws {
+    /// Sources/Storage/Storage.docc/Queries.md:126
+    static func block126() async throws {
         let store = try ObjectStore(backend: .sqliteInMemory())
         try await store.save(contentsOf: [
             Person(id: 1, name: "Ann", age: 17, email: nil, tags: [], address: nil),
@@ -352,7 +352,7 @@ let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
     ("Sources/Storage/Storage.docc/Observation.md:13", StorageObservationSnippets.block13),
     ("Sources/Storage/Storage.docc/Queries.md:15", StorageQueriesSnippets.block15),
     ("Sources/Storage/Storage.docc/Queries.md:64", StorageQueriesSnippets.block64),
-    ("Sources/Storage/Storage.docc/Queries.md:125", StorageQueriesSnippets.block125),
+    ("Sources/Storage/Storage.docc/Queries.md:126", StorageQueriesSnippets.block126),
     (
         "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:11",
         StorageTransactionsAndConcurrencySnippets.block11
@@ -371,6 +371,6 @@ let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
 /// The statement blocks that open only in-memory stores and read files of Tests/Fixtures
 /// (by paths relative to the package's root), which the tests run from there.
 let fixtureReadingArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
-    ("Sources/Storage/Storage.docc/Queries.md:108", StorageQueriesSnippets.block108),
+    ("Sources/Storage/Storage.docc/Queries.md:109", StorageQueriesSnippets.block109),
     ("Sources/Storage/Storage.docc/TheUntypedPath.md:17", StorageTheUntypedPathSnippets.block17),
 ]
