@@ -4,9 +4,9 @@ import SQLiteBackend
 import Storage
 
 /// `ObjectStore.update(_:set:where:)` of a tenth of the records (a range of ids, two columns
-/// set), beside SQLite's own `UPDATE … WHERE` through the C API and, on LMDB, a raw loop that
-/// reads, changes and puts back each record, on stores holding the same records, in the same
-/// run. Each round updates another tenth, with values of its own, so every round writes.
+/// set), beside SQLite's own `UPDATE … WHERE` through the C API, on LMDB a raw loop that reads,
+/// changes and puts back each record, and on PostgreSQL (when `STORAGE_POSTGRES_URL` names a
+/// server) the same `UPDATE` through libpq, on stores holding the same records, in the same run. Each round updates another tenth, with values of its own, so every round writes.
 /// Goal: ratio ≥ 0.5.
 enum UpdateBenchmarks {
     static let goal = 0.5
@@ -48,6 +48,29 @@ enum UpdateBenchmarks {
             suffixes: ["", "-lock"],
             directory: directory
         )
+        // PostgreSQL when a server is named, as `--backends postgresql` needs.
+        guard (try? RawPostgreSQL.url()) != nil else { return }
+        try measure(
+            &harness,
+            backend: "postgresql",
+            people: people,
+            observed: false,
+            ours: { try RawPostgreSQL.openStore(path: $0) },
+            raw: { path in
+                let raw = try RawPostgreSQL(path: path)
+                return (
+                    { try raw.copy($0) },
+                    { try raw.update(ids: $0, score: $1, firstName: $2) }
+                )
+            },
+            baseline: "raw libpq, UPDATE … SET score, firstname WHERE id BETWEEN, values bound",
+            suffixes: [],
+            directory: directory,
+            remove: { path in
+                RawPostgreSQL.dropSchema(RawPostgreSQL.schema(for: path))
+                RawPostgreSQL.dropSchema(RawPostgreSQL.schema(for: path) + "_ours")
+            }
+        )
     }
 
     /// Fills our store and the raw one with `people`, then alternates our update and the raw one
@@ -64,7 +87,8 @@ enum UpdateBenchmarks {
         ),
         baseline: String,
         suffixes: [String],
-        directory: URL
+        directory: URL,
+        remove: ((String) -> Void)? = nil
     ) throws {
         progress("update \(backend)")
         let file = backend.replacingOccurrences(of: ", ", with: "-")
@@ -73,6 +97,7 @@ enum UpdateBenchmarks {
         defer {
             for path in [oursPath, rawPath] {
                 for suffix in suffixes { try? FileManager.default.removeItem(atPath: path + suffix) }
+                remove?(path)
             }
         }
         let store = try open(oursPath)
