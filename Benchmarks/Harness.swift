@@ -26,6 +26,9 @@ enum Operation: String, CaseIterable {
     /// 1, 2, 4 and 8 threads of random `fetch(_:id:)`, alone and beside a bulk-inserting thread
     /// (sqlite and lmdb; Benchmarks/ConcurrentLookups.swift).
     case concurrentLookups
+    /// `update(_:set:where:)` of a tenth of the records, beside the engine's own `UPDATE … WHERE`
+    /// or a raw read-modify-put loop (`--update`; UpdateBenchmarks.swift).
+    case update
 
     /// The baseline and goal of the operations measured alike on every backend.
     static let sharedBaselines: [Operation: String] = [

@@ -122,6 +122,32 @@ final class RawLMDB {
         try check(mdb_txn_commit(txn))
     }
 
+    /// The records of `ids` read, given a new score and first name, and put back, in one
+    /// transaction: update-where's baseline (UpdateBenchmarks.swift). Returns how many changed.
+    @inline(never)  // a symbol of its own, for profiles
+    func update(ids: ClosedRange<Int64>, score: Double, firstName: String) throws -> Int {
+        var buffer: [UInt8] = []
+        var changed = 0
+        try write { txn in
+            for id in ids {
+                var key = Self.key(id)
+                let found = withUnsafeMutableBytes(of: &key) { keyBytes -> Person? in
+                    var keyValue = MDB_val(mv_size: 8, mv_data: keyBytes.baseAddress)
+                    var value = MDB_val()
+                    guard mdb_get(txn, dbi, &keyValue, &value) == 0 else { return nil }
+                    return Self.decode(UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size))
+                }
+                guard var person = found else { continue }
+                person.score = score
+                person.firstName = firstName
+                Self.encode(person, into: &buffer)
+                try put(txn, id, &buffer)
+                changed += 1
+            }
+        }
+        return changed
+    }
+
     @inline(never)  // a symbol of its own, for profiles
     func insert(_ people: some Sequence<Person>) throws {
         var buffer: [UInt8] = []

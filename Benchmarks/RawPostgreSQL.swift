@@ -59,6 +59,32 @@ final class RawPostgreSQL {
         guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else { throw failure() }
     }
 
+    /// `UPDATE … SET score, firstname … WHERE id BETWEEN` in one transaction: update-where's
+    /// baseline (UpdateBenchmarks.swift), its values bound as parameters. Returns how many rows
+    /// changed.
+    @inline(never)  // a symbol of its own, for profiles
+    func update(ids: ClosedRange<Int64>, score: Double, firstName: String) throws -> Int {
+        try execute("BEGIN")
+        let values = [String(score), firstName, String(ids.lowerBound), String(ids.upperBound)]
+        let result = values.withCStringArray { parameters in
+            PQexecParams(
+                connection,
+                "UPDATE \(table) SET score = $1::float8, firstname = $2::text WHERE id BETWEEN $3::int8 AND $4::int8",
+                4,
+                nil,
+                parameters,
+                nil,
+                nil,
+                0
+            )
+        }
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_COMMAND_OK else { throw failure() }
+        let changed = Int(String(cString: PQcmdTuples(result))) ?? 0
+        try execute("COMMIT")
+        return changed
+    }
+
     private func failure() -> Failure {
         Failure(description: String(cString: PQerrorMessage(connection)))
     }
@@ -272,5 +298,14 @@ final class RawPostgreSQL {
             }
         }
         if let failed { throw failed }
+    }
+}
+
+extension Array where Element == String {
+    /// The strings as an array of C strings, valid during `body`.
+    fileprivate func withCStringArray<R>(_ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        let copies = map { strdup($0) }
+        defer { for copy in copies { free(copy) } }
+        return body(copies.map { UnsafePointer($0) })
     }
 }

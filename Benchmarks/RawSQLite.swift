@@ -102,6 +102,23 @@ final class RawSQLite {
         try execute("COMMIT")
     }
 
+    /// `UPDATE … SET score, firstName … WHERE id BETWEEN` in one transaction: update-where's
+    /// baseline (UpdateBenchmarks.swift). Returns how many rows changed.
+    @inline(never)  // a symbol of its own, for profiles
+    func update(ids: ClosedRange<Int64>, score: Double, firstName: String) throws -> Int {
+        try execute("BEGIN IMMEDIATE")
+        let statement = try prepare("UPDATE Person SET score = ?, firstName = ? WHERE id >= ? AND id <= ?")
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_double(statement, 1, score)
+        sqlite3_bind_text(statement, 2, firstName, -1, storage_sqlite_transient())
+        sqlite3_bind_int64(statement, 3, ids.lowerBound)
+        sqlite3_bind_int64(statement, 4, ids.upperBound)
+        guard sqlite3_step(statement) == SQLITE_DONE else { throw failure() }
+        let changed = Int(sqlite3_changes(db))
+        try execute("COMMIT")
+        return changed
+    }
+
     /// Each of `people` in a transaction of its own (SQLite's autocommit), as a save would.
     func insertEachCommitted(_ people: some Sequence<Person>) throws {
         let statement = try prepare("INSERT OR REPLACE INTO Person VALUES (?,?,?,?,?,?,?,?,?,?)")

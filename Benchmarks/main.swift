@@ -15,6 +15,7 @@ let usage = """
       --archive-count N records for the file archive (default: the count, at most 2,000; every
                         record is a file, and the baseline fsyncs each one)
       --copy            also copy SQLite → LMDB and LMDB → SQLite, verified (CopyBenchmarks.swift)
+      --update          also update a tenth of the records, sqlite and lmdb (UpdateBenchmarks.swift)
       --scale LIST      instead: insert, fetchAll, lookup and filter (those chosen) at each number
                         of records, on fresh stores, sqlite, lmdb and archive (archive: up to 2M,
                         with open + fetchAll); prints rows/s and ratio per size and the growth of
@@ -37,6 +38,7 @@ var operations = Set(Operation.selectable)
 var jsonPath: String?
 var archiveCount: Int?
 var measuresCopy = false
+var measuresUpdate = false
 var scaleSizes: [Int]?
 var plotPath: String?
 
@@ -103,6 +105,8 @@ while let argument = arguments.popFirst() {
         jsonPath = path
     case "--copy":
         measuresCopy = true
+    case "--update":
+        measuresUpdate = true
     case "--help", "-h":
         print(usage)
         exit(0)
@@ -170,6 +174,7 @@ for backend in backends {
     }
 }
 if measuresCopy { try CopyBenchmarks.run(&harness, people: people, directory: directory) }
+if measuresUpdate { try UpdateBenchmarks.run(&harness, people: people, directory: directory) }
 let elapsed = Harness.seconds(ContinuousClock.now - started)
 let archiveNote = backends.contains("archive") ? " (archive: \(min(count, archiveCount ?? 2_000)))" : ""
 print("\(count) records\(archiveNote), median of \(repetitions) runs" + String(format: ", %.0f s in all.", elapsed))

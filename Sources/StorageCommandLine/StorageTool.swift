@@ -17,6 +17,7 @@ package enum StorageTool {
           schema STORE [COLLECTION]      columns, types, key and indexes
           export STORE COLLECTION        records as JSON, NDJSON or CSV
           import STORE COLLECTION FILE   records from a JSON array, NDJSON or CSV file
+          update STORE COLLECTION        set columns of the records a --where matches
           copy FROM TO                   copy a store (or some collections) to another, verified
           verify A B                     check that two stores hold the same data
 
@@ -65,6 +66,7 @@ package enum StorageTool {
         key is `id` when every record has one, otherwise an auto-assigned key. --primary-key
         requires every record to have KEY (and the collection, if it exists, to be keyed by it).
         """,
+        "update": updateHelp,
         "copy": """
         usage: storage copy FROM TO [--collections A,B] [--merge | --replace] [--no-verify]
                             [--batch-size N] [--json]
@@ -100,6 +102,7 @@ package enum StorageTool {
             case "schema": try schema(rest)
             case "export": try export(rest)
             case "import": try importRecords(rest)
+            case "update": try update(rest)
             case "copy": try copy(rest)
             case "verify": try verify(rest)
             default: throw UsageError("unknown command '\(command)'")

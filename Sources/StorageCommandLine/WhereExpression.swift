@@ -25,7 +25,8 @@ package enum WhereExpression {
         return predicate
     }
 
-    private struct Parser {
+    /// The parser of the language; `SetExpression` parses its assignments with it too.
+    struct Parser {
         let characters: [Character]
         var position = 0
         var depth = 0
@@ -264,10 +265,12 @@ package struct WhereSyntaxError: Error, Equatable, CustomStringConvertible {
     package var expression: String
     /// The offending character's position (in characters, from 0).
     package var offset: Int
+    /// The option whose value it is.
+    package var option = "--where"
 
     /// The message, the expression and a caret under the offending character.
     package var description: String {
-        "--where: \(message) at character \(offset + 1)\n  \(expression)\n  "
+        "\(option): \(message) at character \(offset + 1)\n  \(expression)\n  "
             + String(repeating: " ", count: offset) + "^"
     }
 }

@@ -112,6 +112,8 @@ struct ReadOnlyTests {
             ("delete", { try store.delete(ReadOnlyItem.self, id: 1) }),
             ("deleteAll", { try store.deleteAll(ReadOnlyItem.self) }),
             ("deleteAll(from:)", { try store.deleteAll(from: "ReadOnlyItem", where: Column("id") == 1) }),
+            ("update", { try store.update(ReadOnlyItem.self, set: ["name": "x"], where: Column("id") == 1) }),
+            ("update(in:)", { try store.update(in: "ReadOnlyItem", set: ["name": "x"]) }),
             ("drop", { try store.drop(collection: "ReadOnlyItem") }),
             ("transaction", { try store.transaction { _ in } }),
             ("transaction that saves", { try store.transaction { _ = try $0.save(extra) } }),

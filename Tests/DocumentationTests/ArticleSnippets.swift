@@ -237,6 +237,40 @@ enum StorageQueriesSnippets {
         let moods = try await store.count(Entry.self, where: Column("mood").in([Mood.happy, .calm]))
         print(good.count, small, picked.count, moods)
     }
+
+    /// Sources/Storage/Storage.docc/Queries.md:109
+    static func block109() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        let file = URL(fileURLWithPath: "Tests/Fixtures/airports-california.json")
+        try await store.insert(jsonArray: Data(contentsOf: file), into: "airports", primaryKey: "iata")
+
+        let north = try await store.update(
+            in: "airports",
+            set: ["state": "CA (north)", "country": "US"],
+            where: Column("latitude") >= 40.0
+        )
+        let counted = try await store.count(in: "airports", where: Column("state") == "CA (north)")
+        print(north, counted)  // the same number
+    }
+
+    /// Sources/Storage/Storage.docc/Queries.md:126
+    static func block126() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await store.save(contentsOf: [
+            Person(id: 1, name: "Ann", age: 17, email: nil, tags: [], address: nil),
+            Person(id: 2, name: "Bo", age: 40, email: "bo@example.org", tags: [], address: nil),
+        ])
+        let minors = try await store.update(
+            Person.self,
+            set: ["email": nil, "name": "(minor)"],
+            where: Column("age") < 18
+        )
+        try await store.transaction { tx in
+            try tx.update(Person.self, set: ["age": 41], where: Column("id") == 2)
+            try tx.delete(Person.self, id: 1)
+        }
+        print(minors)  // 1
+    }
 }
 
 enum StorageTheUntypedPathSnippets {
@@ -318,6 +352,7 @@ let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
     ("Sources/Storage/Storage.docc/Observation.md:13", StorageObservationSnippets.block13),
     ("Sources/Storage/Storage.docc/Queries.md:15", StorageQueriesSnippets.block15),
     ("Sources/Storage/Storage.docc/Queries.md:64", StorageQueriesSnippets.block64),
+    ("Sources/Storage/Storage.docc/Queries.md:126", StorageQueriesSnippets.block126),
     (
         "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:11",
         StorageTransactionsAndConcurrencySnippets.block11
@@ -336,5 +371,6 @@ let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
 /// The statement blocks that open only in-memory stores and read files of Tests/Fixtures
 /// (by paths relative to the package's root), which the tests run from there.
 let fixtureReadingArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
-    ("Sources/Storage/Storage.docc/TheUntypedPath.md:17", StorageTheUntypedPathSnippets.block17)
+    ("Sources/Storage/Storage.docc/Queries.md:109", StorageQueriesSnippets.block109),
+    ("Sources/Storage/Storage.docc/TheUntypedPath.md:17", StorageTheUntypedPathSnippets.block17),
 ]

@@ -290,6 +290,7 @@ public final class ObjectStore: Sendable {
     public func transaction<R>(_ body: (StoreTransaction) throws -> R) throws -> R {
         try withWriteSession { session in
             let transaction = StoreTransaction(session: session)
+            transaction.changeHub = changeHub
             defer { transaction.close() }
             return try body(transaction)
         }

@@ -143,6 +143,9 @@ public class StoreReadTransaction {
 /// all inside one write transaction, seeing its own writes. Valid only inside the closure, on
 /// the thread running it.
 public final class StoreTransaction: StoreReadTransaction {
+    /// The store's change streams, which an update asks whether anyone observes.
+    var changeHub: ChangeHub?
+
     /// Inserts or replaces `value`; see `ObjectStore.save(_:)`.
     /// - Parameter value: the value.
     /// - Returns: its primary key.
