@@ -3,7 +3,7 @@
 /// ``ObjectStore`` read the matching keys and replace each record through a ``RecordWriter``.
 ///
 /// Adopting it is optional: `ObjectStore.update(_:set:where:)` works on every backend through
-/// ``StorageWriteTransaction`` alone, and uses this only when the transaction offers it.
+/// ``BackendWriteTransaction`` alone, and uses this only when the transaction offers it.
 ///
 /// ## Implementation requirements
 ///
@@ -15,7 +15,7 @@
 /// and leave nothing changed when it throws (a unique index violated is `.constraintViolation`).
 /// It reports no change itself: `ObjectStore` tells observers of the keys it returns. The
 /// conformance suite's update checks hold an adopting backend to the answers of the others.
-public protocol BulkUpdatingWriteTransaction: StorageWriteTransaction {
+public protocol BulkUpdatingWriteTransaction: BackendWriteTransaction {
     /// Sets `columns` to `values` in every record of `collection` matching `predicate`.
     /// - Parameters:
     ///   - collection: the collection, as stored.

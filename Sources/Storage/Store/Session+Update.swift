@@ -97,7 +97,7 @@ extension Session {
         _ request: ScanRequest,
         _ checked: Assignments,
         _ stored: CollectionSchema,
-        _ writer: any StorageWriteTransaction
+        _ writer: any BackendWriteTransaction
     ) throws -> [StorageValue] {
         var keys: [StorageValue] = []
         try writer.scan(
