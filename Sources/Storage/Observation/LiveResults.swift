@@ -12,9 +12,10 @@ import Foundation
 /// ```
 ///
 /// The query runs again only when the consumer asks for the next results and a commit touched
-/// the observed collection since the last run: a burst of commits while the consumer is busy
-/// costs one query, whose results are the latest state. A run reads a committed snapshot on the
-/// store's threads, never on the thread that committed, and never holds back a writer. A
+/// the observed collection since the last run, and at most once every 10 milliseconds: a burst
+/// of commits while the consumer is busy costs one query, whose results are the latest state. A run reads a committed snapshot as the
+/// async `fetchAll` does (on the consumer's task when the backend reads without waiting, else on
+/// the store's threads), never on the thread that committed, and never holds back a writer. A
 /// transaction that rolled back changes nothing and delivers nothing. When the results are
 /// `Equatable` (models that are `Equatable`, and dictionaries), results equal to the last ones
 /// delivered are not delivered again.
@@ -69,6 +70,8 @@ public struct LiveResults<Results: Sendable>: AsyncSequence, Sendable {
         private var feed: LiveResultsFeed?
         private var changes: AsyncStream<CollectionChange>.Iterator?
         private var last: Results?
+        /// When the query last began to run.
+        private var lastRun: ContinuousClock.Instant?
         private var isFinished = false
 
         init(_ sequence: LiveResults) {
@@ -90,13 +93,25 @@ public struct LiveResults<Results: Sendable>: AsyncSequence, Sendable {
                 }
                 self.feed = feed
                 changes = feed.changes.makeAsyncIterator()
+                lastRun = .now
                 last = try await run(feed, first: true)
                 return last
             }
             guard let feed else { return nil }
             while true {
+                // At most one run per `minimumInterval`: commits meanwhile wait as one element,
+                // and a writer's commit wakes nobody (waking the consumer was most of what an
+                // observer cost a fast writer). A commit after a quiet spell is read at once.
+                if let lastRun, ContinuousClock.now < lastRun + LiveResultsFeed.minimumInterval {
+                    do {
+                        try await Task.sleep(until: lastRun + LiveResultsFeed.minimumInterval, clock: .continuous)
+                    } catch {
+                        return finish()
+                    }
+                }
                 // `nil`: the task was cancelled, the store closed, or the iterator's feed ended.
                 guard await changes?.next() != nil else { return finish() }
+                lastRun = .now
                 guard let results = try await run(feed, first: false) else { return nil }
                 if let isSame = sequence.isSame, let last, isSame(last, results) { continue }
                 last = results
@@ -104,19 +119,22 @@ public struct LiveResults<Results: Sendable>: AsyncSequence, Sendable {
             }
         }
 
-        /// Runs the query on the store's threads.
+        /// Runs the query: the first time on the store's threads, later as the async `fetchAll`
+        /// does (on the consumer's task when the backend can read without waiting, so that a re-run
+        /// costs no trip to another thread, otherwise on the store's threads).
         /// - Returns: the results, or `nil` when the task was cancelled or the store closed.
         private mutating func run(_ feed: LiveResultsFeed, first: Bool) async throws -> Results? {
             let sequence = sequence
+            let work: @Sendable () throws -> Results = {
+                // The engine's reports of other processes' commits start before the first read
+                // (PostgreSQL's LISTEN, which may wait for the server), and the counter is read
+                // before each read, so that a commit after the read is never missed.
+                if first { sequence.store.observeCommitsElsewhere() }
+                feed.noteCommitCount()
+                return try sequence.query()
+            }
             do {
-                let results = try await sequence.store.perform {
-                    // The engine's reports of other processes' commits start before the first read
-                    // (PostgreSQL's LISTEN), and the counter is read before each, so that a commit
-                    // after the read is never missed.
-                    if first { sequence.store.observeCommitsElsewhere() }
-                    feed.noteCommitCount()
-                    return try sequence.query()
-                }
+                let results = try await first ? sequence.store.perform(work) : sequence.store.performRead(work)
                 if first { feed.startPolling() }
                 return results
             } catch is CancellationError {
@@ -152,6 +170,9 @@ final class LiveResultsFeed: Sendable {
     /// How often an embedded engine's commit counter is read while a sequence is iterated: other
     /// processes' commits are seen within this much time.
     static let pollInterval: Duration = .milliseconds(100)
+    /// The shortest time between two runs of an iterator's query: a burst of commits is read at
+    /// most this often (100 times a second), each run seeing the latest state.
+    static let minimumInterval: Duration = .milliseconds(10)
 
     let changes: AsyncStream<CollectionChange>
     private let continuation: AsyncStream<CollectionChange>.Continuation
