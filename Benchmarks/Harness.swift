@@ -26,6 +26,9 @@ enum Operation: String, CaseIterable {
     /// 1, 2, 4 and 8 threads of random `fetch(_:id:)`, alone and beside a bulk-inserting thread
     /// (sqlite and lmdb; Benchmarks/ConcurrentLookups.swift).
     case concurrentLookups
+    /// Single saves with one `observe` consumer beside the same saves with none (`--observe`;
+    /// ObserveBenchmarks.swift).
+    case observe
 
     /// The baseline and goal of the operations measured alike on every backend.
     static let sharedBaselines: [Operation: String] = [
