@@ -207,6 +207,18 @@ enum StorageObservationSnippets {
         watcher.cancel()
         _ = events
     }
+
+    /// Sources/Storage/Storage.docc/Observation.md:51
+    static func block51() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await store.save(Person(id: 1, name: "Ada", age: 36, email: nil, tags: [], address: nil))
+        let adults = store.observe(Person.self, where: Column("age") >= 18, orderBy: [.ascending("name")])
+        for try await people in adults {
+            print(people.map(\.name))  // ["Ada"], then ["Ada", "Grace"]
+            if people.count == 2 { break }
+            try await store.save(Person(id: 2, name: "Grace", age: 45, email: nil, tags: [], address: nil))
+        }
+    }
 }
 
 enum StorageQueriesSnippets {
@@ -316,6 +328,7 @@ enum StorageTypedSettingsSnippets {
 let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
     ("Sources/Storage/Storage.docc/CustomColumnCoding.md:51", StorageCustomColumnCodingSnippets.block51),
     ("Sources/Storage/Storage.docc/Observation.md:13", StorageObservationSnippets.block13),
+    ("Sources/Storage/Storage.docc/Observation.md:51", StorageObservationSnippets.block51),
     ("Sources/Storage/Storage.docc/Queries.md:15", StorageQueriesSnippets.block15),
     ("Sources/Storage/Storage.docc/Queries.md:64", StorageQueriesSnippets.block64),
     (
