@@ -194,8 +194,8 @@ enum StorageGettingStartedSnippets {
 }
 
 enum StorageObservationSnippets {
-    /// Sources/Storage/Storage.docc/Observation.md:13
-    static func block13() async throws {
+    /// Sources/Storage/Storage.docc/Observation.md:14
+    static func block14() async throws {
         let store = try ObjectStore(backend: .sqliteInMemory())
         let watcher = Task {
             for await change in store.changes(of: Person.self) {
@@ -208,8 +208,8 @@ enum StorageObservationSnippets {
         _ = events
     }
 
-    /// Sources/Storage/Storage.docc/Observation.md:51
-    static func block51() async throws {
+    /// Sources/Storage/Storage.docc/Observation.md:52
+    static func block52() async throws {
         let store = try ObjectStore(backend: .sqliteInMemory())
         try await store.save(Person(id: 1, name: "Ada", age: 36, email: nil, tags: [], address: nil))
         let adults = store.observe(Person.self, where: Column("age") >= 18, orderBy: [.ascending("name")])
@@ -327,8 +327,8 @@ enum StorageTypedSettingsSnippets {
 /// The statement blocks that open only in-memory stores, which the tests run.
 let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
     ("Sources/Storage/Storage.docc/CustomColumnCoding.md:51", StorageCustomColumnCodingSnippets.block51),
-    ("Sources/Storage/Storage.docc/Observation.md:13", StorageObservationSnippets.block13),
-    ("Sources/Storage/Storage.docc/Observation.md:51", StorageObservationSnippets.block51),
+    ("Sources/Storage/Storage.docc/Observation.md:14", StorageObservationSnippets.block14),
+    ("Sources/Storage/Storage.docc/Observation.md:52", StorageObservationSnippets.block52),
     ("Sources/Storage/Storage.docc/Queries.md:15", StorageQueriesSnippets.block15),
     ("Sources/Storage/Storage.docc/Queries.md:64", StorageQueriesSnippets.block64),
     (
