@@ -42,3 +42,22 @@ func watchInTask(_ store: ObjectStore) -> Task<Int, any Error> {
         return first?.count ?? 0
     }
 }
+
+/// A screen on the main actor, and an actor, each keeping the latest results in its own state.
+@MainActor final class SalesScreen {
+    var shown: [Sale] = []
+
+    func watch(_ store: ObjectStore) async throws {
+        for try await sales in store.observe(Sale.self, where: Column("amount") >= 10, orderBy: [.ascending("id")]) {
+            shown = sales
+        }
+    }
+}
+
+actor SalesCounter {
+    var count = 0
+
+    func watch(_ store: ObjectStore) async throws {
+        for try await rows in store.observe(in: "sales") { count = rows.count }
+    }
+}
