@@ -29,6 +29,9 @@ enum Operation: String, CaseIterable {
     /// `update(_:set:where:)` of a tenth of the records, beside the engine's own `UPDATE … WHERE`
     /// or a raw read-modify-put loop (`--update`; UpdateBenchmarks.swift).
     case update
+    /// Single saves with one `observe` consumer beside the same saves with none (`--observe`;
+    /// ObserveBenchmarks.swift).
+    case observe
 
     /// The baseline and goal of the operations measured alike on every backend.
     static let sharedBaselines: [Operation: String] = [

@@ -16,6 +16,7 @@ let usage = """
                         record is a file, and the baseline fsyncs each one)
       --copy            also copy SQLite → LMDB and LMDB → SQLite, verified (CopyBenchmarks.swift)
       --update          also update a tenth of the records, sqlite and lmdb (UpdateBenchmarks.swift)
+      --observe         also single saves with one observe() consumer vs none (ObserveBenchmarks.swift)
       --scale LIST      instead: insert, fetchAll, lookup and filter (those chosen) at each number
                         of records, on fresh stores, sqlite, lmdb and archive (archive: up to 2M,
                         with open + fetchAll); prints rows/s and ratio per size and the growth of
@@ -39,6 +40,7 @@ var jsonPath: String?
 var archiveCount: Int?
 var measuresCopy = false
 var measuresUpdate = false
+var measuresObserve = false
 var scaleSizes: [Int]?
 var plotPath: String?
 
@@ -107,6 +109,8 @@ while let argument = arguments.popFirst() {
         measuresCopy = true
     case "--update":
         measuresUpdate = true
+    case "--observe":
+        measuresObserve = true
     case "--help", "-h":
         print(usage)
         exit(0)
@@ -175,6 +179,18 @@ for backend in backends {
 }
 if measuresCopy { try CopyBenchmarks.run(&harness, people: people, directory: directory) }
 if measuresUpdate { try UpdateBenchmarks.run(&harness, people: people, directory: directory) }
+if measuresObserve {
+    // A table of up to 10,000 people (2,000 files for the archive) under the observed query.
+    for backend in backends {
+        let context = try makeContext(Array(people.prefix(backend == "archive" ? 2_000 : 10_000)), [])
+        switch backend {
+        case "sqlite": try ObserveBenchmarks<RawSQLite>(context: context).run(&harness)
+        case "lmdb": try ObserveBenchmarks<RawLMDB>(context: context).run(&harness)
+        case "postgresql": try ObserveBenchmarks<RawPostgreSQL>(context: context).run(&harness)
+        default: try ObserveBenchmarks<RawFiles>(context: context).run(&harness)
+        }
+    }
+}
 let elapsed = Harness.seconds(ContinuousClock.now - started)
 let archiveNote = backends.contains("archive") ? " (archive: \(min(count, archiveCount ?? 2_000)))" : ""
 print("\(count) records\(archiveNote), median of \(repetitions) runs" + String(format: ", %.0f s in all.", elapsed))

@@ -97,8 +97,7 @@ public enum ConformanceSuite {
     /// typed settings.
     public static let asyncChecks: [ConformanceCheck] =
         storeAPIAsyncChecks + csvImportAsyncChecks + observationAsyncChecks + settingsTierAsyncChecks
-        + untypedAsyncAsyncChecks
-        + updateWhereAsyncChecks
+        + untypedAsyncAsyncChecks + updateWhereAsyncChecks + liveResultsAsyncChecks
 
     /// Every check, synchronous and asynchronous: ``checks`` then ``asyncChecks``.
     public static var allChecks: [ConformanceCheck] { checks + asyncChecks }

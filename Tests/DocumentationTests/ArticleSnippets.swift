@@ -194,8 +194,8 @@ enum StorageGettingStartedSnippets {
 }
 
 enum StorageObservationSnippets {
-    /// Sources/Storage/Storage.docc/Observation.md:13
-    static func block13() async throws {
+    /// Sources/Storage/Storage.docc/Observation.md:14
+    static func block14() async throws {
         let store = try ObjectStore(backend: .sqliteInMemory())
         let watcher = Task {
             for await change in store.changes(of: Person.self) {
@@ -206,6 +206,18 @@ enum StorageObservationSnippets {
         try await store.save(Person(id: 1, name: "Ada", age: 36, email: nil, tags: [], address: nil))
         watcher.cancel()
         _ = events
+    }
+
+    /// Sources/Storage/Storage.docc/Observation.md:52
+    static func block52() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await store.save(Person(id: 1, name: "Ada", age: 36, email: nil, tags: [], address: nil))
+        let adults = store.observe(Person.self, where: Column("age") >= 18, orderBy: [.ascending("name")])
+        for try await people in adults {
+            print(people.map(\.name))  // ["Ada"], then ["Ada", "Grace"]
+            if people.count == 2 { break }
+            try await store.save(Person(id: 2, name: "Grace", age: 45, email: nil, tags: [], address: nil))
+        }
     }
 }
 
@@ -349,7 +361,8 @@ enum StorageTypedSettingsSnippets {
 /// The statement blocks that open only in-memory stores, which the tests run.
 let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
     ("Sources/Storage/Storage.docc/CustomColumnCoding.md:51", StorageCustomColumnCodingSnippets.block51),
-    ("Sources/Storage/Storage.docc/Observation.md:13", StorageObservationSnippets.block13),
+    ("Sources/Storage/Storage.docc/Observation.md:14", StorageObservationSnippets.block14),
+    ("Sources/Storage/Storage.docc/Observation.md:52", StorageObservationSnippets.block52),
     ("Sources/Storage/Storage.docc/Queries.md:15", StorageQueriesSnippets.block15),
     ("Sources/Storage/Storage.docc/Queries.md:64", StorageQueriesSnippets.block64),
     ("Sources/Storage/Storage.docc/Queries.md:126", StorageQueriesSnippets.block126),
