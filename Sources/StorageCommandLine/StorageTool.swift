@@ -19,6 +19,7 @@ package enum StorageTool {
           import STORE COLLECTION FILE   records from a JSON array, NDJSON or CSV file
           copy FROM TO                   copy a store (or some collections) to another, verified
           verify A B                     check that two stores hold the same data
+          aggregate STORE COLLECTION AGG…  counts, sums, averages, minima, maxima per group
 
         STORE is sqlite:PATH, lmdb:PATH, archive:FOLDER, postgresql://… (add ?schema=NAME for a
         schema other than public), libpq key=value pairs ("host=db dbname=app", schema public),
@@ -30,6 +31,7 @@ package enum StorageTool {
         """
 
     static let help: [String: String] = [
+        "aggregate": aggregateHelp,
         "info": """
         usage: storage info STORE [--json]
 
@@ -102,6 +104,7 @@ package enum StorageTool {
             case "import": try importRecords(rest)
             case "copy": try copy(rest)
             case "verify": try verify(rest)
+            case "aggregate": try aggregate(rest)
             default: throw UsageError("unknown command '\(command)'")
             }
             return 0
