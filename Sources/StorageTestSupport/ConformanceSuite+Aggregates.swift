@@ -274,6 +274,32 @@ extension ConformanceSuite {
         },
     ]
 
+    static let aggregateAsyncChecks: [ConformanceCheck] = [
+        asyncCheck("the async aggregates answer as the blocking ones, inside read and write transactions too") {
+            fixture,
+            directory in
+            let store = try fixture.openStore(in: directory)
+            try await store.save(contentsOf: aggregateSales)
+            let aggregates: [Aggregate] = [.count, .sum("amount"), .average("price"), .maximum("customer")]
+            let typed = try await store.aggregate(AggregateSale.self, aggregates, groupBy: [Column("city")])
+            // A closure that is not async calls the blocking overload.
+            let blocking: () throws -> [[String: StorageValue]] = {
+                try store.aggregate(AggregateSale.self, aggregates, groupBy: [Column("city")])
+            }
+            #expect(typed == (try blocking()))
+            #expect(typed.count == 4)
+            let untyped = try await store.aggregate(in: "sales", [.countDistinct("city")], where: Column("amount") < 30)
+            #expect(untyped == [["count(distinct city)": 3]])
+            let inside = try await store.transaction { tx in
+                try tx.save(AggregateSale(id: 50, city: "Tromsø", amount: 7))
+                return try tx.aggregate(in: "sales", [.count], where: Column("city") == "Tromsø")
+            }
+            #expect(inside == [["count": 1]])
+            let read = try await store.read { tx in try tx.aggregate(AggregateSale.self, [.minimum("amount")]) }
+            #expect(read == [["min(amount)": 5]])
+        }
+    ]
+
     /// Nine sales in four cities (one null), two customers in Oslo, amounts and prices with nulls.
     static let aggregateSales: [AggregateSale] = [
         AggregateSale(id: 1, city: "Oslo", customer: "ann", amount: 20, price: 0.5, receipt: Data([1])),

@@ -98,6 +98,7 @@ public enum ConformanceSuite {
     public static let asyncChecks: [ConformanceCheck] =
         storeAPIAsyncChecks + csvImportAsyncChecks + observationAsyncChecks + settingsTierAsyncChecks
         + untypedAsyncAsyncChecks
+        + aggregateAsyncChecks
 
     /// Every check, synchronous and asynchronous: ``checks`` then ``asyncChecks``.
     public static var allChecks: [ConformanceCheck] { checks + asyncChecks }
