@@ -1,3 +1,5 @@
+import Foundation
+
 /// The one-pass computation of an aggregate request over the rows of a `scan`: the reference
 /// every engine's own `GROUP BY` must match, and the way aggregates are computed on engines that
 /// have none (LMDB, the file archive, memory, backends of other packages).
@@ -13,18 +15,51 @@ struct AggregateComputation {
         var distinct: Set<StorageKey>?
     }
 
+    /// A group's value as a dictionary key: equal as ``StorageKey``s are, with text compared byte
+    /// by byte without going through `StorageValue.compare` (the hot path of a grouped scan).
+    private struct GroupKey: Hashable {
+        let value: StorageValue
+
+        static func == (lhs: GroupKey, rhs: GroupKey) -> Bool {
+            switch (lhs.value, rhs.value) {
+            case (.text(let a), .text(let b)): return sameBytes(a, b)
+            case (.integer(let a), .integer(let b)): return a == b
+            default: return StorageKey(lhs.value) == StorageKey(rhs.value)
+            }
+        }
+
+        func hash(into hasher: inout Hasher) {
+            StorageKey(value).hash(into: &hasher)
+        }
+
+        /// Whether two texts have the same UTF-8 bytes: `memcmp` over their storage, where a
+        /// byte-by-byte walk of their UTF-8 views was the grouped scan's largest cost.
+        private static func sameBytes(_ a: String, _ b: String) -> Bool {
+            guard a.utf8.count == b.utf8.count else { return false }
+            let same = a.utf8.withContiguousStorageIfAvailable { left in
+                b.utf8.withContiguousStorageIfAvailable { right in
+                    left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
+                }
+            }
+            return (same ?? nil) ?? a.utf8.elementsEqual(b.utf8)
+        }
+    }
+
     private let collection: String
     private let aggregates: [Aggregate]
+    /// Each aggregate's function, read once a row without copying the aggregate.
+    private let functions: [Aggregate.Function]
     /// The position in the scan's columns of each group column.
     private let groupPositions: [Int]
     /// The position in the scan's columns of each aggregate's column (`nil` for `count`).
     private let positions: [Int?]
     /// The stored type of each scan column: values read get its affinity, as SQL sees them.
     private let types: [ColumnType]
-    private var groupBySingle: [StorageKey: Int] = [:]
-    private var groupByMany: [[StorageKey]: Int] = [:]
+    private var groupBySingle: [GroupKey: Int] = [:]
+    private var groupByMany: [[GroupKey]: Int] = [:]
     private var groupValues: [[StorageValue]] = []
-    private var cells: [[Cell]] = []
+    /// Every group's cells, one run of `aggregates.count` per group.
+    private var cells: [Cell] = []
 
     /// - Parameters:
     ///   - request: the aggregates, with column names as stored.
@@ -33,20 +68,23 @@ struct AggregateComputation {
     init(_ request: AggregateRequest, columns: [String], types: [ColumnType]) {
         collection = request.collection
         aggregates = request.aggregates
+        functions = request.aggregates.map(\.function)
         groupPositions = request.groupBy.map { columns.firstIndex(of: $0)! }
         positions = request.aggregates.map { aggregate in aggregate.column.map { columns.firstIndex(of: $0)! } }
         self.types = types
         if request.groupBy.isEmpty {
             // Exactly one row without groups, also over no records.
             groupValues = [[]]
-            cells = [Array(repeating: Cell(), count: aggregates.count)]
+            cells = Array(repeating: Cell(), count: aggregates.count)
         }
     }
 
     /// The value at `position`, with its column's affinity.
     @inline(__always)
     private func value(_ row: any StorageRow, at position: Int) -> StorageValue {
-        row.value(at: position).applyingAffinity(types[position])
+        // Text in a text column, the usual group, read without a value to convert.
+        if types[position] == .text, let text = row.text(at: position) { return .text(text) }
+        return row.value(at: position).applyingAffinity(types[position])
     }
 
     /// The index of the group of `row`, made when it is the group's first record.
@@ -56,62 +94,63 @@ struct AggregateComputation {
             return 0
         case 1:
             let value = value(row, at: groupPositions[0])
-            if let group = groupBySingle[StorageKey(value)] { return group }
-            groupBySingle[StorageKey(value)] = cells.count
+            if let group = groupBySingle[GroupKey(value: value)] { return group }
+            groupBySingle[GroupKey(value: value)] = groupValues.count
             return newGroup([value])
         default:
             let values = groupPositions.map { value(row, at: $0) }
-            let key = values.map(StorageKey.init)
+            let key = values.map { GroupKey(value: $0) }
             if let group = groupByMany[key] { return group }
-            groupByMany[key] = cells.count
+            groupByMany[key] = groupValues.count
             return newGroup(values)
         }
     }
 
     private mutating func newGroup(_ values: [StorageValue]) -> Int {
         groupValues.append(values)
-        cells.append(Array(repeating: Cell(), count: aggregates.count))
-        return cells.count - 1
+        cells.append(contentsOf: repeatElement(Cell(), count: aggregates.count))
+        return groupValues.count - 1
     }
 
     /// Adds one record.
     /// - Throws: ``StorageError`` with `.invalidQuery` for a sum or average that meets a value
     ///   that is not a number.
     mutating func add(_ row: any StorageRow) throws {
-        let group = group(of: row)
-        for index in aggregates.indices {
+        let base = group(of: row) * functions.count
+        for index in functions.indices {
+            let cell = base + index
             guard let position = positions[index] else {
-                cells[group][index].count += 1
+                cells[cell].count += 1
                 continue
             }
-            let function = aggregates[index].function
+            let function = functions[index]
             if function == .sum || function == .average, types[position] == .integer,
                 let number = row.integer(at: position)
             {
                 // The common case read without making a value.
-                cells[group][index].count += 1
-                cells[group][index].sum.add(number)
+                cells[cell].count += 1
+                cells[cell].sum.add(number)
                 continue
             }
             let value = value(row, at: position)
             if value.isNull { continue }
-            cells[group][index].count += 1
+            cells[cell].count += 1
             switch function {
             case .countDistinct:
-                if cells[group][index].distinct == nil { cells[group][index].distinct = [] }
-                cells[group][index].distinct!.insert(StorageKey(value))
+                if cells[cell].distinct == nil { cells[cell].distinct = [] }
+                cells[cell].distinct!.insert(StorageKey(value))
             case .sum, .average:
                 switch value {
-                case .integer(let number): cells[group][index].sum.add(number)
-                case .real(let number): cells[group][index].sum.add(number)
+                case .integer(let number): cells[cell].sum.add(number)
+                case .real(let number): cells[cell].sum.add(number)
                 default: throw notANumber(aggregates[index], value)
                 }
             case .minimum:
-                if let extreme = cells[group][index].extreme, StorageValue.compare(value, extreme) >= 0 { continue }
-                cells[group][index].extreme = value
+                if let extreme = cells[cell].extreme, StorageValue.compare(value, extreme) >= 0 { continue }
+                cells[cell].extreme = value
             case .maximum:
-                if let extreme = cells[group][index].extreme, StorageValue.compare(value, extreme) <= 0 { continue }
-                cells[group][index].extreme = value
+                if let extreme = cells[cell].extreme, StorageValue.compare(value, extreme) <= 0 { continue }
+                cells[cell].extreme = value
             default:
                 break
             }
@@ -143,7 +182,7 @@ struct AggregateComputation {
             var row = groupValues[group]
             row.reserveCapacity(row.count + aggregates.count)
             for (index, aggregate) in aggregates.enumerated() {
-                row.append(try Self.result(aggregate, cells[group][index], collection: collection))
+                row.append(try Self.result(aggregate, cells[group * aggregates.count + index], collection: collection))
             }
             return row
         }
