@@ -26,6 +26,9 @@ enum Operation: String, CaseIterable {
     /// 1, 2, 4 and 8 threads of random `fetch(_:id:)`, alone and beside a bulk-inserting thread
     /// (sqlite and lmdb; Benchmarks/ConcurrentLookups.swift).
     case concurrentLookups
+    /// `aggregate(_:_:groupBy:)`, a sum per city, beside the engine's own (`--aggregates`;
+    /// Benchmarks/AggregateBenchmarks.swift).
+    case aggregate
 
     /// The baseline and goal of the operations measured alike on every backend.
     static let sharedBaselines: [Operation: String] = [

@@ -15,6 +15,8 @@ let usage = """
       --archive-count N records for the file archive (default: the count, at most 2,000; every
                         record is a file, and the baseline fsyncs each one)
       --copy            also copy SQLite → LMDB and LMDB → SQLite, verified (CopyBenchmarks.swift)
+      --aggregates      instead: a sum per city over --count sales on sqlite and lmdb (those of
+                        --backends), beside the engine's own (AggregateBenchmarks.swift)
       --scale LIST      instead: insert, fetchAll, lookup and filter (those chosen) at each number
                         of records, on fresh stores, sqlite, lmdb and archive (archive: up to 2M,
                         with open + fetchAll); prints rows/s and ratio per size and the growth of
@@ -37,6 +39,7 @@ var operations = Set(Operation.selectable)
 var jsonPath: String?
 var archiveCount: Int?
 var measuresCopy = false
+var measuresAggregates = false
 var scaleSizes: [Int]?
 var plotPath: String?
 
@@ -103,6 +106,8 @@ while let argument = arguments.popFirst() {
         jsonPath = path
     case "--copy":
         measuresCopy = true
+    case "--aggregates":
+        measuresAggregates = true
     case "--help", "-h":
         print(usage)
         exit(0)
@@ -133,6 +138,16 @@ if let scaleSizes {
         jsonPath: jsonPath,
         plotPath: plotPath
     )
+    try? FileManager.default.removeItem(at: directory)  // exit skips the defer above
+    exit(0)
+}
+
+if measuresAggregates {
+    var harness = Harness(count: count, repetitions: repetitions)
+    try AggregateBenchmarks.run(&harness, count: count, backends: backends, directory: directory)
+    print("\(count) sales, median of \(repetitions) runs; ratio = ours / baseline, higher is better.")
+    harness.printTables()
+    if let jsonPath { try harness.writeJSON(to: jsonPath) }
     try? FileManager.default.removeItem(at: directory)  // exit skips the defer above
     exit(0)
 }
