@@ -1,7 +1,9 @@
 import CLMDB
+import CPostgreSQL
 import CSQLite
 import Foundation
 import LMDBBackend
+import PostgreSQLBackend
 import SQLiteBackend
 import Storage
 
@@ -31,7 +33,8 @@ struct BenchmarkSale: Codable, StorableModel {
 /// `SELECT city, sum(amount) … GROUP BY city ORDER BY city` through the C API on the same file
 /// (goal ≥ 0.9: ours runs that statement too), on LMDB a cursor loop over records of a fixed
 /// layout summing into a dictionary by city (goal ≥ 0.5: ours decodes each record's fields
-/// through the backend's scan and the one-pass computation).
+/// through the backend's scan and the one-pass computation), on PostgreSQL the same `GROUP BY` sent
+/// with libpq (goal ≥ 0.9).
 enum AggregateBenchmarks {
     static func run(_ harness: inout Harness, count: Int, backends: [String], directory: URL) throws {
         progress("making \(count) sales")
@@ -95,6 +98,60 @@ enum AggregateBenchmarks {
                 goal: 0.5
             )
             try store.close()
+        }
+        if backends.contains("postgresql") {
+            progress("aggregate on postgresql")
+            let schema = "bench_aggregates"
+            RawPostgreSQL.dropSchema(schema)
+            defer { RawPostgreSQL.dropSchema(schema) }
+            let store = ObjectStore(
+                backend: try .postgreSQL(url: try RawPostgreSQL.url(), configuration: .init(schema: schema))
+            )
+            try store.save(contentsOf: sales)
+            let raw = try RawPostgreSQLAggregate(table: "\"\(schema)\".\"sales\"")
+            let (ours, baseline) = try harness.measurePair(
+                warmUp: true,
+                ours: { check(try store.aggregate(BenchmarkSale.self, aggregates, groupBy: [Column("city")])) },
+                baseline: { check(try raw.sumByCity()) }
+            )
+            harness.record(
+                backend: "postgresql",
+                operation: .aggregate,
+                rows: count,
+                ours: ours,
+                baseline: "SELECT city, sum(amount) … GROUP BY city through libpq",
+                baselineTime: baseline,
+                goal: 0.9
+            )
+            try store.close()
+        }
+    }
+}
+
+/// The PostgreSQL baseline: the same `GROUP BY` sent with libpq, its text results parsed.
+final class RawPostgreSQLAggregate {
+    private let connection: OpaquePointer
+    private let table: String
+
+    struct Failure: Error {}
+
+    init(table: String) throws {
+        guard let connection = PQconnectdb(try RawPostgreSQL.url()), PQstatus(connection) == CONNECTION_OK else {
+            throw Failure()
+        }
+        self.connection = connection
+        self.table = table
+    }
+
+    deinit { PQfinish(connection) }
+
+    func sumByCity() throws -> [(String, Int64)] {
+        let sql = #"SELECT "city", sum("amount") FROM "# + table + #" GROUP BY "city" ORDER BY "city" ASC"#
+        guard let result = PQexec(connection, sql) else { throw Failure() }
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_TUPLES_OK else { throw Failure() }
+        return (0..<PQntuples(result)).map { row in
+            (String(cString: PQgetvalue(result, row, 0)), Int64(String(cString: PQgetvalue(result, row, 1))) ?? 0)
         }
     }
 }

@@ -15,8 +15,8 @@ let usage = """
       --archive-count N records for the file archive (default: the count, at most 2,000; every
                         record is a file, and the baseline fsyncs each one)
       --copy            also copy SQLite → LMDB and LMDB → SQLite, verified (CopyBenchmarks.swift)
-      --aggregates      instead: a sum per city over --count sales on sqlite and lmdb (those of
-                        --backends), beside the engine's own (AggregateBenchmarks.swift)
+      --aggregates      instead: a sum per city over --count sales on sqlite, lmdb and postgresql
+                        (those of --backends), beside the engine's own (AggregateBenchmarks.swift)
       --scale LIST      instead: insert, fetchAll, lookup and filter (those chosen) at each number
                         of records, on fresh stores, sqlite, lmdb and archive (archive: up to 2M,
                         with open + fetchAll); prints rows/s and ratio per size and the growth of
