@@ -95,6 +95,11 @@ extension ConformanceSuite {
                 )
                 .isEmpty
             )
+            // No aggregates: the groups alone, or the one row of nothing.
+            #expect(try store.aggregate(AggregateSale.self, []) == [[:]])
+            #expect(try store.aggregate(AggregateSale.self, [], where: Column("id") > 8) == [[:]])
+            let cities = try store.aggregate(AggregateSale.self, [], groupBy: [Column("city")])
+            #expect(cities == [["city": nil], ["city": "Bergen"], ["city": "Oslo"], ["city": "oslo"]])
             try store.deleteAll(AggregateSale.self)
             #expect(try store.aggregate(AggregateSale.self, aggregates) == [none])
             #expect(try store.aggregate(AggregateSale.self, aggregates, groupBy: [Column("city")]).isEmpty)

@@ -54,6 +54,12 @@ extension Session {
                 )
             }
         }
+        if aggregates.isEmpty && groupBy.isEmpty {
+            // Nothing to compute: the one row of no values (SQL's `SELECT` of no aggregate would
+            // be a row per record instead).
+            _ = try makeRequest(plan, columns: [], where: predicate, orderBy: [], limit: nil)
+            return [[:]]
+        }
         var columns: [String] = []
         for column in groupColumns + resolved.compactMap(\.column) where !columns.contains(column) {
             columns.append(column)
