@@ -4,18 +4,20 @@ import Storage
 /// ORDER BY <groups>`, identifiers quoted and values bound as in every other statement.
 ///
 /// SQLite's own answers equal the one-pass computation's for counts, minima and maxima (its
-/// BINARY collation is byte order, as `orderBy` sorts) and for sums of integer columns. What it
-/// answers otherwise is left to the one-pass computation (`nil`): a sum or average of a real
-/// column (SQLite adds reals one by one in its scan order, rounding at each step, where every
-/// engine here rounds the exact sum once), and a sum that overflows (SQLite fails with "integer
-/// overflow" as soon as a partial sum leaves 64 bits, where the exact sum may fit, and an average
-/// of integers must not fail at all). An average of integers is the exact `sum` divided by
-/// `count`, rounded once here.
+/// BINARY collation is byte order, as `orderBy` sorts) and for sums of integer columns. A sum of a
+/// real column is `storage_exact_sum` (`SQLiteExactSum`), not SQLite's `sum`, which adds reals one
+/// by one in its scan order, rounding at each step, where every engine here rounds the exact sum
+/// once. Left to the one-pass computation (`nil`): a sum that overflows (SQLite fails with
+/// "integer overflow" as soon as a partial sum leaves 64 bits, where the exact sum may fit, and
+/// an average of integers must not fail at all), a real sum beyond the finite reals, and sums of
+/// untyped columns. An average is the exact sum divided by the count, rounded here as
+/// `ExactSum` does.
 extension SQLiteReadTransaction: AggregatingReadTransaction {
     /// How one aggregate's value is read from the statement's columns.
     private enum Reading {
         case value(Int)
         case average(sum: Int, count: Int)
+        case realAverage(sum: Int, count: Int)
     }
 
     func aggregate(_ request: AggregateRequest) throws -> [[StorageValue]]? {
@@ -27,7 +29,8 @@ extension SQLiteReadTransaction: AggregatingReadTransaction {
         var readings: [Reading] = []
         for aggregate in request.aggregates {
             let column = aggregate.column.map { compiler.column($0) }
-            let isInteger = aggregate.column.flatMap { schema.column(named: $0)?.type } == .integer
+            let type = aggregate.column.flatMap { schema.column(named: $0)?.type }
+            let isInteger = type == .integer
             switch (aggregate.function, column) {
             case (.count, nil):
                 selected.append("count(*)")
@@ -40,6 +43,13 @@ extension SQLiteReadTransaction: AggregatingReadTransaction {
             case (.average, let column?) where isInteger:
                 readings.append(.average(sum: selected.count, count: selected.count + 1))
                 selected.append("sum(\(column))")
+                selected.append("count(\(column))")
+                continue
+            case (.sum, let column?) where type == .real:
+                selected.append("\(SQLiteExactSum.name)(\(column))")
+            case (.average, let column?) where type == .real:
+                readings.append(.realAverage(sum: selected.count, count: selected.count + 1))
+                selected.append("\(SQLiteExactSum.name)(\(column))")
                 selected.append("count(\(column))")
                 continue
             case (.minimum, let column?):
@@ -79,14 +89,26 @@ extension SQLiteReadTransaction: AggregatingReadTransaction {
                                 continue
                             }
                             values.append(.real(ExactSum.quotient(Int128(total), Int(number))))
+                        case .realAverage(let sum, let count):
+                            // The sum rounded once, divided by the count: as `ExactSum.average`.
+                            guard case .real(let total) = row.value(at: sum),
+                                case .integer(let number) = row.value(at: count), number > 0
+                            else {
+                                values.append(.null)
+                                continue
+                            }
+                            let mean = total / Double(number)
+                            values.append(.real(mean == 0 ? 0 : mean))
                         }
                     }
                     rows.append(values)
                 }
             }
-        } catch let error as StorageError where error.message.contains("integer overflow") {
-            // A partial sum left 64 bits: the exact sum, or the average, is the one-pass
-            // computation's to answer.
+        } catch let error as StorageError
+            where error.message.contains("integer overflow") || error.message.contains(SQLiteExactSum.declined)
+        {
+            // A partial sum left 64 bits, or a real sum its function could not keep exactly: the
+            // one-pass computation answers (an exact sum that fits, an average, or the error).
             return nil
         }
         return rows

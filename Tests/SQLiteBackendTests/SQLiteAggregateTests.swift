@@ -4,11 +4,11 @@ import Storage
 import StorageTestSupport
 import Testing
 
-/// SQLite computes counts, integer sums and averages and extremes in SQL, and leaves real sums and
-/// overflowing partial sums to the one-pass computation (the conformance suite checks the answers
-/// are the same either way).
+/// SQLite computes counts, sums, averages and extremes in SQL (real sums with its exact-sum
+/// function), and leaves overflowing partial sums to the one-pass computation (the conformance
+/// suite checks the answers are the same either way).
 @Suite struct SQLiteAggregateTests {
-    @Test func groupByRunsInSQLiteAndDeclinesWhatItWouldRoundOrOverflow() throws {
+    @Test func groupByRunsInSQLiteWithExactRealSumsAndDeclinesAnOverflow() throws {
         try TemporaryDirectory.with("sqlite-aggregates") { directory in
             let backend = try SQLiteStorageBackend(path: directory.appendingPathComponent("a.sqlite").path)
             let store = ObjectStore(backend: backend)
@@ -18,9 +18,20 @@ import Testing
             var overflowing = AggregatePushDown.grouped
             overflowing.predicate = nil
             #expect(try AggregatePushDown.answer(backend, overflowing) == nil)
+            // A real sum is the exact sum rounded once, in SQL too (`storage_exact_sum`).
             var real = AggregatePushDown.grouped
-            real.aggregates = [.sum("price")]
-            #expect(try AggregatePushDown.answer(backend, real) == nil)
+            real.aggregates = [.sum("price"), .average("price")]
+            #expect(
+                try AggregatePushDown.answer(backend, real) == [
+                    [.null, 4.0, 4.0], ["Bergen", 2.5, 2.5], ["Oslo", 2.0, 1.0],
+                ]
+            )
+            try store.insert(
+                dictionaries: [["id": 1, "x": 1e16], ["id": 2, "x": 1.0], ["id": 3, "x": -1e16]],
+                into: "reals"
+            )
+            let exact = AggregateRequest(collection: "reals", aggregates: [.sum("x")], predicate: nil, groupBy: [])
+            #expect(try AggregatePushDown.answer(backend, exact) == [[1.0]])
             // Through the store, the one-pass computation then answers exactly.
             let averages = try store.aggregate(
                 in: "sales",

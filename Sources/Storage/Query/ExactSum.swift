@@ -19,6 +19,18 @@ package struct ExactSum: Sendable {
 
     package init() {}
 
+    /// A sum another engine kept: its exact integer sum, and its reals (partials or values,
+    /// added exactly), with whether any real was added at all.
+    /// - Parameters:
+    ///   - integers: the exact sum of the integers.
+    ///   - reals: reals whose exact sum is the rest; infinities among them count as infinities.
+    ///   - hasReal: whether the sum is a real.
+    package init(integers: Int128, reals: some Sequence<Double>, hasReal: Bool) {
+        self.integers = integers
+        for real in reals { add(real) }
+        self.hasReal = hasReal
+    }
+
     package mutating func add(_ value: Int64) {
         integers += Int128(value)
     }
