@@ -295,7 +295,7 @@ struct BackendBenchmarks<Raw: RawBaseline> {
             into: "ingest-",
             keep: false,
             forJSON: true,
-            ours: { stored = try $0.insert(jsonArray: json, into: "Person").count },
+            ours: { stored = try $0.insert(jsonArray: json, into: "Person") },
             baseline: { storedRaw = try $0.ingest(json: json) }
         )
         check(stored == context.people.count, "insert(jsonArray:into:) stored \(stored) records")

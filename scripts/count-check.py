@@ -20,10 +20,10 @@ import tempfile
 
 # backend, operation: (instructions an operation, heap allocations an operation), debug build.
 RECORDED = {
-    ("sqlite", "save"): (193_221, 90.76),
-    ("sqlite", "fetch"): (40_215, 5.33),
-    ("lmdb", "save"): (174_715, 69.67),
-    ("lmdb", "fetch"): (53_406, 1.72),
+    ("sqlite", "save"): (192_722, 90.76),
+    ("sqlite", "fetch"): (38_773, 5.33),
+    ("lmdb", "save"): (174_292, 69.67),
+    ("lmdb", "fetch"): (51_966, 1.72),
 }
 COUNT = 200
 FUNCTIONS = {"save": "*12countedSaves*", "fetch": "*14countedFetches*"}

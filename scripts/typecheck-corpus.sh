@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Type-checks ordinary user code against the package's debug build and fails on any warning or
-# error: every file of Tests/TypeCheckCorpus (the README's snippets, bulk saves built by closures,
-# predicates comparing every convertible type, arithmetic in closures beside `Column`
-# expressions) and the DocC articles' snippets (Tests/DocumentationTests/ArticleSnippets.swift,
-# which scripts/docs-snippets.py generates). An expression that takes more than 500 ms to
+# error: every file of Tests/TypeCheckCorpus (bulk saves built by closures, predicates comparing
+# every convertible type, arithmetic in closures beside `Column` expressions, engine codes), the
+# README's programs (written from the README itself by `scripts/docs-snippets.py --readme`, so
+# there is no copy to keep in step) and the DocC articles' snippets
+# (Tests/DocumentationTests/ArticleSnippets.swift, which scripts/docs-snippets.py generates). An expression that takes more than 500 ms to
 # type-check, or a function body that takes more, is a warning: a change to the public API that
 # makes users' code slow to type-check fails here (issue 32: the async `save(contentsOf:)` made
 # a bulk save fail to type-check after 33 s). Each file is checked on its own, in Swift 6 mode,
@@ -38,13 +39,19 @@ for include in $(pkg-config --cflags-only-I libpq sqlite3 lmdb); do flags+=(-Xcc
 
 files=(Tests/TypeCheckCorpus/*.swift Tests/DocumentationTests/ArticleSnippets.swift)
 output="$(mktemp)"
-trap 'rm -f "$output"' EXIT
+readme="$(mktemp -d)"
+trap 'rm -f "$output"; rm -rf "$readme"' EXIT
+# Each README program is a folder: its main.swift and the files the README says go beside it.
+python3 scripts/docs-snippets.py --readme "$readme" >/dev/null
+for program in "$readme"/*/; do files+=("${program%/}"); done
 
-# Type-checks "$1"; prints its wall-clock time in seconds; fails on any diagnostic.
+# Type-checks "$1" (a file, or a README program's folder); prints its wall-clock time in
+# milliseconds; fails on any diagnostic.
 check() {
-    local start end
+    local start end sources=("$1")
+    if [ -d "$1" ]; then sources=("$1"/*.swift); fi
     start=$(date +%s%N)
-    if ! swiftc "${flags[@]}" "$1" >"$output" 2>&1 || grep -q -E '(warning|error):' "$output"; then
+    if ! swiftc "${flags[@]}" "${sources[@]}" >"$output" 2>&1 || grep -q -E '(warning|error):' "$output"; then
         echo "typecheck-corpus: $1 type-checks with diagnostics:" >&2
         grep -E '^[^ ].*(warning|error):' "$output" >&2 || cat "$output" >&2
         return 1
@@ -69,12 +76,12 @@ if ! $times; then
         check "$file" >/dev/null || failed=1
     done
     if ((failed)); then exit 1; fi
-    echo "typecheck-corpus: ${#files[@]} files type-check without a warning" >&2
+    echo "typecheck-corpus: ${#files[@]} files and README programs type-check without a warning" >&2
     exit 0
 fi
 
 plain="$(mktemp -d)"
-trap 'rm -f "$output"; rm -rf "$plain"' EXIT
+trap 'rm -f "$output"; rm -rf "$readme" "$plain"' EXIT
 echo "| file | lines | with \`import Storage\` (s) | without (s) |"
 echo "|---|---|---|---|"
 for file in "${files[@]}"; do
@@ -83,10 +90,14 @@ for file in "${files[@]}"; do
         continue
     }
     without="(calls Storage)"
-    if grep -q 'typecheck-corpus: without-import' "$file"; then
+    if [ -f "$file" ] && grep -q 'typecheck-corpus: without-import' "$file"; then
         grep -v '^import Storage$' "$file" >"$plain/$(basename "$file")"
         without=$(fastest "$plain/$(basename "$file")") || failed=1
     fi
-    echo "| \`$file\` | $(wc -l <"$file") | $with | $without |"
+    if [ -d "$file" ]; then
+        echo "| README program \`$(basename "$file")\` | $(cat "$file"/*.swift | wc -l) | $with | $without |"
+    else
+        echo "| \`$file\` | $(wc -l <"$file") | $with | $without |"
+    fi
 done
 exit "$failed"

@@ -4,7 +4,7 @@ import Storage
 
 /// A read transaction over one LMDB snapshot. Valid only inside the closure it was passed to;
 /// every value handed out is copied out of the map before the closure returns.
-class LMDBReadTransaction: StorageReadTransaction {
+class LMDBReadTransaction: BackendReadTransaction {
     let environment: LMDBEnvironment
     let txn: OpaquePointer
     /// Cleared when the closure returns; a transaction used after that throws `.misuse`.
@@ -294,7 +294,7 @@ class LMDBReadTransaction: StorageReadTransaction {
         StorageError(.corrupt, "a stored record is damaged", collection: collection, path: environment.path)
     }
 
-    // MARK: StorageReadTransaction
+    // MARK: BackendReadTransaction
 
     func schema(of collection: String) throws -> CollectionSchema? {
         try checkActive()

@@ -89,7 +89,7 @@ public final class LMDBStorageBackend: StorageBackend {
     /// - Parameter body: the reads; the transaction is valid only during the call.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or a `StorageError` for an engine failure.
-    public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+    public func read<Result>(_ body: (any BackendReadTransaction) throws -> Result) throws -> Result {
         try checkOpen()
         // Room made here serves writes started inside this read (a forEach that saves), which
         // cannot grow the map themselves. A growth that fails here is left to the next write.
@@ -117,7 +117,7 @@ public final class LMDBStorageBackend: StorageBackend {
     /// - Returns: what `body` returns, or `nil` when the read would have waited.
     /// - Throws: what `body` throws, or a `StorageError` for an engine failure.
     public func readSingleQueryWithoutWaiting<Result>(
-        _ body: (any StorageReadTransaction) throws -> Result
+        _ body: (any BackendReadTransaction) throws -> Result
     ) throws -> Result? {
         try checkOpen()
         guard let transaction = try beginCurrentRead(waiting: false) else { return nil }
@@ -206,7 +206,7 @@ public final class LMDBStorageBackend: StorageBackend {
     ///   including a failed commit; `.misuse` for a write started inside another on the same
     ///   thread; `.busy` for a write started inside a read on the same thread that needs a larger
     ///   map than the room left; `.readOnly` (before anything runs) for a store opened read-only.
-    public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
+    public func write<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result {
         try checkOpen()
         if isReadOnly {
             throw StorageError(
@@ -274,7 +274,7 @@ public final class LMDBStorageBackend: StorageBackend {
     }
 
     /// Runs `body` in one write transaction, holding the writer lock.
-    private func attempt<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> WriteStep<Result> {
+    private func attempt<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> WriteStep<Result> {
         let txn = try beginCurrentWrite()
         let usage = environment.mapUsageLocked()
         let mapSize = usage.mapSize

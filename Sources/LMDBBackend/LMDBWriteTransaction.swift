@@ -4,7 +4,7 @@ import Storage
 
 /// A write transaction. It remembers a full map (`MDB_MAP_FULL`) even when the closure catches
 /// the error, so the backend can grow the map and run the closure again.
-final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
+final class LMDBWriteTransaction: LMDBReadTransaction, BackendWriteTransaction {
     /// Set when an LMDB call failed because the map is full.
     private(set) var mapIsFull = false
     /// Handles opened by this transaction, published when it commits.
@@ -285,7 +285,7 @@ final class LMDBWriteTransaction: LMDBReadTransaction, StorageWriteTransaction {
         }
     }
 
-    // MARK: StorageWriteTransaction
+    // MARK: BackendWriteTransaction
 
     func prepareCollection(_ schema: CollectionSchema) throws -> CollectionSchema {
         try checkActive()

@@ -2,7 +2,7 @@ import Storage
 
 /// A read transaction on one connection: `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`, so
 /// every statement of the closure reads one snapshot. Valid only inside its closure.
-class PostgreSQLReadTransaction: StorageReadTransaction {
+class PostgreSQLReadTransaction: BackendReadTransaction {
     let connection: PostgreSQLConnection
     let catalog: PostgreSQLCatalog
     let schemaCache: PostgreSQLSchemaCache

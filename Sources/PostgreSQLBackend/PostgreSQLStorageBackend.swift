@@ -258,7 +258,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or a `StorageError` for an engine failure (`.connectionLost`
     ///   when the connection broke).
-    public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+    public func read<Result>(_ body: (any BackendReadTransaction) throws -> Result) throws -> Result {
         try read(singleQuery: false, body)
     }
 
@@ -270,13 +270,13 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or a `StorageError` as `read(_:)` does; `.misuse` when
     ///   `body` makes a second query.
-    public func readSingleQuery<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+    public func readSingleQuery<Result>(_ body: (any BackendReadTransaction) throws -> Result) throws -> Result {
         try read(singleQuery: true, body)
     }
 
     private func read<Result>(
         singleQuery: Bool,
-        _ body: (any StorageReadTransaction) throws -> Result
+        _ body: (any BackendReadTransaction) throws -> Result
     ) throws -> Result {
         try owner.check(path: nil)
         var attempt = 0
@@ -342,7 +342,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// - Throws: what `body` throws (unchanged), or a `StorageError`: `.busy` when the retries
     ///   are used up, `.constraintViolation`, `.connectionLost` (a commit whose outcome is
     ///   unknown), `.timedOut`, `.readOnly` (before anything is sent) for a store opened read-only.
-    public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
+    public func write<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result {
         try owner.check(path: nil)
         if configuration.readOnly {
             throw StorageError(

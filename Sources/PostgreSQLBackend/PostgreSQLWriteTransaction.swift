@@ -3,7 +3,7 @@ import Storage
 /// A write transaction on one connection (`BEGIN ISOLATION LEVEL SERIALIZABLE` or `REPEATABLE
 /// READ`). Records are buffered by their writers and sent in batches, before any other
 /// statement of the transaction and before it commits.
-final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, StorageWriteTransaction {
+final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteTransaction {
     func raiseNextAutoKey(in collection: String, to key: Int64) throws {
         guard let stored = try schema(of: collection), stored.hasAutoKey,
             let next = try nextAutoKey(in: stored.name), next < key

@@ -213,7 +213,7 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// - Parameter body: the reads; the transaction is valid only during the call.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or a `StorageError` for an engine failure.
-    public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+    public func read<Result>(_ body: (any BackendReadTransaction) throws -> Result) throws -> Result {
         try checkOpen()
         guard let databasePath else {
             // In memory there is one connection, so reads wait for the writer.
@@ -244,7 +244,7 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// - Parameter body: the reads; the transaction is valid only during the call.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or a `StorageError` for an engine failure.
-    public func readSingleQuery<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+    public func readSingleQuery<Result>(_ body: (any BackendReadTransaction) throws -> Result) throws -> Result {
         try checkOpen()
         guard let databasePath else { return try read(body) }
         var reader = try checkOutReader(databasePath)
@@ -268,7 +268,7 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// - Returns: what `body` returns, or `nil` when the read would have waited.
     /// - Throws: what `body` throws, or a `StorageError` for an engine failure.
     public func readSingleQueryWithoutWaiting<Result>(
-        _ body: (any StorageReadTransaction) throws -> Result
+        _ body: (any BackendReadTransaction) throws -> Result
     ) throws -> Result? {
         try checkOpen()
         guard databasePath != nil, var reader = takeIdleReader() else { return nil }
@@ -285,7 +285,7 @@ public final class SQLiteStorageBackend: StorageBackend {
 
     private func readSingleQuery<Result>(
         on reader: inout SQLiteReadTransaction,
-        _ body: (any StorageReadTransaction) throws -> Result
+        _ body: (any BackendReadTransaction) throws -> Result
     ) throws -> Result {
         if let assumed = reader.connection.lastSchemaVersion {
             Self.claim(&reader)
@@ -367,7 +367,7 @@ public final class SQLiteStorageBackend: StorageBackend {
 
     private static func runRead<Result>(
         on reader: inout SQLiteReadTransaction,
-        _ body: (any StorageReadTransaction) throws -> Result
+        _ body: (any BackendReadTransaction) throws -> Result
     ) throws -> Result {
         let connection = reader.connection
         // An implicit read transaction rather than BEGIN ... COMMIT: SQLite keeps an implicit
@@ -404,7 +404,7 @@ public final class SQLiteStorageBackend: StorageBackend {
     /// - Throws: what `body` throws (unchanged), or a `StorageError` for an engine failure,
     ///   including a failed commit; `.readOnly` (before anything runs) for a database opened
     ///   read-only.
-    public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
+    public func write<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result {
         try checkOpen()
         if configuration.readOnly {
             throw StorageError(

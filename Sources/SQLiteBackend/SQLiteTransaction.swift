@@ -2,7 +2,7 @@ import Storage
 
 /// A read transaction on one connection, one snapshot for every statement of the closure (an
 /// implicit transaction held open by the backend). Valid only inside the closure it was passed to.
-class SQLiteReadTransaction: StorageReadTransaction {
+class SQLiteReadTransaction: BackendReadTransaction {
     let connection: SQLiteConnection
     let schemaCache: SQLiteSchemaCache
     /// Cleared when the closure returns; a transaction used after that throws `.misuse`.
@@ -299,7 +299,7 @@ class SQLiteReadTransaction: StorageReadTransaction {
 }
 
 /// A write transaction on the writer connection: `BEGIN IMMEDIATE` ... `COMMIT`.
-final class SQLiteWriteTransaction: SQLiteReadTransaction, StorageWriteTransaction {
+final class SQLiteWriteTransaction: SQLiteReadTransaction, BackendWriteTransaction {
     /// The schemas this transaction changed, published to the cache only when it commits.
     private(set) var changedSchemas: [String: CollectionSchema] = [:]
     /// The collections this transaction dropped (and did not create again), by folded name: the

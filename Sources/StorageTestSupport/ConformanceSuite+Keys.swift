@@ -53,7 +53,7 @@ extension ConformanceSuite {
                     { store in
                         let rows = keys.enumerated().map { ["id": $1, "v": $0] as [String: Any] }
                         let json = try JSONSerialization.data(withJSONObject: rows)
-                        #expect(try store.insert(jsonArray: json, into: "TextKeyed").count == keys.count)
+                        #expect(try store.insert(jsonArray: json, into: "TextKeyed") == keys.count)
                     }
                 ),
             ]

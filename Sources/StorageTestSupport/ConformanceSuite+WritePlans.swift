@@ -166,7 +166,7 @@ extension ConformanceSuite {
             #expect(try store.fetchAll(PlanNarrow.self).map(\.count) == [100, 0, 101, 1, 102, 2])
         },
         // Look-ups keep a read plan per type, and skip the schema check while the backend's
-        // schema stamp stays the one the plan was checked at (`StorageReadTransaction.schemaStamp`).
+        // schema stamp stays the one the plan was checked at (`BackendReadTransaction.schemaStamp`).
         check("a look-up after another store changed the collection's columns reads them as they are now") {
             fixture,
             directory in

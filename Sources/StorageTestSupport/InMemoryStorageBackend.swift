@@ -47,7 +47,7 @@ public final class InMemoryStorageBackend: StorageBackend {
     /// - Parameter body: the reads; the transaction is valid only inside it.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws.
-    public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+    public func read<Result>(_ body: (any BackendReadTransaction) throws -> Result) throws -> Result {
         let transaction = MemoryTransaction(
             database: committed.withLock { $0 },
             expectedRowCountError: expectedRowCountError
@@ -62,7 +62,7 @@ public final class InMemoryStorageBackend: StorageBackend {
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, after discarding every change it made (for example
     ///   `StorageError` with code `.constraintViolation` from a unique index).
-    public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
+    public func write<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result {
         writerLock.lock()
         defer { writerLock.unlock() }
         let transaction = MemoryTransaction(
@@ -113,7 +113,7 @@ struct Table: Sendable {
     var lastAssignedKey: Int64 = 0
 }
 
-final class MemoryTransaction: StorageWriteTransaction {
+final class MemoryTransaction: BackendWriteTransaction {
     var database: Database
     var isOpen = true
     let expectedRowCountError: Int?

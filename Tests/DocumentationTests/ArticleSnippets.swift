@@ -305,7 +305,7 @@ enum StorageTheUntypedPathSnippets {
     static func block17() async throws {
         let store = try ObjectStore(backend: .sqliteInMemory())
         let file = URL(fileURLWithPath: "Tests/Fixtures/airports-california.json")
-        let keys = try await store.insert(jsonArray: Data(contentsOf: file), into: "airports")
+        let stored = try await store.insert(jsonArray: Data(contentsOf: file), into: "airports")
 
         let north: [[String: StorageValue]] = try await store.fetchDictionaries(
             from: "airports",
@@ -316,7 +316,7 @@ enum StorageTheUntypedPathSnippets {
             print(row["iata"] ?? .null, row["name"] ?? .null)
         }
         let schema = try await store.schema(of: "airports")
-        print(keys.count, schema?.columns.map(\.name) ?? [])
+        print(stored, schema?.columns.map(\.name) ?? [])
     }
 }
 

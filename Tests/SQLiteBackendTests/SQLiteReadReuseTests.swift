@@ -26,7 +26,7 @@ import Testing
     }
 
     /// The `name` of record `key` of `people`, looked up in `transaction`.
-    private func name(_ key: Int64, in transaction: any StorageReadTransaction) throws -> String? {
+    private func name(_ key: Int64, in transaction: any BackendReadTransaction) throws -> String? {
         var name: String?
         _ = try transaction.get("people", key: .integer(key), columns: Self.columns) { row in
             if case .text(let text) = row.value(at: 1) { name = text }
@@ -34,12 +34,12 @@ import Testing
         return name
     }
 
-    private func identity(of transaction: any StorageReadTransaction) -> ObjectIdentifier {
+    private func identity(of transaction: any BackendReadTransaction) -> ObjectIdentifier {
         ObjectIdentifier(transaction as AnyObject)
     }
 
     /// The connection `transaction` reads on.
-    private func connection(of transaction: any StorageReadTransaction) -> ObjectIdentifier? {
+    private func connection(of transaction: any BackendReadTransaction) -> ObjectIdentifier? {
         (transaction as? SQLiteReadTransaction).map { ObjectIdentifier($0.connection) }
     }
 
@@ -111,7 +111,7 @@ import Testing
             let tally = Locked(Tally())
             DispatchQueue.concurrentPerform(iterations: 6) { thread in
                 for round in 0..<300 {
-                    let body = { (transaction: any StorageReadTransaction) throws -> Void in
+                    let body = { (transaction: any BackendReadTransaction) throws -> Void in
                         // Neither the transaction object nor its connection is another thread's.
                         let identities = [identity(of: transaction), connection(of: transaction)].compactMap { $0 }
                         tally.withLock { tally in

@@ -33,7 +33,7 @@ let peopleSchema = CollectionSchema(
     primaryKey: "id"
 )
 
-extension StorageReadTransaction {
+extension BackendReadTransaction {
     /// All rows of a request, as arrays of values.
     func rows(_ request: ScanRequest) throws -> [[StorageValue]] {
         var rows: [[StorageValue]] = []
@@ -60,7 +60,7 @@ extension StorageReadTransaction {
     }
 }
 
-extension StorageWriteTransaction {
+extension BackendWriteTransaction {
     /// Puts rows through one writer.
     @discardableResult
     func put(_ rows: [[StorageValue]], into collection: String, columns: [String]) throws -> [StorageValue] {

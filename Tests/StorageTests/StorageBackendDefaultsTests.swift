@@ -8,20 +8,20 @@ import Testing
 private final class ScanOnlyBackend: StorageBackend {
     let base = InMemoryStorageBackend()
 
-    func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+    func read<Result>(_ body: (any BackendReadTransaction) throws -> Result) throws -> Result {
         try base.read { try body(ScanOnlyTransaction(base: $0, writer: nil)) }
     }
 
-    func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
+    func write<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result {
         try base.write { try body(ScanOnlyTransaction(base: $0, writer: $0)) }
     }
 }
 
-private final class ScanOnlyTransaction: StorageWriteTransaction {
-    let base: any StorageReadTransaction
-    let writer: (any StorageWriteTransaction)?
+private final class ScanOnlyTransaction: BackendWriteTransaction {
+    let base: any BackendReadTransaction
+    let writer: (any BackendWriteTransaction)?
 
-    init(base: any StorageReadTransaction, writer: (any StorageWriteTransaction)?) {
+    init(base: any BackendReadTransaction, writer: (any BackendWriteTransaction)?) {
         self.base = base
         self.writer = writer
     }

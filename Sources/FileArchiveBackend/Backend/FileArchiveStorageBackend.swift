@@ -210,7 +210,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or `StorageError` when the store cannot be read, `.busy`
     ///   when a reload waits for another process's lock longer than `lockTimeout`.
-    public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+    public func read<Result>(_ body: (any BackendReadTransaction) throws -> Result) throws -> Result {
         try checkOpen()
         let transaction = FileArchiveTransaction(database: try currentDatabase(), isWritable: false)
         defer { transaction.isOpen = false }
@@ -230,7 +230,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
     /// - Returns: what `body` returns, or `nil` when the read would have waited.
     /// - Throws: what `body` throws, or `StorageError` when the store is closed.
     public func readSingleQueryWithoutWaiting<Result>(
-        _ body: (any StorageReadTransaction) throws -> Result
+        _ body: (any BackendReadTransaction) throws -> Result
     ) throws -> Result? {
         try checkOpen()
         let snapshot = committed.withLock { $0 }
@@ -271,7 +271,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
     ///   fails, `.misuse` when called from inside a write transaction on the same thread,
     ///   `.busy` (before `body` runs) when another process holds the store's lock longer than
     ///   `lockTimeout`, or `.readOnly` (before anything runs) for a store opened read-only.
-    public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
+    public func write<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result {
         try checkOpen()
         if configuration.readOnly {
             throw StorageError(

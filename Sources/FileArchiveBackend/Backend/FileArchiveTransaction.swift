@@ -2,7 +2,7 @@ import Storage
 
 /// A transaction over an in-memory copy of the committed store. A write transaction records
 /// which records and schemas it changed, so that the commit writes exactly those files.
-final class FileArchiveTransaction: StorageWriteTransaction {
+final class FileArchiveTransaction: BackendWriteTransaction {
     private(set) var database: ArchiveDatabase
     /// The committed store the transaction started from: which record files exist.
     let base: ArchiveDatabase

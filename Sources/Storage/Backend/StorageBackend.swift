@@ -70,7 +70,7 @@ public import Foundation
 ///   settings cache trusts what this store committed.
 public protocol StorageBackend: Sendable {
     /// Runs `body` in a read transaction over a consistent snapshot.
-    func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result
+    func read<Result>(_ body: (any BackendReadTransaction) throws -> Result) throws -> Result
 
     /// Runs `body`, which reads records with at most one query, over a consistent snapshot.
     ///
@@ -87,7 +87,7 @@ public protocol StorageBackend: Sendable {
     /// - Parameter body: the reads; the transaction is valid only inside it.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or a ``StorageError`` for an engine failure, as `read` does.
-    func readSingleQuery<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result
+    func readSingleQuery<Result>(_ body: (any BackendReadTransaction) throws -> Result) throws -> Result
 
     /// Whether `readSingleQueryWithoutWaiting` may run reads at all: ``ObjectStore`` then tries
     /// the `async` overloads of its one-query reads on the calling task first (see below).
@@ -111,11 +111,11 @@ public protocol StorageBackend: Sendable {
     /// - Returns: what `body` returns, or `nil` when the read would have waited.
     /// - Throws: what `body` throws, or a ``StorageError`` for an engine failure, as `read` does.
     func readSingleQueryWithoutWaiting<Result>(
-        _ body: (any StorageReadTransaction) throws -> Result
+        _ body: (any BackendReadTransaction) throws -> Result
     ) throws -> Result?
 
     /// Runs `body` in a write transaction that commits when it returns and rolls back when it throws.
-    func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result
+    func write<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result
 
     /// Whether the backend was opened read-only (`readOnly: true` in its configuration): its
     /// `write` throws ``StorageError`` with code `.readOnly` and writes nothing, and
@@ -144,7 +144,7 @@ extension StorageBackend {
     /// - Parameter body: the reads; the transaction is valid only inside it.
     /// - Returns: what `body` returns.
     /// - Throws: what `read` throws.
-    public func readSingleQuery<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+    public func readSingleQuery<Result>(_ body: (any BackendReadTransaction) throws -> Result) throws -> Result {
         try read(body)
     }
 
@@ -159,7 +159,7 @@ extension StorageBackend {
     /// - Returns: `nil`.
     /// - Throws: nothing.
     public func readSingleQueryWithoutWaiting<Result>(
-        _ body: (any StorageReadTransaction) throws -> Result
+        _ body: (any BackendReadTransaction) throws -> Result
     ) throws -> Result? {
         nil
     }
@@ -212,7 +212,7 @@ public protocol ExternalCommitCounter: StorageBackend {
 }
 
 /// What a read transaction can do. Valid only inside the closure it was passed to.
-public protocol StorageReadTransaction: AnyObject {
+public protocol BackendReadTransaction: AnyObject {
     /// The stored schema of a collection, or `nil` when it does not exist.
     func schema(of collection: String) throws -> CollectionSchema?
 
@@ -273,7 +273,7 @@ public protocol StorageReadTransaction: AnyObject {
     ) throws -> Bool
 }
 
-extension StorageReadTransaction {
+extension BackendReadTransaction {
     /// Reads the record whose primary key is `key` through `scan`, with an equality on the
     /// primary key and a limit of 1. A backend with a faster look-up by key implements it.
     /// - Parameters:
@@ -307,7 +307,7 @@ extension StorageReadTransaction {
 }
 
 /// What a write transaction can do, in addition to reading its own writes.
-public protocol StorageWriteTransaction: StorageReadTransaction {
+public protocol BackendWriteTransaction: BackendReadTransaction {
     /// Creates or migrates a collection so it has at least `schema`'s columns and indexes.
     /// - Returns: the stored schema after the change.
     func prepareCollection(_ schema: CollectionSchema) throws -> CollectionSchema
@@ -341,7 +341,7 @@ public protocol StorageWriteTransaction: StorageReadTransaction {
     func raiseNextAutoKey(in collection: String, to key: Int64) throws
 }
 
-extension StorageReadTransaction {
+extension BackendReadTransaction {
     /// Not known: `nil`. Backends that keep an auto-key sequence override it.
     /// - Parameter collection: the name of an auto-keyed collection.
     /// - Returns: `nil`.
@@ -358,7 +358,7 @@ extension StorageReadTransaction {
     public var schemaStamp: Int64? { nil }
 }
 
-extension StorageWriteTransaction {
+extension BackendWriteTransaction {
     /// Does nothing. Backends that keep an auto-key sequence override it.
     /// - Parameters:
     ///   - collection: the name of an auto-keyed collection.

@@ -90,11 +90,10 @@ final class RowDecoder: Decoder {
         // The kept container, copied by its keeper (see `KeptContainer`): the metadata of
         // `KeyedDecodingContainer<Key>` is looked up only when one is made.
         if let kept = cache.pointee.kept(for: ObjectIdentifier(Key.self)) {
-            // Safe unretained: the cache keeps the container's keeper alive until `release()`,
-            // which runs only in the decoder's `deinit`, after every use of its containers.
-            return kept._withUnsafeGuaranteedRef {
-                unsafeDowncast($0, to: KeptContainer<KeyedDecodingContainer<Key>>.self).copy()
-            }
+            // The cache keeps the container's keeper alive until `release()`, which runs only in
+            // the decoder's `deinit`, after every use of its containers.
+            return unsafeDowncast(kept.takeUnretainedValue(), to: KeptContainer<KeyedDecodingContainer<Key>>.self)
+                .copy()
         }
         return makeContainer(Key.self)
     }
@@ -316,9 +315,9 @@ private struct RowKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
         guard link.pointee.generation == generation, let core = link.pointee.core else {
             throw DecoderLink.outlived()
         }
-        // Safe unretained: the decoder owns its core for as long as the generation matches, and
-        // `body` runs within this call, on the decoder's one thread.
-        return try core._withUnsafeGuaranteedRef(body)
+        // The decoder owns its core for as long as the generation matches, and `body` runs
+        // within this call, on the decoder's one thread.
+        return try body(core.takeUnretainedValue())
     }
 
     func contains(_ key: Key) -> Bool { (try? core { $0.hasColumn(key.stringValue) }) ?? false }

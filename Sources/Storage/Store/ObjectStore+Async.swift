@@ -152,7 +152,7 @@ extension ObjectStore {
     ///   - data: the JSON text.
     ///   - collection: the collection, created when missing.
     ///   - primaryKey: the member every object carries that identifies it (`"iata"`), or nil.
-    /// - Returns: the primary keys of the stored rows.
+    /// - Returns: the number of records stored.
     /// - Throws: ``StorageError``, e.g. `.invalidJSON`, `.invalidKey`, `.schemaMismatch` (nothing is
     ///   stored then), or `CancellationError` when the task was cancelled first.
     @discardableResult
@@ -160,7 +160,7 @@ extension ObjectStore {
         jsonArray data: Data,
         into collection: String,
         primaryKey: String? = nil
-    ) async throws -> [StorageValue] {
+    ) async throws -> Int {
         try await perform { try self.insert(jsonArray: data, into: collection, primaryKey: primaryKey) }
     }
 
@@ -170,7 +170,7 @@ extension ObjectStore {
     ///   - rows: the records (handed over: the caller keeps no access to them).
     ///   - collection: the collection, created when missing.
     ///   - primaryKey: the key every row carries that identifies it, or nil.
-    /// - Returns: the primary keys of the stored rows.
+    /// - Returns: the number of records stored.
     /// - Throws: ``StorageError`` (nothing is stored then), or `CancellationError` when the task
     ///   was cancelled first.
     @discardableResult
@@ -178,9 +178,7 @@ extension ObjectStore {
         dictionaries rows: sending [[String: Any]],
         into collection: String,
         primaryKey: String? = nil
-    ) async throws
-        -> [StorageValue]
-    {
+    ) async throws -> Int {
         let handedOver = HandedOver(rows)
         return try await perform {
             try self.insert(dictionaries: handedOver.value, into: collection, primaryKey: primaryKey)
@@ -232,14 +230,14 @@ extension ObjectStore {
     /// - Parameters:
     ///   - collection: the collection's name.
     ///   - predicate: the records to delete; nil deletes them all (the collection remains).
-    /// - Returns: the primary keys of the deleted records.
+    /// - Returns: the number of records deleted.
     /// - Throws: ``StorageError`` (`.invalidIdentifier`, `.unknownColumn`), or `CancellationError`
     ///   when the task was cancelled first.
     @discardableResult
     public func deleteAll(
         from collection: String,
         where predicate: StoragePredicate? = nil
-    ) async throws -> [StorageValue] {
+    ) async throws -> Int {
         try await perform { try self.deleteAll(from: collection, where: predicate) }
     }
 
@@ -311,7 +309,7 @@ extension ObjectStore {
 
 /// A value handed over with `sending` to the one job that uses it. `@unchecked Sendable`: the
 /// caller gave up access to `value` (`sending`), and only that job reads it.
-private struct HandedOver<Value>: @unchecked Sendable {
+struct HandedOver<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: sending Value) { self.value = value }
 }

@@ -18,7 +18,8 @@ extension ObjectStore {
     ///   - data: a JSON array of objects.
     ///   - collection: the collection's name.
     ///   - primaryKey: the member every object carries that identifies it (`"iata"`), or nil.
-    /// - Returns: the primary keys of the stored rows.
+    /// - Returns: the number of records stored (as every bulk write returns a count; the keys
+    ///   reach observers, in ``CollectionChange``).
     /// - Throws: ``StorageError`` with `.invalidJSON` for malformed JSON, JSON that is not an array
     ///   of objects, or an object holding a key twice (byte for byte, or in two Unicode
     ///   normalizations; the message names the row and the key), `.invalidIdentifier` for a key that is not a valid column name, `.invalidKey`
@@ -30,7 +31,12 @@ extension ObjectStore {
         jsonArray data: Data,
         into collection: String,
         primaryKey: String? = nil
-    ) throws -> [StorageValue] {
+    ) throws -> Int {
+        try insert(dictionaries: Self.jsonRows(data, for: collection), into: collection, primaryKey: primaryKey)
+    }
+
+    /// The objects of a JSON array, checked as `insert(jsonArray:into:primaryKey:)` documents.
+    static func jsonRows(_ data: Data, for collection: String) throws -> [[String: Any]] {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
@@ -64,7 +70,7 @@ extension ObjectStore {
             }
             rows.append(row)
         }
-        return try insert(dictionaries: rows, into: collection, primaryKey: primaryKey)
+        return rows
     }
 
     /// Stores dictionaries (as `JSONSerialization` gives them) in `collection`, in one transaction;
@@ -75,15 +81,15 @@ extension ObjectStore {
     ///   - rows: the records, one dictionary each.
     ///   - collection: the collection's name.
     ///   - primaryKey: the key every row carries that identifies it, or nil.
-    /// - Returns: the primary keys of the stored rows.
+    /// - Returns: the number of records stored.
     /// - Throws: ``StorageError`` as `insert(jsonArray:into:primaryKey:)` does; nothing is stored then.
     @discardableResult
     public func insert(
         dictionaries rows: [[String: Any]],
         into collection: String,
         primaryKey: String? = nil
-    ) throws -> [StorageValue] {
-        try withWriteSession { try $0.insert(dictionaries: rows, into: collection, primaryKey: primaryKey) }
+    ) throws -> Int {
+        try withWriteSession { try $0.insert(dictionaries: rows, into: collection, primaryKey: primaryKey).count }
     }
 
     /// The records of `collection` as dictionaries of every stored column.

@@ -25,12 +25,12 @@ extension ObjectStore {
     /// - Parameters:
     ///   - collection: the collection's name.
     ///   - predicate: the records to delete; nil deletes them all (the collection remains).
-    /// - Returns: the primary keys of the deleted records.
+    /// - Returns: the number of records deleted.
     /// - Throws: ``StorageError`` with `.invalidIdentifier` for a bad name, `.unknownColumn` for a
     ///   predicate naming a column the collection does not have.
     @discardableResult
-    public func deleteAll(from collection: String, where predicate: StoragePredicate? = nil) throws -> [StorageValue] {
+    public func deleteAll(from collection: String, where predicate: StoragePredicate? = nil) throws -> Int {
         try Identifier.validateCollection(collection)
-        return try withWriteSession { try $0.deleteAll(from: collection, where: predicate) }
+        return try withWriteSession { try $0.deleteAll(from: collection, where: predicate).count }
     }
 }

@@ -167,7 +167,7 @@ public final class ObjectStore: Sendable {
     /// look-up needs no more, and a session was an allocation and a free a look-up.
     func withReader<R>(
         singleQuery: Bool = false,
-        _ body: (any StorageReadTransaction, Session?) throws -> R
+        _ body: (any BackendReadTransaction, Session?) throws -> R
     ) throws -> R {
         try owner.check(path: nil)
         try lifecycle.enter()

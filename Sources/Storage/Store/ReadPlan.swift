@@ -67,7 +67,7 @@ final class TypeReadPlan: @unchecked Sendable {
     /// Uninitialized memory for one value of the type, lent to a `fetch(_:id:)` for the value
     /// it decodes (see `takeSlot(for:)`).
     private let spareSlot = Atomic<UnsafeMutableRawPointer?>(nil)
-    /// The backend's schema stamp (`StorageReadTransaction.schemaStamp`) at which `plan` was
+    /// The backend's schema stamp (`BackendReadTransaction.schemaStamp`) at which `plan` was
     /// last found to describe the stored schema; `Int64.min` before that.
     private let checkedStamp = Atomic<Int64>(.min)
 

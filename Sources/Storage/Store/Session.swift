@@ -2,19 +2,19 @@
 /// Both public types forward here, so the store and a transaction behave identically.
 final class Session {
     let catalog: ModelCatalog
-    let reader: any StorageReadTransaction
-    let writer: (any StorageWriteTransaction)?
+    let reader: any BackendReadTransaction
+    let writer: (any BackendWriteTransaction)?
     private var prepared: [String: CollectionSchema] = [:]
     /// What this session wrote, by folded collection name, for change observation.
     private(set) var changeLogs: [String: ChangeLog] = [:]
 
-    init(catalog: ModelCatalog, reader: any StorageReadTransaction, writer: (any StorageWriteTransaction)?) {
+    init(catalog: ModelCatalog, reader: any BackendReadTransaction, writer: (any BackendWriteTransaction)?) {
         self.catalog = catalog
         self.reader = reader
         self.writer = writer
     }
 
-    func requireWriter() throws -> any StorageWriteTransaction {
+    func requireWriter() throws -> any BackendWriteTransaction {
         guard let writer else {
             throw StorageError(.misuse, "a write was attempted inside a read-only operation")
         }
@@ -655,7 +655,7 @@ extension Session {
         _ type: T.Type,
         id: StorageValue,
         into slot: UnsafeMutablePointer<T>,
-        reader: any StorageReadTransaction,
+        reader: any BackendReadTransaction,
         session: Session?,
         catalog: ModelCatalog,
         kept: TypeReadPlan?

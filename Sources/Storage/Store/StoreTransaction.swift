@@ -166,7 +166,7 @@ public final class StoreTransaction: StoreReadTransaction {
     ///   - rows: the records.
     ///   - collection: the collection, created when missing.
     ///   - primaryKey: the key every row carries that identifies it, or nil.
-    /// - Returns: the primary keys of the stored records.
+    /// - Returns: the number of records stored.
     /// - Throws: ``StorageError``, e.g. `.invalidIdentifier` for a key that is no valid column name,
     ///   `.invalidKey` for a row without its `primaryKey`.
     @discardableResult
@@ -174,8 +174,8 @@ public final class StoreTransaction: StoreReadTransaction {
         dictionaries rows: [[String: Any]],
         into collection: String,
         primaryKey: String? = nil
-    ) throws -> [StorageValue] {
-        try open().insert(dictionaries: rows, into: collection, primaryKey: primaryKey)
+    ) throws -> Int {
+        try open().insert(dictionaries: rows, into: collection, primaryKey: primaryKey).count
     }
 
     /// Deletes the records of the collection named `collection` matching `predicate`; see
@@ -183,13 +183,13 @@ public final class StoreTransaction: StoreReadTransaction {
     /// - Parameters:
     ///   - collection: the collection's name.
     ///   - predicate: the records to delete; nil deletes them all (the collection remains).
-    /// - Returns: the primary keys of the deleted records.
+    /// - Returns: the number of records deleted.
     /// - Throws: ``StorageError`` with `.invalidIdentifier` for a bad name, `.unknownColumn` for a
     ///   predicate naming a column the collection does not have.
     @discardableResult
-    public func deleteAll(from collection: String, where predicate: StoragePredicate? = nil) throws -> [StorageValue] {
+    public func deleteAll(from collection: String, where predicate: StoragePredicate? = nil) throws -> Int {
         try Identifier.validateCollection(collection)
-        return try open().deleteAll(from: collection, where: predicate)
+        return try open().deleteAll(from: collection, where: predicate).count
     }
 
     /// Deletes the value with primary key `id`.

@@ -41,7 +41,7 @@ public final class DictionaryStorageBackend: StorageBackend, ExternalCommitCount
     /// - Parameter body: the reads.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws.
-    public func read<Result>(_ body: (any StorageReadTransaction) throws -> Result) throws -> Result {
+    public func read<Result>(_ body: (any BackendReadTransaction) throws -> Result) throws -> Result {
         let transaction = DictionaryTransaction(lock.withLock { committed })
         defer { transaction.isOpen = false }
         return try body(transaction)
@@ -52,7 +52,7 @@ public final class DictionaryStorageBackend: StorageBackend, ExternalCommitCount
     /// - Parameter body: the writes.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws; nothing it did remains.
-    public func write<Result>(_ body: (any StorageWriteTransaction) throws -> Result) throws -> Result {
+    public func write<Result>(_ body: (any BackendWriteTransaction) throws -> Result) throws -> Result {
         writer.lock()
         defer { writer.unlock() }
         let transaction = DictionaryTransaction(lock.withLock { committed })
@@ -119,7 +119,7 @@ struct Collection {
     }
 }
 
-final class DictionaryTransaction: StorageWriteTransaction {
+final class DictionaryTransaction: BackendWriteTransaction {
     var collections: Collections
     var isOpen = true
 
