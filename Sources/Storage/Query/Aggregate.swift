@@ -149,7 +149,7 @@ public struct AggregateRequest: Sendable, Hashable {
 /// reading anything when the engine cannot do that (a real sum the engine adds up in its own
 /// order, a minimum of a type it cannot compare): in a single-query read
 /// (`StorageBackend.readSingleQuery`) a second query is not allowed.
-public protocol AggregatingReadTransaction: StorageReadTransaction {
+public protocol AggregatingReadTransaction: BackendReadTransaction {
     /// The rows of `request`, each its group values (in `groupBy` order) followed by its
     /// aggregates' values (in `aggregates` order), or `nil` when the engine does not compute it.
     /// - Parameter request: the aggregates, checked against the stored schema.
