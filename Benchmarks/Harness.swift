@@ -32,6 +32,9 @@ enum Operation: String, CaseIterable {
     /// Single saves with one `observe` consumer beside the same saves with none (`--observe`;
     /// ObserveBenchmarks.swift).
     case observe
+    /// `aggregate(_:_:groupBy:)`, a sum per city, beside the engine's own (`--aggregates`;
+    /// Benchmarks/AggregateBenchmarks.swift).
+    case aggregate
 
     /// The baseline and goal of the operations measured alike on every backend.
     static let sharedBaselines: [Operation: String] = [

@@ -17,6 +17,8 @@ let usage = """
       --copy            also copy SQLite → LMDB and LMDB → SQLite, verified (CopyBenchmarks.swift)
       --update          also update a tenth of the records, sqlite and lmdb (UpdateBenchmarks.swift)
       --observe         also single saves with one observe() consumer vs none (ObserveBenchmarks.swift)
+      --aggregates      instead: a sum per city over --count sales on sqlite, lmdb and postgresql
+                        (those of --backends), beside the engine's own (AggregateBenchmarks.swift)
       --scale LIST      instead: insert, fetchAll, lookup and filter (those chosen) at each number
                         of records, on fresh stores, sqlite, lmdb and archive (archive: up to 2M,
                         with open + fetchAll); prints rows/s and ratio per size and the growth of
@@ -41,6 +43,7 @@ var archiveCount: Int?
 var measuresCopy = false
 var measuresUpdate = false
 var measuresObserve = false
+var measuresAggregates = false
 var scaleSizes: [Int]?
 var plotPath: String?
 
@@ -111,6 +114,8 @@ while let argument = arguments.popFirst() {
         measuresUpdate = true
     case "--observe":
         measuresObserve = true
+    case "--aggregates":
+        measuresAggregates = true
     case "--help", "-h":
         print(usage)
         exit(0)
@@ -141,6 +146,16 @@ if let scaleSizes {
         jsonPath: jsonPath,
         plotPath: plotPath
     )
+    try? FileManager.default.removeItem(at: directory)  // exit skips the defer above
+    exit(0)
+}
+
+if measuresAggregates {
+    var harness = Harness(count: count, repetitions: repetitions)
+    try AggregateBenchmarks.run(&harness, count: count, backends: backends, directory: directory)
+    print("\(count) sales, median of \(repetitions) runs; ratio = ours / baseline, higher is better.")
+    harness.printTables()
+    if let jsonPath { try harness.writeJSON(to: jsonPath) }
     try? FileManager.default.removeItem(at: directory)  // exit skips the defer above
     exit(0)
 }

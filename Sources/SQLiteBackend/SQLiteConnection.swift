@@ -59,6 +59,7 @@ final class SQLiteConnection: @unchecked Sendable {
             milliseconds.overflow
             ? Int32.max : Int32(clamping: milliseconds.partialValue + attoseconds / 1_000_000_000_000_000)
         try check(sqlite3_busy_timeout(database, timeout), "cannot set the busy timeout")
+        try check(SQLiteExactSum.register(on: database), "cannot register the exact sum of reals")
         busyMilliseconds = timeout
         try execute("PRAGMA foreign_keys = OFF")
     }

@@ -20,6 +20,7 @@ package enum StorageTool {
           update STORE COLLECTION        set columns of the records a --where matches
           copy FROM TO                   copy a store (or some collections) to another, verified
           verify A B                     check that two stores hold the same data
+          aggregate STORE COLLECTION AGG…  counts, sums, averages, minima, maxima per group
 
         STORE is sqlite:PATH, lmdb:PATH, archive:FOLDER, postgresql://… (add ?schema=NAME for a
         schema other than public), libpq key=value pairs ("host=db dbname=app", schema public),
@@ -31,6 +32,7 @@ package enum StorageTool {
         """
 
     static let help: [String: String] = [
+        "aggregate": aggregateHelp,
         "info": """
         usage: storage info STORE [--json]
 
@@ -105,6 +107,7 @@ package enum StorageTool {
             case "update": try update(rest)
             case "copy": try copy(rest)
             case "verify": try verify(rest)
+            case "aggregate": try aggregate(rest)
             default: throw UsageError("unknown command '\(command)'")
             }
             return 0

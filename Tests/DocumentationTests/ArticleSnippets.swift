@@ -11,6 +11,15 @@ struct Order: Codable, Sendable {
     var total: Double
 }
 
+// Sources/Storage/Storage.docc/Aggregates.md:37
+struct CitySale: Codable, Sendable {
+    var id: Int64
+    var city: String
+    var customer: String
+    var amount: Int
+    var price: Double
+}
+
 // Sources/Storage/Storage.docc/CustomColumnCoding.md:15
 struct Color: Equatable, Sendable, Codable {
     var red: UInt8
@@ -153,6 +162,58 @@ enum PostgreSQLBackendRetriesErrorsAndPrivilegesSnippets {
             }
             print(replaced ? "order \(order.id) replaced" : "order \(order.id) placed")
         }
+    }
+}
+
+enum StorageAggregatesSnippets {
+    /// Sources/Storage/Storage.docc/Aggregates.md:17
+    static func block17() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await store.insert(
+            csv: URL(fileURLWithPath: "Tests/Fixtures/airports.csv"),
+            into: "airports",
+            primaryKey: "iata"
+        )
+        let perState = try await store.aggregate(
+            in: "airports",
+            [
+                .count, .countDistinct("city"), .average("latitude"),
+                Aggregate.maximum("latitude").named("northernmost"),
+            ],
+            where: Column("country") == "USA",
+            groupBy: [Column("state")]
+        )
+        // The states in byte order: "AK" first, with 263 airports in 248 cities, up to 71.285°.
+        let alaska = perState[0]
+        print(alaska["state"]!, alaska["count"]!, alaska["count(distinct city)"]!, alaska["northernmost"]!)
+        let everywhere = try await store.aggregate(in: "airports", [.count, .minimum("latitude")])
+        print(everywhere[0]["count"]!, everywhere[0]["min(latitude)"]!)
+    }
+
+    /// Sources/Storage/Storage.docc/Aggregates.md:47
+    static func block47() async throws {
+        let sales = try ObjectStore(backend: .sqliteInMemory())
+        try await sales.save(contentsOf: [
+            CitySale(id: 1, city: "Oslo", customer: "ann", amount: 20, price: 0.5),
+            CitySale(id: 2, city: "Oslo", customer: "bob", amount: 30, price: 1.5),
+            CitySale(id: 3, city: "Bergen", customer: "ann", amount: 15, price: 2.5),
+        ])
+        let rows = try await sales.aggregate(
+            CitySale.self,
+            [
+                .count, .countDistinct("customer"), .sum("amount"), .average("price"),
+                Aggregate.sum("amount").named("total"),
+            ],
+            where: Column("amount") > 10,
+            groupBy: [Column("city")]
+        )
+        // [["city": "Bergen", "count": 1, ...], ["city": "Oslo", "count": 2, "sum(amount)": 50, "avg(price)": 1.0, ...]]
+        print(rows)
+        let inside = try await sales.transaction { tx in
+            try tx.save(CitySale(id: 4, city: "Oslo", customer: "cid", amount: 5, price: 9))
+            return try tx.aggregate(CitySale.self, [.maximum("price")], where: Column("city") == "Oslo")
+        }
+        print(inside)
     }
 }
 
@@ -360,6 +421,7 @@ enum StorageTypedSettingsSnippets {
 
 /// The statement blocks that open only in-memory stores, which the tests run.
 let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
+    ("Sources/Storage/Storage.docc/Aggregates.md:47", StorageAggregatesSnippets.block47),
     ("Sources/Storage/Storage.docc/CustomColumnCoding.md:51", StorageCustomColumnCodingSnippets.block51),
     ("Sources/Storage/Storage.docc/Observation.md:14", StorageObservationSnippets.block14),
     ("Sources/Storage/Storage.docc/Observation.md:52", StorageObservationSnippets.block52),
@@ -384,6 +446,7 @@ let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
 /// The statement blocks that open only in-memory stores and read files of Tests/Fixtures
 /// (by paths relative to the package's root), which the tests run from there.
 let fixtureReadingArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
+    ("Sources/Storage/Storage.docc/Aggregates.md:17", StorageAggregatesSnippets.block17),
     ("Sources/Storage/Storage.docc/Queries.md:109", StorageQueriesSnippets.block109),
     ("Sources/Storage/Storage.docc/TheUntypedPath.md:17", StorageTheUntypedPathSnippets.block17),
 ]

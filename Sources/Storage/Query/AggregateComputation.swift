@@ -1,0 +1,209 @@
+import Foundation
+
+/// The one-pass computation of an aggregate request over the rows of a `scan`: the reference
+/// every engine's own `GROUP BY` must match, and the way aggregates are computed on engines that
+/// have none (LMDB, the file archive, memory, backends of other packages).
+///
+/// Each row is read once; groups are found by hashing their values as ``StorageKey``s (numbers as
+/// numbers, text by its bytes, as SQL groups them), and sorted once at the end.
+struct AggregateComputation {
+    /// One aggregate's running state in one group.
+    private struct Cell {
+        var count = 0
+        var sum = ExactSum()
+        var extreme: StorageValue?
+        var distinct: Set<StorageKey>?
+    }
+
+    /// A group's value as a dictionary key: equal as ``StorageKey``s are, with text compared byte
+    /// by byte without going through `StorageValue.compare` (the hot path of a grouped scan).
+    private struct GroupKey: Hashable {
+        let value: StorageValue
+
+        static func == (lhs: GroupKey, rhs: GroupKey) -> Bool {
+            switch (lhs.value, rhs.value) {
+            case (.text(let a), .text(let b)): return sameBytes(a, b)
+            case (.integer(let a), .integer(let b)): return a == b
+            default: return StorageKey(lhs.value) == StorageKey(rhs.value)
+            }
+        }
+
+        func hash(into hasher: inout Hasher) {
+            StorageKey(value).hash(into: &hasher)
+        }
+
+        /// Whether two texts have the same UTF-8 bytes: `memcmp` over their storage, where a
+        /// byte-by-byte walk of their UTF-8 views was the grouped scan's largest cost.
+        private static func sameBytes(_ a: String, _ b: String) -> Bool {
+            guard a.utf8.count == b.utf8.count else { return false }
+            let same = a.utf8.withContiguousStorageIfAvailable { left in
+                b.utf8.withContiguousStorageIfAvailable { right in
+                    left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
+                }
+            }
+            return (same ?? nil) ?? a.utf8.elementsEqual(b.utf8)
+        }
+    }
+
+    private let collection: String
+    private let aggregates: [Aggregate]
+    /// Each aggregate's function, read once a row without copying the aggregate.
+    private let functions: [Aggregate.Function]
+    /// The position in the scan's columns of each group column.
+    private let groupPositions: [Int]
+    /// The position in the scan's columns of each aggregate's column (`nil` for `count`).
+    private let positions: [Int?]
+    /// The stored type of each scan column: values read get its affinity, as SQL sees them.
+    private let types: [ColumnType]
+    private var groupBySingle: [GroupKey: Int] = [:]
+    private var groupByMany: [[GroupKey]: Int] = [:]
+    private var groupValues: [[StorageValue]] = []
+    /// Every group's cells, one run of `aggregates.count` per group.
+    private var cells: [Cell] = []
+
+    /// - Parameters:
+    ///   - request: the aggregates, with column names as stored.
+    ///   - columns: the columns the scan reads, each group column and aggregate column among them.
+    ///   - types: the stored type of each of `columns`.
+    init(_ request: AggregateRequest, columns: [String], types: [ColumnType]) {
+        collection = request.collection
+        aggregates = request.aggregates
+        functions = request.aggregates.map(\.function)
+        groupPositions = request.groupBy.map { columns.firstIndex(of: $0)! }
+        positions = request.aggregates.map { aggregate in aggregate.column.map { columns.firstIndex(of: $0)! } }
+        self.types = types
+        if request.groupBy.isEmpty {
+            // Exactly one row without groups, also over no records.
+            groupValues = [[]]
+            cells = Array(repeating: Cell(), count: aggregates.count)
+        }
+    }
+
+    /// The value at `position`, with its column's affinity.
+    @inline(__always)
+    private func value(_ row: any StorageRow, at position: Int) -> StorageValue {
+        // Text in a text column, the usual group, read without a value to convert.
+        if types[position] == .text, let text = row.text(at: position) { return .text(text) }
+        return row.value(at: position).applyingAffinity(types[position])
+    }
+
+    /// The index of the group of `row`, made when it is the group's first record.
+    private mutating func group(of row: any StorageRow) -> Int {
+        switch groupPositions.count {
+        case 0:
+            return 0
+        case 1:
+            let value = value(row, at: groupPositions[0])
+            if let group = groupBySingle[GroupKey(value: value)] { return group }
+            groupBySingle[GroupKey(value: value)] = groupValues.count
+            return newGroup([value])
+        default:
+            let values = groupPositions.map { value(row, at: $0) }
+            let key = values.map { GroupKey(value: $0) }
+            if let group = groupByMany[key] { return group }
+            groupByMany[key] = groupValues.count
+            return newGroup(values)
+        }
+    }
+
+    private mutating func newGroup(_ values: [StorageValue]) -> Int {
+        groupValues.append(values)
+        cells.append(contentsOf: repeatElement(Cell(), count: aggregates.count))
+        return groupValues.count - 1
+    }
+
+    /// Adds one record.
+    /// - Throws: ``StorageError`` with `.invalidQuery` for a sum or average that meets a value
+    ///   that is not a number.
+    mutating func add(_ row: any StorageRow) throws {
+        let base = group(of: row) * functions.count
+        for index in functions.indices {
+            let cell = base + index
+            guard let position = positions[index] else {
+                cells[cell].count += 1
+                continue
+            }
+            let function = functions[index]
+            if function == .sum || function == .average, types[position] == .integer,
+                let number = row.integer(at: position)
+            {
+                // The common case read without making a value.
+                cells[cell].count += 1
+                cells[cell].sum.add(number)
+                continue
+            }
+            let value = value(row, at: position)
+            if value.isNull { continue }
+            cells[cell].count += 1
+            switch function {
+            case .countDistinct:
+                if cells[cell].distinct == nil { cells[cell].distinct = [] }
+                cells[cell].distinct!.insert(StorageKey(value))
+            case .sum, .average:
+                switch value {
+                case .integer(let number): cells[cell].sum.add(number)
+                case .real(let number): cells[cell].sum.add(number)
+                default: throw notANumber(aggregates[index], value)
+                }
+            case .minimum:
+                if let extreme = cells[cell].extreme, StorageValue.compare(value, extreme) >= 0 { continue }
+                cells[cell].extreme = value
+            case .maximum:
+                if let extreme = cells[cell].extreme, StorageValue.compare(value, extreme) <= 0 { continue }
+                cells[cell].extreme = value
+            default:
+                break
+            }
+        }
+    }
+
+    private func notANumber(_ aggregate: Aggregate, _ value: StorageValue) -> StorageError {
+        let kind = value.columnType.map { "\($0)" } ?? "null"
+        return StorageError(
+            .invalidQuery,
+            "\(aggregate.name) adds numbers, but column \(Identifier.quoted(aggregate.column ?? "")) holds a \(kind) value",
+            collection: collection,
+            column: aggregate.column
+        )
+    }
+
+    /// The rows: each group's values then its aggregates', groups ascending by their values
+    /// (nulls first, as `orderBy` sorts).
+    /// - Throws: ``StorageError`` with `.valueOutOfRange` for an integer sum beyond `Int64`.
+    func rows() throws -> [[StorageValue]] {
+        let order = groupValues.indices.sorted { lhs, rhs in
+            for (left, right) in zip(groupValues[lhs], groupValues[rhs]) {
+                let order = StorageValue.compare(left, right)
+                if order != 0 { return order < 0 }
+            }
+            return false
+        }
+        return try order.map { group in
+            var row = groupValues[group]
+            row.reserveCapacity(row.count + aggregates.count)
+            for (index, aggregate) in aggregates.enumerated() {
+                row.append(try Self.result(aggregate, cells[group * aggregates.count + index], collection: collection))
+            }
+            return row
+        }
+    }
+
+    private static func result(_ aggregate: Aggregate, _ cell: Cell, collection: String) throws -> StorageValue {
+        switch aggregate.function {
+        case .count:
+            return .integer(Int64(cell.count))
+        case .countDistinct:
+            return .integer(Int64(cell.distinct?.count ?? 0))
+        case .sum, .average:
+            guard cell.count > 0, let column = aggregate.column else { return .null }
+            do {
+                return aggregate.function == .sum
+                    ? try cell.sum.value(column: column) : try cell.sum.average(count: cell.count, column: column)
+            } catch let error as StorageError {
+                throw error.inCollection(collection)
+            }
+        case .minimum, .maximum:
+            return cell.extreme ?? .null
+        }
+    }
+}
