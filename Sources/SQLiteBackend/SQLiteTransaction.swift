@@ -94,6 +94,9 @@ class SQLiteReadTransaction: BackendReadTransaction {
     /// statement then proves): every schema change by any connection moves it on.
     var schemaStamp: Int64? { baseSchemaVersion }
 
+    /// Nested fields sort by `json_extract` in the ORDER BY (see `SQLiteQueryCompiler`).
+    var ordersByNestedFields: Bool { true }
+
     func schema(of collection: String) throws -> CollectionSchema? {
         try checkActive()
         return try storedSchema(of: collection)
@@ -145,7 +148,11 @@ class SQLiteReadTransaction: BackendReadTransaction {
         if request.offset > 0 { paging.append(.integer(Int64(request.offset))) }
         let shape = cacheableSchemaVersion.map { SQLiteScanShape(request, schemaVersion: $0) }
         if let shape, let sql = connection.scanSQL[shape] {
-            return (sql, SQLiteQueryCompiler.arguments(of: request.predicate) + paging)
+            return (
+                sql,
+                SQLiteQueryCompiler.arguments(of: request.predicate)
+                    + SQLiteQueryCompiler.orderArguments(request.ordering) + paging
+            )
         }
         var compiler = SQLiteQueryCompiler(schema: schema)
         var sql = "SELECT "

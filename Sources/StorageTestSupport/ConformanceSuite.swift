@@ -91,6 +91,7 @@ public enum ConformanceSuite {
         + hostileInputChecks + concurrencyChecks + keyChecks + settingsChecks + exactValueChecks + typeChangeChecks
         + inferenceChecks + naturalKeyChecks + columnNameChecks + typedReadChecks + writePlanChecks
         + randomChecks + deepPredicateChecks + twinNameChecks + csvImportChecks + fixtureDataChecks
+        + nestedFieldChecks
 
     /// Every asynchronous check: the store's async API, streams, closing, change observation and
     /// typed settings.

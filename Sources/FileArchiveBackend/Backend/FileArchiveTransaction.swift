@@ -3,6 +3,9 @@ import Storage
 /// A transaction over an in-memory copy of the committed store. A write transaction records
 /// which records and schemas it changed, so that the commit writes exactly those files.
 final class FileArchiveTransaction: BackendWriteTransaction {
+    /// Sorting goes through `PredicateEvaluator.precedes`, which reads nested fields.
+    var ordersByNestedFields: Bool { true }
+
     private(set) var database: ArchiveDatabase
     /// The committed store the transaction started from: which record files exist.
     let base: ArchiveDatabase
