@@ -358,7 +358,8 @@ class LMDBReadTransaction: BackendReadTransaction {
             guard row.load(record) else { throw damaged(collection.name) }
             if predicate.matches(lookup) {
                 // A nested field's value is read once here, not once per comparison.
-                let sortValues = keyOrder ? [] : zip(request.ordering, sortFields).map { $0.value(from: row.value(field: $1)) }
+                let sortValues =
+                    keyOrder ? [] : zip(request.ordering, sortFields).map { $0.value(from: row.value(field: $1)) }
                 hits.append(([UInt8](key), sortValues))
             }
             return true

@@ -214,7 +214,7 @@ class PostgreSQLReadTransaction: BackendReadTransaction {
     }
 
     func scan(_ request: ScanRequest, _ body: (any StorageRow) throws -> Bool) throws {
-        if request.ordering.contains(where: { !$0.path.isEmpty }) { return try scanSortingNestedFields(request, body) }
+        if Self.readsNestedFields(request) { return try scanWithNestedFields(request, body) }
         try checkActive()
         try willRunStatement()
         let predicateColumns = request.predicate?.columnNames ?? []

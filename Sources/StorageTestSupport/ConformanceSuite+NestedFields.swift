@@ -125,7 +125,9 @@ extension ConformanceSuite {
     /// Fields inside nested `Codable` values (JSON text): `Column("address", "city")` in filters
     /// and orderings, with the same answers on every engine.
     public static let nestedFieldChecks: [ConformanceCheck] = [
-        check("nested fields: comparisons, null and missing, IN, LIKE, negation and plain columns") { fixture, directory in
+        check("nested fields: comparisons, null and missing, IN, LIKE, negation and plain columns") {
+            fixture,
+            directory in
             let store = try fixture.openStore(in: directory)
             try store.save(contentsOf: Resident.all)
             func expect(
@@ -188,10 +190,16 @@ extension ConformanceSuite {
             #expect(try store.deleteAll(Resident.self, where: city == "Oslo" && zip > 150) == 1)
             #expect(try store.fetchAll(Resident.self, where: city == "Oslo").map(\.id) == [1])
         },
-        check("nested fields: ordering (nulls first, numbers before text), limits and untyped reads") { fixture, directory in
+        check("nested fields: ordering (nulls first, numbers before text), limits and untyped reads") {
+            fixture,
+            directory in
             let store = try fixture.openStore(in: directory)
             try store.save(contentsOf: Resident.all)
-            func expect(_ ordering: [Ordering], _ expected: [Int64], sourceLocation: SourceLocation = #_sourceLocation)
+            func expect(
+                _ ordering: [Ordering],
+                _ expected: [Int64],
+                sourceLocation: SourceLocation = #_sourceLocation
+            )
                 throws
             {
                 let found = try store.fetchAll(Resident.self, orderBy: ordering).map(\.id)
@@ -227,7 +235,9 @@ extension ConformanceSuite {
             )
             #expect(rows.map { $0["id"] } == [.integer(7), .integer(1)])
         },
-        check("nested fields: hostile keys are plain keys, and paths SQL cannot carry are refused") { fixture, directory in
+        check("nested fields: hostile keys are plain keys, and paths SQL cannot carry are refused") {
+            fixture,
+            directory in
             let store = try fixture.openStore(in: directory)
             try store.save(contentsOf: Resident.all)
             func ids(_ predicate: StoragePredicate) throws -> [Int64] {
@@ -244,7 +254,8 @@ extension ConformanceSuite {
             #expect(try ids(Column("address", "extra", "k") == nil) == [1, 2, 3, 4, 5, 6, 7, 8])
             #expect(try ids(Column("address", "extra", "k") != nil) == [])
             #expect(
-                try store.fetchAll(Resident.self, orderBy: [.descending(Column("address", "extra", "a.b"))]).first?.id == 1
+                try store.fetchAll(Resident.self, orderBy: [.descending(Column("address", "extra", "a.b"))]).first?.id
+                    == 1
             )
             for key in ["a\"b", "a\\b", "nul\0", "tab\t", String(repeating: "x", count: Column.maximumKeyLength + 1)] {
                 expectError(.invalidQuery) { _ = try ids(Column("address", "extra", key) == "x") }
@@ -260,7 +271,9 @@ extension ConformanceSuite {
             // Only text holds JSON: a path into an integer column is refused, everywhere.
             expectError(.invalidQuery) { _ = try ids(Column("age", "x") == 1) }
             expectError(.invalidQuery) { _ = try store.count(Resident.self, where: Column("age", "x") == nil) }
-            expectError(.invalidQuery) { _ = try store.fetchAll(Resident.self, orderBy: [.ascending(Column("id", "x"))]) }
+            expectError(.invalidQuery) {
+                _ = try store.fetchAll(Resident.self, orderBy: [.ascending(Column("id", "x"))])
+            }
             expectError(.unknownColumn) { _ = try ids(Column("nowhere", "city") == "Oslo") }
             expectError(.unknownColumn) {
                 _ = try store.fetchAll(Resident.self, orderBy: [.ascending(Column("nowhere", "city"))])

@@ -270,7 +270,8 @@ package enum NestedField {
         /// 64 bits, else the nearest double (as SQLite's `json_extract` gives it).
         private static func number(_ text: UnsafeBufferPointer<UInt8>) -> StorageValue {
             let string = String(decoding: text, as: UTF8.self)
-            let isInteger = !text.contains(UInt8(ascii: ".")) && !text.contains(UInt8(ascii: "e"))
+            let isInteger =
+                !text.contains(UInt8(ascii: ".")) && !text.contains(UInt8(ascii: "e"))
                 && !text.contains(UInt8(ascii: "E"))
             if isInteger, let integer = Int64(string) { return .integer(integer) }
             return .real(Double(string) ?? .nan)
