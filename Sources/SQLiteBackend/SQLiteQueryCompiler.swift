@@ -71,7 +71,7 @@ struct SQLiteQueryCompiler {
     }
 
     /// Whether SQLite's path syntax carries `keys` exactly.
-    private static func expressible(_ keys: [String]) -> Bool {
+    static func expressible(_ keys: [String]) -> Bool {
         !keys.isEmpty
             && keys.allSatisfy { key in
                 !key.unicodeScalars.contains { $0 == "\"" || $0 == "\\" || $0.value < 0x20 }

@@ -106,6 +106,18 @@ class SQLiteReadTransaction: BackendReadTransaction {
         try checkActive()
         if isUnpinned { try requirePinnedRead() }
         guard let schema = try storedSchema(of: request.collection) else { return }
+        // The store refuses such keys first (`Session.checkNestedFields`); a caller of the
+        // backend itself gets the same refusal rather than an order by the wrong value.
+        if let sortKey = request.ordering.first(where: { !$0.path.isEmpty && !SQLiteQueryCompiler.expressible($0.path) }
+        ) {
+            throw StorageError(
+                .invalidQuery,
+                "cannot order by the nested field \(sortKey.path) of column \(Identifier.spelling(sortKey.column)):"
+                    + " a key holds a quote, a backslash or a control character",
+                collection: request.collection,
+                column: sortKey.column
+            )
+        }
         guard let (sql, arguments) = compileScan(request, schema) else {
             var remaining = request.limit ?? Int.max
             var skipped = 0
