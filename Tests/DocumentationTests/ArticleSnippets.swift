@@ -92,6 +92,18 @@ struct Entry: Codable, Sendable {
     var ratio: Float
 }
 
+// Sources/Storage/Storage.docc/Queries.md:121
+struct PostalAddress: Codable, Sendable {
+    var city: String
+    var zip: Int?
+}
+
+struct Customer: Codable, Sendable {
+    var id: Int64
+    var name: String
+    var address: PostalAddress
+}
+
 // Sources/Storage/Storage.docc/SchemaEvolution.md:34
 // Version 2 of a type stored as "Profile": `nickname` is new, so it is optional.
 struct Profile: Codable, Sendable {
@@ -237,6 +249,17 @@ enum StorageQueriesSnippets {
         let moods = try await store.count(Entry.self, where: Column("mood").in([Mood.happy, .calm]))
         print(good.count, small, picked.count, moods)
     }
+
+    /// Sources/Storage/Storage.docc/Queries.md:134
+    static func block134() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await store.save(Customer(id: 1, name: "Kari", address: PostalAddress(city: "Oslo", zip: 150)))
+        try await store.save(Customer(id: 2, name: "Per", address: PostalAddress(city: "Bergen", zip: nil)))
+        let inOslo = try await store.fetchAll(Customer.self, where: Column("address", "city") == "Oslo")
+        let noZip = try await store.count(Customer.self, where: Column("address", "zip") == nil)
+        let byCity = try await store.fetchAll(Customer.self, orderBy: [.ascending(Column("address", "city"))])
+        print(inOslo.count, noZip, byCity.map(\.name))  // 1 1 ["Per", "Kari"]
+    }
 }
 
 enum StorageTheUntypedPathSnippets {
@@ -318,6 +341,7 @@ let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
     ("Sources/Storage/Storage.docc/Observation.md:13", StorageObservationSnippets.block13),
     ("Sources/Storage/Storage.docc/Queries.md:15", StorageQueriesSnippets.block15),
     ("Sources/Storage/Storage.docc/Queries.md:64", StorageQueriesSnippets.block64),
+    ("Sources/Storage/Storage.docc/Queries.md:134", StorageQueriesSnippets.block134),
     (
         "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:11",
         StorageTransactionsAndConcurrencySnippets.block11
