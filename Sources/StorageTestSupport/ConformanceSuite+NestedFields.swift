@@ -281,3 +281,32 @@ extension ConformanceSuite {
         },
     ]
 }
+
+extension ConformanceSuite {
+    /// Streams ordered by nested fields: each batch resumes after the last record's field value
+    /// (keyset paging), nulls and ties included.
+    public static let nestedFieldAsyncChecks: [ConformanceCheck] = [
+        asyncCheck("nested fields: a stream ordered by one pages by the field's value") { fixture, directory in
+            let store = try fixture.openStore(in: directory)
+            try await store.save(contentsOf: Resident.all)
+            for batchSize in [1, 2, 3, 100] {
+                var ascending: [Int64] = []
+                let city = Column("address", "city")
+                for try await resident in store.stream(Resident.self, orderBy: [.ascending(city)], batchSize: batchSize)
+                {
+                    ascending.append(resident.id)
+                }
+                #expect(ascending == [4, 5, 2, 1, 7, 8, 3, 6], "batches of \(batchSize)")
+                var descending: [Int64] = []
+                let stream = store.stream(
+                    Resident.self,
+                    where: Column("age") > 18,
+                    orderBy: [.descending(Column("address", "geo", "lat")), .ascending(Column("address", "flex"))],
+                    batchSize: batchSize
+                )
+                for try await resident in stream { descending.append(resident.id) }
+                #expect(descending == [8, 2, 1, 6, 4, 5, 3, 7], "batches of \(batchSize)")
+            }
+        }
+    ]
+}

@@ -97,7 +97,7 @@ public enum ConformanceSuite {
     /// typed settings.
     public static let asyncChecks: [ConformanceCheck] =
         storeAPIAsyncChecks + csvImportAsyncChecks + observationAsyncChecks + settingsTierAsyncChecks
-        + untypedAsyncAsyncChecks
+        + untypedAsyncAsyncChecks + nestedFieldAsyncChecks
 
     /// Every check, synchronous and asynchronous: ``checks`` then ``asyncChecks``.
     public static var allChecks: [ConformanceCheck] { checks + asyncChecks }

@@ -8,3 +8,9 @@ import Testing
 func nestedFieldConformance(_ fixture: BackendFixture, _ check: ConformanceCheck) throws {
     try check.run(fixture)
 }
+
+/// The asynchronous nested-field checks alone (also in `ConformanceSuite.asyncChecks`).
+@Test(.timeLimit(.minutes(10)), arguments: fixtures, ConformanceSuite.nestedFieldAsyncChecks)
+func nestedFieldAsyncConformance(_ fixture: BackendFixture, _ check: ConformanceCheck) async throws {
+    try await check.run(fixture)
+}
