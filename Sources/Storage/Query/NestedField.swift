@@ -22,8 +22,18 @@ package enum NestedField {
     ///   - path: the keys from the outermost object inward; never empty.
     /// - Returns: the field's value, or `.null` (see the type's rules).
     package static func value(in value: StorageValue, at path: [String]) -> StorageValue {
+        self.value(in: value, keys: keys(of: path))
+    }
+
+    /// The keys of `path` as UTF-8 bytes, the form `value(in:keys:)` compares: made once for a
+    /// query, not once a record.
+    package static func keys(of path: [String]) -> [[UInt8]] {
+        path.map { Array($0.utf8) }
+    }
+
+    /// The value at the path whose keys (`keys(of:)`) are `keys` inside `value`'s JSON text.
+    package static func value(in value: StorageValue, keys: [[UInt8]]) -> StorageValue {
         guard case .text(var text) = value else { return .null }
-        let keys = path.map { Array($0.utf8) }
         return text.withUTF8 { bytes in
             var reader = Reader(bytes: bytes, path: keys)
             guard reader.readDocument(), let found = reader.found else { return .null }

@@ -36,7 +36,8 @@ public struct PreparedPredicate: Sendable {
         var values: [StorageValue] = []
         var patterns: [String] = []
         var lists: [MemberList] = []
-        var paths: [[String]] = []
+        /// The paths of nested fields, each key as UTF-8 bytes (`NestedField.keys(of:)`).
+        var paths: [[[UInt8]]] = []
     }
 
     /// A node of the predicate while it is prepared (flattened by `fold`), before it becomes a
@@ -159,7 +160,7 @@ public struct PreparedPredicate: Sendable {
             case .nested(let column, let path, let operand):
                 let at = program.operations.count
                 program.operations.append(.constant(true))
-                program.paths.append(path)
+                program.paths.append(NestedField.keys(of: path))
                 emit(operand)
                 program.operations[at] = .nested(
                     column: number(column),
@@ -246,7 +247,7 @@ public struct PreparedPredicate: Sendable {
         case .not:
             return evaluate(at: index + 1, operations, values, program, value).map { !$0 }
         case .nested(let column, let path, _):
-            let field = NestedField.value(in: value(column), at: program.paths[path])
+            let field = NestedField.value(in: value(column), keys: program.paths[path])
             return evaluate(at: index + 1, operations, values, program) { _ in field }
         }
     }
