@@ -306,6 +306,9 @@ class LMDBReadTransaction: BackendReadTransaction {
     /// transaction, whose id an abort gives to the next writer with other contents.
     var schemaStamp: Int64? { snapshot.map { Int64($0) } }
 
+    /// Sort values go through `Ordering.value(from:)` (see `scan`).
+    var ordersByNestedFields: Bool { true }
+
     func nextAutoKey(in collection: String) throws -> Int64? {
         try checkActive()
         let last = try read(environment.metadata, key: LMDBCollection.counterKey(collection), collection: collection) {
@@ -354,7 +357,10 @@ class LMDBReadTransaction: BackendReadTransaction {
         try forEachCandidate(info, plan) { key, record in
             guard row.load(record) else { throw damaged(collection.name) }
             if predicate.matches(lookup) {
-                hits.append(([UInt8](key), keyOrder ? [] : sortFields.map { row.value(field: $0) }))
+                // A nested field's value is read once here, not once per comparison.
+                let sortValues =
+                    keyOrder ? [] : zip(request.ordering, sortFields).map { $0.value(from: row.value(field: $1)) }
+                hits.append(([UInt8](key), sortValues))
             }
             return true
         }

@@ -3,6 +3,9 @@ import Storage
 /// A read transaction on one connection: `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`, so
 /// every statement of the closure reads one snapshot. Valid only inside its closure.
 class PostgreSQLReadTransaction: BackendReadTransaction {
+    /// Nested fields sort by `#>` on the column read as `json` (see `PostgreSQLQueryCompiler`).
+    var ordersByNestedFields: Bool { true }
+
     let connection: PostgreSQLConnection
     let catalog: PostgreSQLCatalog
     let schemaCache: PostgreSQLSchemaCache
@@ -211,6 +214,7 @@ class PostgreSQLReadTransaction: BackendReadTransaction {
     }
 
     func scan(_ request: ScanRequest, _ body: (any StorageRow) throws -> Bool) throws {
+        if Self.readsNestedFields(request) { return try scanWithNestedFields(request, body) }
         try checkActive()
         try willRunStatement()
         let predicateColumns = request.predicate?.columnNames ?? []

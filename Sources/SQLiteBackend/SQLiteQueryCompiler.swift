@@ -35,12 +35,47 @@ struct SQLiteQueryCompiler {
 
     /// ` ORDER BY ...` for `ordering`, or the empty string. Columns the table lacks are all null
     /// and do not change the order, so they are left out.
-    func orderByClause(_ ordering: [Ordering]) -> String {
+    /// A nested field's path is bound, so its values follow the WHERE clause's in `arguments`
+    /// (`orderArguments` lists them).
+    mutating func orderByClause(_ ordering: [Ordering]) -> String {
         let terms = ordering.compactMap { term -> String? in
             guard schema.column(named: term.column) != nil else { return nil }
-            return quote(term.column) + (term.isDescending ? " DESC" : " ASC")
+            let direction = term.isDescending ? " DESC" : " ASC"
+            guard !term.path.isEmpty else { return quote(term.column) + direction }
+            arguments.append(.text(Self.jsonPath(term.path)))
+            return Self.field(quote(term.column)) + direction
         }
         return terms.isEmpty ? "" : " ORDER BY " + terms.joined(separator: ", ")
+    }
+
+    /// The values `orderByClause` binds for `ordering`, in order, without building any SQL.
+    static func orderArguments(_ ordering: [Ordering]) -> [StorageValue] {
+        ordering.compactMap { $0.path.isEmpty ? nil : .text(jsonPath($0.path)) }
+    }
+
+    /// The SQL of a field inside the JSON text of `column` (an expression), its path bound to
+    /// the one `?`: null unless the value is text holding valid JSON, as `NestedField` reads it
+    /// (`json_extract` alone fails on text that is not JSON, and reads a blob's bytes as text).
+    static func field(_ column: String) -> String {
+        "(CASE WHEN typeof(" + column + ") = 'text' AND json_valid(" + column + ") THEN json_extract(" + column
+            + ", ?) END)"
+    }
+
+    /// SQLite's JSON path of `keys`: `$."a"."b"`. Each key is quoted, so dots, `$`, `[` and
+    /// spaces in it are plain characters; the store refuses keys holding a quote, a backslash or
+    /// a control character, which this syntax cannot carry (see `Session.checkNestedFields`).
+    static func jsonPath(_ keys: [String]) -> String {
+        var path = "$"
+        for key in keys { path += ".\"" + key + "\"" }
+        return path
+    }
+
+    /// Whether SQLite's path syntax carries `keys` exactly.
+    static func expressible(_ keys: [String]) -> Bool {
+        !keys.isEmpty
+            && keys.allSatisfy { key in
+                !key.unicodeScalars.contains { $0 == "\"" || $0 == "\\" || $0.value < 0x20 }
+            }
     }
 
     /// The most values a predicate may bind: `SQLITE_MAX_VARIABLE_NUMBER` (32,766 by default
@@ -94,10 +129,49 @@ struct SQLiteQueryCompiler {
             let list = InList(values)
             arguments.append(contentsOf: list.arguments)
             return (column(name) + list.sql, list.depth)
+        case .nested(let path, let inner):
+            return nested(path, inner)
         default:
             // Not AND, OR or NOT (fold passes only terms): a kind of node added later.
             isComplete = false
             return ("NULL", 0)
+        }
+    }
+
+    /// A term on a nested field: the term with the field's expression in place of its column.
+    /// Anything but a term on one column (which the store never hands over) is left to
+    /// `PreparedPredicate`.
+    private mutating func nested(_ path: [String], _ inner: StoragePredicate) -> Compiled {
+        let name: String
+        switch inner {
+        case .compare(let column, _, _), .isNull(let column), .like(let column, _), .in(let column, _):
+            name = column
+        default:
+            isComplete = false
+            return ("NULL", 0)
+        }
+        guard Self.expressible(path) else {
+            isComplete = false
+            return ("NULL", 0)
+        }
+        arguments.append(.text(Self.jsonPath(path)))
+        let field = Self.field(column(name))
+        switch inner {
+        case .compare(_, let comparison, let value):
+            arguments.append(value)
+            return (field + " " + comparison.rawValue + " ?", 2)
+        case .isNull:
+            return (field + " IS NULL", 2)
+        case .like(_, let pattern):
+            // A field is never a blob, so LIKE alone has `PredicateEvaluator.likeMatches`' answer.
+            arguments.append(.text(pattern))
+            return (field + " LIKE ?", 2)
+        case .in(_, let values):
+            let list = InList(values)
+            arguments.append(contentsOf: list.arguments)
+            return (field + list.sql, list.depth + 2)
+        default:
+            preconditionFailure("checked above")
         }
     }
 
@@ -115,6 +189,9 @@ struct SQLiteQueryCompiler {
         case .compare(_, _, let value): arguments.append(value)
         case .like(_, let pattern): arguments.append(.text(pattern))
         case .in(_, let values): arguments.append(contentsOf: InList(values).arguments)
+        case .nested(let path, let inner) where expressible(path):
+            arguments.append(.text(jsonPath(path)))
+            termArguments(inner, into: &arguments)
         default: break
         }
     }
@@ -136,6 +213,8 @@ struct SQLiteQueryCompiler {
                 case .compare(let name, let comparison, _): return .compare(name, comparison, .null)
                 case .like(let name, _): return .like(name, "")
                 case .in(let name, let values): return .in(name, InList.shape(of: values))
+                // The path is bound, so the SQL depends on it only through whether it can be.
+                case .nested(let path, let inner): return .nested(path: expressible(path) ? [] : path, shape(of: inner))
                 default: return term
                 }
             },

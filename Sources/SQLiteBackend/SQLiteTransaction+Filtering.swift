@@ -21,10 +21,13 @@ extension SQLiteReadTransaction {
             positions[name] = selected.count
             selected.append(name)
         }
-        let compiler = SQLiteQueryCompiler(schema: schema)
+        var compiler = SQLiteQueryCompiler(schema: schema)
         var sql = "SELECT " + (selected.isEmpty ? "NULL" : selected.map { compiler.column($0) }.joined(separator: ", "))
         sql += " FROM " + quote(collection) + compiler.orderByClause(ordering)
+        let arguments = compiler.arguments
         try connection.withStatement(sql, collection: collection) { statement in
+            // The paths of nested fields the order sorts on.
+            if !arguments.isEmpty { try statement.bind(arguments) }
             let row = statement.row
             while try statement.step("cannot read records", collection: collection) {
                 guard prepared.matches({ name in positions[name].map { row.value(at: $0) } ?? .null }) else { continue }

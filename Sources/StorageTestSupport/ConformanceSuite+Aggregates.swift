@@ -215,6 +215,12 @@ extension ConformanceSuite {
                 _ = try store.aggregate(AggregateSale.self, [Aggregate.count.named("city")], groupBy: [Column("city")])
             }
             expectError(.invalidIdentifier) { _ = try store.aggregate(in: "no/such", [.count]) }
+            // Grouping by a field inside a column's JSON is not offered yet: refused, never
+            // grouped by the whole column.
+            let nested = expectError(.invalidQuery) {
+                _ = try store.aggregate(AggregateSale.self, [.count], groupBy: [Column("city", "name")])
+            }
+            #expect(nested?.column == "city")
         },
         check("aggregates inside transactions see their own writes, and read handles one snapshot") {
             fixture,

@@ -114,6 +114,9 @@ struct Table: Sendable {
 }
 
 final class MemoryTransaction: BackendWriteTransaction {
+    /// Sorting goes through `PredicateEvaluator.precedes`, which reads nested fields.
+    var ordersByNestedFields: Bool { true }
+
     var database: Database
     var isOpen = true
     let expectedRowCountError: Int?

@@ -101,6 +101,18 @@ struct Entry: Codable, Sendable {
     var ratio: Float
 }
 
+// Sources/Storage/Storage.docc/Queries.md:198
+struct PostalAddress: Codable, Sendable {
+    var city: String
+    var zip: Int?
+}
+
+struct Customer: Codable, Sendable {
+    var id: Int64
+    var name: String
+    var address: PostalAddress
+}
+
 // Sources/Storage/Storage.docc/SchemaEvolution.md:34
 // Version 2 of a type stored as "Profile": `nickname` is new, so it is optional.
 struct Profile: Codable, Sendable {
@@ -344,6 +356,17 @@ enum StorageQueriesSnippets {
         }
         print(minors)  // 1
     }
+
+    /// Sources/Storage/Storage.docc/Queries.md:211
+    static func block211() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await store.save(Customer(id: 1, name: "Kari", address: PostalAddress(city: "Oslo", zip: 150)))
+        try await store.save(Customer(id: 2, name: "Per", address: PostalAddress(city: "Bergen", zip: nil)))
+        let inOslo = try await store.fetchAll(Customer.self, where: Column("address", "city") == "Oslo")
+        let noZip = try await store.count(Customer.self, where: Column("address", "zip") == nil)
+        let byCity = try await store.fetchAll(Customer.self, orderBy: [.ascending(Column("address", "city"))])
+        print(inOslo.count, noZip, byCity.map(\.name))  // 1 1 ["Per", "Kari"]
+    }
 }
 
 enum StorageTheUntypedPathSnippets {
@@ -428,6 +451,7 @@ let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
     ("Sources/Storage/Storage.docc/Queries.md:15", StorageQueriesSnippets.block15),
     ("Sources/Storage/Storage.docc/Queries.md:64", StorageQueriesSnippets.block64),
     ("Sources/Storage/Storage.docc/Queries.md:126", StorageQueriesSnippets.block126),
+    ("Sources/Storage/Storage.docc/Queries.md:211", StorageQueriesSnippets.block211),
     (
         "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:11",
         StorageTransactionsAndConcurrencySnippets.block11

@@ -159,3 +159,26 @@ func asyncPredicates(store: ObjectStore) async throws {
     }
     print(a.count, b, c, names)
 }
+
+func nestedFieldPredicates(store: ObjectStore) async throws {
+    let city = "Oslo"
+    let minimum = 3
+    let a = try await store.fetchAll(
+        Reading.self,
+        where: Column("address", "city") == "Oslo" && Column("address", "zip") >= 100
+            || Column("address", "geo", "lat") < 59.5 && Column("count") > minimum,
+        orderBy: [.ascending(Column("address", "city")), .descending("taken")]
+    )
+    let b = try await store.count(
+        Reading.self,
+        where: !(Column("address", "city") == nil) && Column("address", "city").like("O%")
+            && Column("address", "zip").in([150, 151]) && Column("address", "verified") == true
+    )
+    let c = try await store.fetchAll(
+        Reading.self,
+        where: Column("address", "city") != city || Column("address", "level") == Level.low,
+        orderBy: [.descending(Column("address", "geo", "lat")), .ascending("station")],
+        limit: 10
+    )
+    print(a.count, b, c.count)
+}

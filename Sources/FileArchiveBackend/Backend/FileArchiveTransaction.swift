@@ -3,6 +3,9 @@ import Storage
 /// A transaction over an in-memory copy of the committed store. A write transaction records
 /// which records and schemas it changed, so that the commit writes exactly those files.
 final class FileArchiveTransaction: BackendWriteTransaction {
+    /// Sorting goes through `PredicateEvaluator.precedes`, which reads nested fields.
+    var ordersByNestedFields: Bool { true }
+
     private(set) var database: ArchiveDatabase
     /// The committed store the transaction started from: which record files exist.
     let base: ArchiveDatabase
@@ -64,12 +67,29 @@ final class FileArchiveTransaction: BackendWriteTransaction {
                 request.ordering.map { ($0.column, schema.columnIndex(named: $0.column)) },
                 uniquingKeysWith: { first, _ in first }
             )
-            matching.sort { lhs, rhs in
-                PredicateEvaluator.precedes(
-                    request.ordering,
-                    { column in orderPositions[column].flatMap { $0 }.map { lhs[$0] } ?? .null },
-                    { column in orderPositions[column].flatMap { $0 }.map { rhs[$0] } ?? .null }
-                )
+            if request.ordering.contains(where: { !$0.path.isEmpty }) {
+                // A nested field's value is read from its JSON once a record, not once a comparison.
+                let keys = matching.map { record in
+                    request.ordering.map {
+                        $0.value(from: orderPositions[$0.column].flatMap { $0 }.map { record[$0] } ?? .null)
+                    }
+                }
+                let order = keys.indices.sorted { lhs, rhs in
+                    for (index, sortKey) in request.ordering.enumerated() {
+                        let order = StorageValue.compare(keys[lhs][index], keys[rhs][index])
+                        if order != 0 { return sortKey.isDescending ? order > 0 : order < 0 }
+                    }
+                    return false
+                }
+                matching = order.map { matching[$0] }
+            } else {
+                matching.sort { lhs, rhs in
+                    PredicateEvaluator.precedes(
+                        request.ordering,
+                        { column in orderPositions[column].flatMap { $0 }.map { lhs[$0] } ?? .null },
+                        { column in orderPositions[column].flatMap { $0 }.map { rhs[$0] } ?? .null }
+                    )
+                }
             }
         }
         if request.offset > 0 { matching = Array(matching.dropFirst(request.offset)) }

@@ -259,6 +259,10 @@ public protocol BackendReadTransaction: AnyObject {
     /// `nil` (no such number: every look-up reads the schema).
     var schemaStamp: Int64? { get }
 
+    /// Whether `scan` sorts by a field inside a column's JSON text when an ordering has a
+    /// ``Ordering/path``; see the default implementation.
+    var ordersByNestedFields: Bool { get }
+
     /// Calls `body` with the record of `collection` whose primary key is `key`, if there is one.
     /// The row carries `columns`, and is only valid during the call.
     ///
@@ -274,6 +278,15 @@ public protocol BackendReadTransaction: AnyObject {
 }
 
 extension BackendReadTransaction {
+    /// Whether `scan` sorts by a field inside a column's JSON text when an ordering has a
+    /// ``Ordering/path`` (as ``PredicateEvaluator/precedes(_:_:_:)`` and
+    /// ``Ordering/value(from:)`` do). `false` by default: the store then refuses a query ordered
+    /// by a nested field with ``StorageError/Code/invalidQuery`` rather than hand the backend an
+    /// ordering it would read as one by the whole column. A backend that sorts with
+    /// `PredicateEvaluator.precedes` answers `true`. Filters on nested fields need no such
+    /// answer: a predicate node a backend does not know is evaluated with ``PreparedPredicate``.
+    public var ordersByNestedFields: Bool { false }
+
     /// Reads the record whose primary key is `key` through `scan`, with an equality on the
     /// primary key and a limit of 1. A backend with a faster look-up by key implements it.
     /// - Parameters:

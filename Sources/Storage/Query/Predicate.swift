@@ -53,6 +53,17 @@ public indirect enum StoragePredicate: Sendable, Hashable {
     /// null, or when it equals none of them and `values` holds a null; false otherwise. An empty
     /// list is false even for a null column, as in SQLite. `.not(.in(…))` is SQL's `NOT IN`.
     case `in`(String, [StorageValue])
+    /// A term applied to a field inside its column's JSON text rather than to the column:
+    /// `.nested(path: ["city"], .compare("address", .equal, "Oslo"))` is
+    /// `Column("address", "city") == "Oslo"`. The term is a `.compare`, `.isNull`, `.like` or
+    /// `.in` naming the column; `path` holds the keys from the outermost object inward (never
+    /// empty). The field's value is read as ``Column/init(_:_:)`` describes (SQLite's
+    /// `json_extract`), and the term compares it with SQLite's rules; its compared values are
+    /// not converted with the column's affinity (a field's type is the JSON's, not the column's).
+    ///
+    /// Added after the other cases: a backend that does not know it evaluates it with
+    /// ``PreparedPredicate``, as for every node it does not know (see "For backends" above).
+    case nested(path: [String], StoragePredicate)
 
     /// Every column the predicate names, in order of appearance (a column named twice appears
     /// twice).
@@ -62,6 +73,8 @@ public indirect enum StoragePredicate: Sendable, Hashable {
             switch term {
             case .compare(let column, _, _), .isNull(let column), .like(let column, _), .in(let column, _):
                 names.append(column)
+            case .nested(_, let inner):
+                names.append(contentsOf: inner.columnNames)
             default:
                 break
             }

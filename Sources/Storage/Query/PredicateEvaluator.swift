@@ -35,7 +35,10 @@ public enum PredicateEvaluator {
         _ rhs: (String) -> StorageValue
     ) -> Bool {
         for ordering in orderings {
-            let order = StorageValue.compare(lhs(ordering.column), rhs(ordering.column))
+            let order = StorageValue.compare(
+                ordering.value(from: lhs(ordering.column)),
+                ordering.value(from: rhs(ordering.column))
+            )
             if order != 0 { return ordering.isDescending ? order > 0 : order < 0 }
         }
         return false

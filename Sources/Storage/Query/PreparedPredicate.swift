@@ -27,12 +27,17 @@ public struct PreparedPredicate: Sendable {
             case any(end: Int)
             /// NOT of the one operation that follows, which ends at `end`.
             case not(end: Int)
+            /// The operation that follows (ending at `end`), applied to the field at path number
+            /// `path` inside the JSON text of the column: each of its columns reads as that field.
+            case nested(column: Int, path: Int, end: Int)
         }
 
         var operations: [Operation] = []
         var values: [StorageValue] = []
         var patterns: [String] = []
         var lists: [MemberList] = []
+        /// The paths of nested fields, each key as UTF-8 bytes (`NestedField.keys(of:)`).
+        var paths: [[[UInt8]]] = []
     }
 
     /// A node of the predicate while it is prepared (flattened by `fold`), before it becomes a
@@ -46,6 +51,7 @@ public struct PreparedPredicate: Sendable {
         case all([Node])
         case any([Node])
         case not(Node)
+        case nested(String, [String], Node)
     }
 
     /// An IN list as SQLite sees it: a NaN is a null (SQLite stores NaN as NULL).
@@ -79,10 +85,9 @@ public struct PreparedPredicate: Sendable {
     /// The column names the program's operations number (in the order first met).
     private let columns: [String]
 
-    /// Prepares `predicate`: flattens its chains and hashes its IN lists, once.
-    /// - Parameter predicate: the filter; `nil` matches every record.
-    public init(_ predicate: StoragePredicate?) {
-        let root = predicate?.fold(
+    /// The predicate as a tree of `Node`s, its chains flattened by `fold`.
+    private static func node(_ predicate: StoragePredicate) -> Node {
+        predicate.fold(
             term: { term -> Node in
                 switch term {
                 case .compare(let column, let op, let value): return .compare(column, op, value)
@@ -90,6 +95,9 @@ public struct PreparedPredicate: Sendable {
                 case .like(let column, let pattern): return .like(column, pattern)
                 case .constant(let value): return .constant(value)
                 case .in(let column, let values): return .member(column, MemberList(values))
+                case .nested(let path, let inner):
+                    // The store hands over only a term here, one level deep (`Session` checks it).
+                    return .nested(inner.columnNames.first ?? "", path, node(inner))
                 case .and, .or, .not: preconditionFailure("fold passes only terms")
                 }
             },
@@ -97,6 +105,12 @@ public struct PreparedPredicate: Sendable {
             any: Node.any,
             not: Node.not
         )
+    }
+
+    /// Prepares `predicate`: flattens its chains and hashes its IN lists, once.
+    /// - Parameter predicate: the filter; `nil` matches every record.
+    public init(_ predicate: StoragePredicate?) {
+        let root = predicate.map(Self.node)
         guard let root else {
             program = nil
             columns = []
@@ -143,6 +157,16 @@ public struct PreparedPredicate: Sendable {
                 program.operations.append(.constant(true))
                 emit(operand)
                 program.operations[at] = .not(end: program.operations.count)
+            case .nested(let column, let path, let operand):
+                let at = program.operations.count
+                program.operations.append(.constant(true))
+                program.paths.append(NestedField.keys(of: path))
+                emit(operand)
+                program.operations[at] = .nested(
+                    column: number(column),
+                    path: program.paths.count - 1,
+                    end: program.operations.count
+                )
             }
         }
         emit(root)
@@ -222,6 +246,9 @@ public struct PreparedPredicate: Sendable {
             return evaluate(from: index + 1, to: end, winner: true, operations, values, program, value)
         case .not:
             return evaluate(at: index + 1, operations, values, program, value).map { !$0 }
+        case .nested(let column, let path, _):
+            let field = NestedField.value(in: value(column), keys: program.paths[path])
+            return evaluate(at: index + 1, operations, values, program) { _ in field }
         }
     }
 
@@ -253,7 +280,7 @@ public struct PreparedPredicate: Sendable {
     @inline(__always)
     private static func end(of index: Int, _ operations: UnsafeBufferPointer<Program.Operation>) -> Int {
         switch operations[index] {
-        case .all(let end), .any(let end), .not(let end): return end
+        case .all(let end), .any(let end), .not(let end), .nested(_, _, let end): return end
         default: return index + 1
         }
     }

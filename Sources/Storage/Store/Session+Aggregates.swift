@@ -18,6 +18,17 @@ extension Session {
         groupBy: [Column]
     ) throws -> [[String: StorageValue]] {
         try Identifier.validateCollection(collection)
+        if let nested = groupBy.first(where: { !$0.path.isEmpty }) {
+            // Refused rather than grouped by the whole column, which is what a group key of the
+            // column's name alone would do.
+            throw StorageError(
+                .invalidQuery,
+                "grouping by a field inside column \(Identifier.quoted(nested.name))'s JSON is not supported;"
+                    + " group by a column",
+                collection: collection,
+                column: nested.name
+            )
+        }
         let names = groupBy.map(\.name) + aggregates.map(\.name)
         var seen: Set<String> = []
         for name in names where !seen.insert(name).inserted {

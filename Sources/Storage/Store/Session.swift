@@ -277,11 +277,14 @@ final class Session {
         if offset < 0 {
             throw StorageError(.misuse, "offset must not be negative, got \(offset)", collection: stored.name)
         }
+        try Self.checkNestedFields(predicate, ordering, stored, reader: reader)
         let normalized = try predicate?.simplified().mapValues { column, value in
             value.applyingAffinity(types[column] ?? .untyped)
         }
         var order = ordering
-        if !order.contains(where: { $0.column == stored.primaryKey }) { order.append(.ascending(stored.primaryKey)) }
+        if !order.contains(where: { $0.column == stored.primaryKey && $0.path.isEmpty }) {
+            order.append(.ascending(stored.primaryKey))
+        }
         return ScanRequest(
             collection: stored.name,
             columns: columns,
@@ -480,7 +483,7 @@ final class Session {
         var last: [StorageValue]?
         try reader.scan(request) { row in
             values.append(try decoder.decode(T.self, from: row))
-            last = positions.map { row.value(at: $0) }
+            last = zip(order, positions).map { $0.value(from: row.value(at: $1)) }
             return true
         }
         return (values, last ?? after)
@@ -490,16 +493,21 @@ final class Session {
     /// (whose last key is the primary key, so no two records tie), with SQLite's order: NULL
     /// first when ascending, last when descending.
     static func keyset(_ ordering: [Ordering], after values: [StorageValue]) -> StoragePredicate {
+        // A sort key on a nested field compares the field, as the ordering does.
+        func on(_ sortKey: Ordering, _ term: StoragePredicate) -> StoragePredicate {
+            sortKey.path.isEmpty ? term : .nested(path: sortKey.path, term)
+        }
         func past(_ sortKey: Ordering, _ value: StorageValue) -> StoragePredicate {
             switch (sortKey.isDescending, value.isNull) {
-            case (false, false): return .compare(sortKey.column, .greater, value)
-            case (false, true): return .not(.isNull(sortKey.column))
-            case (true, false): return .or(.compare(sortKey.column, .less, value), .isNull(sortKey.column))
+            case (false, false): return on(sortKey, .compare(sortKey.column, .greater, value))
+            case (false, true): return .not(on(sortKey, .isNull(sortKey.column)))
+            case (true, false):
+                return .or(on(sortKey, .compare(sortKey.column, .less, value)), on(sortKey, .isNull(sortKey.column)))
             case (true, true): return .constant(false)
             }
         }
         func same(_ sortKey: Ordering, _ value: StorageValue) -> StoragePredicate {
-            value.isNull ? .isNull(sortKey.column) : .compare(sortKey.column, .equal, value)
+            on(sortKey, value.isNull ? .isNull(sortKey.column) : .compare(sortKey.column, .equal, value))
         }
         var predicate = past(ordering[ordering.count - 1], values[ordering.count - 1])
         for index in stride(from: ordering.count - 2, through: 0, by: -1) {

@@ -120,6 +120,9 @@ struct Collection {
 }
 
 final class DictionaryTransaction: BackendWriteTransaction {
+    /// Sorting goes through `PredicateEvaluator.precedes`, which reads nested fields.
+    var ordersByNestedFields: Bool { true }
+
     var collections: Collections
     var isOpen = true
 
