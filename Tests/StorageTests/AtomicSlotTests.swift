@@ -72,8 +72,12 @@ private final class Counter: @unchecked Sendable {
 
     /// Threads take, use and put back a few objects: no object is ever held by two threads at
     /// once (ThreadSanitizer, which CI runs this under, would also report the unsynchronized
-    /// `inUse` writes), and none is lost or freed twice.
-    @Test func objectsTakenFromManyThreadsAreNeverSharedNorLost() async {
+    /// `inUse` writes), none is in two places at the end, and none is freed. Without `peek`
+    /// none is lost either. With it, one may be: `peek` takes the held object out for a moment,
+    /// and when another thread's `put` fills the slot meanwhile, the peeked one is let go, as
+    /// documented (a cache's slot may drop an object; a clean CI run on an idle machine did).
+    @Test(arguments: [false, true])
+    func objectsTakenFromManyThreadsAreNeverSharedNorLost(peeking: Bool) async {
         let frees = Counter()
         let slot = AtomicSlot<Token>()
         let tokens = (0..<3).map { Token($0, freed: frees.add) }
@@ -88,7 +92,7 @@ private final class Counter: @unchecked Sendable {
                         guard let token else { continue }
                         if token.inUse { doubled.add() }
                         token.inUse = true
-                        if (round + thread) % 7 == 0 { _ = slot.peek { $0.number == token.number } }
+                        if peeking && (round + thread) % 7 == 0 { _ = slot.peek { $0.number == token.number } }
                         token.inUse = false
                         if !slot.put(token) { overflow.withLock { $0.append(token) } }
                     }
@@ -98,7 +102,9 @@ private final class Counter: @unchecked Sendable {
         #expect(doubled.count == 0)
         var left: [Int] = overflow.withLock { $0.map(\.number) }
         if let held = slot.take() { left.append(held.number) }
-        #expect(left.sorted() == [0, 1, 2])
+        #expect(Set(left).count == left.count, "an object in two places: \(left)")
+        #expect(Set(left).isSubset(of: [0, 1, 2]))
+        if !peeking { #expect(left.sorted() == [0, 1, 2]) }
         #expect(frees.count == 0)
         _ = tokens
     }
