@@ -63,27 +63,21 @@ enum SQLiteExactSum {
             header.pointee.failed = true
             return
         }
-        var x = sqlite3_value_double(argument)
-        if x == .infinity {
+        let value = sqlite3_value_double(argument)
+        if value == .infinity {
             header.pointee.positiveInfinity = true
             return
         }
-        if x == -.infinity {
+        if value == -.infinity {
             header.pointee.negativeInfinity = true
             return
         }
-        var kept = 0
-        for index in 0..<header.pointee.partials {
-            var y = partials[index]
-            if abs(x) < abs(y) { swap(&x, &y) }
-            let high = x + y
-            let low = y - (high - x)
-            if low != 0 {
-                partials[kept] = low
-                kept += 1
-            }
-            x = high
-        }
+        let step = ExactSum.addPartial(
+            value,
+            to: UnsafeMutableBufferPointer(start: partials, count: header.pointee.partials)
+        )
+        var kept = step.kept
+        let x = step.high
         if !x.isFinite || (x != 0 && kept == capacity) {
             header.pointee.failed = true
             header.pointee.partials = kept

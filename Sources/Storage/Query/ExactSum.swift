@@ -48,9 +48,31 @@ package struct ExactSum: Sendable {
         addPartial(value)
     }
 
-    /// Adds a finite real to the partials exactly: each step keeps the rounding error of an
-    /// addition as a partial of its own.
+    /// Adds a finite real to the partials exactly.
     private mutating func addPartial(_ value: Double) {
+        let (kept, high) = partials.withUnsafeMutableBufferPointer { Self.addPartial(value, to: $0) }
+        partials.removeSubrange(kept...)
+        if !high.isFinite {
+            overflowed = true
+            return
+        }
+        if high != 0 { partials.append(high) }
+    }
+
+    /// One step of Shewchuk's algorithm, for this type's partials and for a backend that keeps
+    /// them in its engine's memory (SQLite's `storage_exact_sum`): adds finite `value` to the
+    /// non-overlapping `partials` in place, each addition's rounding error kept as a partial of
+    /// its own.
+    /// - Parameters:
+    ///   - value: a finite real.
+    ///   - partials: the partials, in increasing magnitude.
+    /// - Returns: how many partials the first ones of `partials` now are, and the new largest
+    ///   partial, not yet stored: the caller stores it when it is finite and not zero (not
+    ///   finite: the sum left the finite reals).
+    package static func addPartial(
+        _ value: Double,
+        to partials: UnsafeMutableBufferPointer<Double>
+    ) -> (kept: Int, high: Double) {
         var x = value
         var kept = 0
         for index in partials.indices {
@@ -64,12 +86,7 @@ package struct ExactSum: Sendable {
             }
             x = high
         }
-        partials.removeSubrange(kept...)
-        if !x.isFinite {
-            overflowed = true
-            return
-        }
-        if x != 0 { partials.append(x) }
+        return (kept, x)
     }
 
     /// The sum: `.null` for no values (the caller knows), an exact integer, or the real nearest
