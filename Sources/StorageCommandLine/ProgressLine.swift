@@ -18,8 +18,10 @@ final class ProgressLine {
     /// The least time between two redraws.
     private let interval = Duration.milliseconds(100)
 
-    init() {
-        isTerminal = isatty(STDERR_FILENO) != 0
+    /// A line drawn when standard error is a terminal, unless `drawn` is false (an export
+    /// writing its records to the same terminal: a line drawn among them would break them).
+    init(drawn: Bool = true) {
+        isTerminal = drawn && isatty(STDERR_FILENO) != 0
         start = clock.now
     }
 
@@ -31,7 +33,7 @@ final class ProgressLine {
         lastDraw = now
         let elapsed = Self.seconds(now - start)
         let rate = elapsed > 0 ? Double(records) / elapsed : 0
-        var line = "\(label): \(Self.grouped(records)) records, \(Self.grouped(Int(rate))) records/s"
+        var line = "\(label): \(Self.counted(records, "record")), \(Self.grouped(Int(rate))) records/s"
         if let total, total > 0 {
             let fraction = min(1, Double(records) / Double(total))
             line += ", \(Int(fraction * 100))%"
@@ -65,6 +67,11 @@ final class ProgressLine {
             result.append(digit)
         }
         return String(result.reversed())
+    }
+
+    /// `count` (grouped) and `noun`, plural unless `count` is 1: "1 record", "20,000 records".
+    static func counted(_ count: Int, _ noun: String) -> String {
+        grouped(count) + " " + (count == 1 ? noun : noun + "s")
     }
 
     static func clockTime(_ seconds: Double) -> String {

@@ -156,9 +156,13 @@ enum RecordReader {
 /// An input file that cannot be read as records: exit status 1, nothing written.
 struct InputError: Error, CustomStringConvertible {
     var message: String
+    /// The code `--json` reports: `io` for a file that cannot be read or written, `invalidInput`
+    /// for one whose content is wrong.
+    var code: String
 
-    init(_ message: String) {
+    init(_ message: String, code: String = "invalidInput") {
         self.message = message
+        self.code = code
     }
 
     var description: String { message }

@@ -60,7 +60,7 @@ extension StorageTool {
             output.discard()
             throw error
         }
-        writeError("\(ProgressLine.grouped(rows.count)) groups of \(schema.name) in \(named(location))\n")
+        writeError("\(ProgressLine.counted(rows.count, "group")) of \(schema.name) in \(named(location))\n")
     }
 
     /// `count`, `sum(amount)`, `count(distinct city)`, … with an optional ` as NAME`.

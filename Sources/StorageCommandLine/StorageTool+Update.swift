@@ -31,7 +31,9 @@ extension StorageTool {
             throw StorageError(.unknownCollection, "no collection '\(collection)'", collection: collection)
         }
         let count = try store.update(in: schema.name, set: assignments, where: predicate)
-        ProgressLine().finish("updated \(ProgressLine.grouped(count)) records of \(schema.name) in \(named(location))")
+        ProgressLine().finish(
+            "updated \(ProgressLine.counted(count, "record")) of \(schema.name) in \(named(location))"
+        )
         if parsed.flags.contains("json") { try writeJSON(["collection": schema.name, "records": count]) }
     }
 }

@@ -81,9 +81,11 @@ package enum StorageTool {
         "verify": """
         usage: storage verify A B [--collections A,B] [--json]
 
-        Checks that two stores hold the same collections and records (counts and a digest of
-        each collection's canonical records); on a difference, names the collection and a key
-        and exits with status 1. Both stores are opened read-only.
+        Checks that B holds the collections of A (or those named) with the same records
+        (counts and a digest of each collection's canonical records); on a difference, names
+        the collection and a key and exits with status 1. Other collections of B (a copy's
+        destination may hold more) are counted in the summary, not compared. Both stores are
+        opened read-only.
         """,
     ]
 
@@ -114,25 +116,13 @@ package enum StorageTool {
         } catch let error as HelpRequested {
             write(help[error.command, default: overview] + "\n")
             return 0
-        } catch let error as UsageError {
-            let helpCommand = help[command] == nil ? "storage --help" : "storage \(command) --help"
-            writeError("storage: \(error.message)\nSee '\(helpCommand)'.\n")
-            return 2
-        } catch let error as WhereSyntaxError {
-            writeError("storage: \(error)\n")
-            return 2
-        } catch let error as StorageError {
-            let hint = error.code == .collectionNotEmpty ? "\n(give --merge to upsert, or --replace)" : ""
-            writeError("storage: error: \(error)\(hint)\n")
-            return 1
-        } catch let error as InputError {
-            writeError("storage: error: \(error)\n")
-            return 1
         } catch let error as Reported {
             return error.status
         } catch {
-            writeError("storage: error: \(error)\n")
-            return 1
+            let helpCommand = help[command] == nil ? "storage --help" : "storage \(command) --help"
+            let failure = CommandFailure(error, command: command, helpCommand: helpCommand)
+            writeError(failure.report(json: rest.contains("--json")))
+            return failure.status
         }
     }
 
@@ -166,7 +156,7 @@ package enum StorageTool {
         for (name, count) in collections {
             text +=
                 "  " + name.padding(toLength: width, withPad: " ", startingAt: 0)
-                + "  \(ProgressLine.grouped(count)) records\n"
+                + "  \(ProgressLine.counted(count, "record"))\n"
         }
         write(text)
     }
@@ -234,7 +224,7 @@ package enum StorageTool {
         let total = limit.map { min($0, matching) } ?? matching
         let output = try OutputFile(parsed.options["output"])
         var writer = RecordWriter(format: format, columns: schema.columns.map(\.name))
-        let progress = ProgressLine()
+        let progress = ProgressLine(drawn: !output.isTerminal)
         do {
             try output.write(writer.header())
             var last: StorageValue?
@@ -262,7 +252,7 @@ package enum StorageTool {
             try output.write(writer.footer())
             try output.commit()
             progress.finish(
-                "exported \(ProgressLine.grouped(written)) records of \(schema.name) from \(named(location))"
+                "exported \(ProgressLine.counted(written, "record")) of \(schema.name) from \(named(location))"
             )
         } catch {
             output.discard()
@@ -277,6 +267,7 @@ package enum StorageTool {
         let collection = positionals[1]
         let path = positionals[2]
         var format = try recordFormat(parsed.options["format"])
+        if path != "-" { try FileProblem.checkReadable(path) }
         let fileURL = path == "-" ? nil : URL(fileURLWithPath: path)
         // A CSV file is streamed by the store's CSV import; anything else is read whole.
         let streamsCSV = fileURL != nil && (format ?? (path.lowercased().hasSuffix(".csv") ? .csv : nil)) == .csv
@@ -287,7 +278,7 @@ package enum StorageTool {
                     path == "-"
                     ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
             } catch {
-                throw InputError("cannot read '\(path)': \((error as NSError).localizedDescription)")
+                throw InputError("cannot read '\(path)': \(FileProblem.reason(error))", code: "io")
             }
         }
         format = format ?? RecordFormat.detect(path: path, data: data)
@@ -338,7 +329,7 @@ package enum StorageTool {
             let count =
                 try fileURL.map { try store.insert(csv: $0, into: collection, primaryKey: key) }
                 ?? store.insert(csv: data, into: collection, primaryKey: key)
-            progress.finish("imported \(ProgressLine.grouped(count)) records into \(collection)")
+            progress.finish("imported \(ProgressLine.counted(count, "record")) into \(collection)")
             if parsed.flags.contains("json") { try writeJSON(["collection": collection, "records": count]) }
             return
         }
@@ -357,7 +348,7 @@ package enum StorageTool {
                 end = min(rows.count, start + 1_000)
             }
         }
-        progress.finish("imported \(ProgressLine.grouped(rows.count)) records into \(collection)")
+        progress.finish("imported \(ProgressLine.counted(rows.count, "record")) into \(collection)")
         if parsed.flags.contains("json") { try writeJSON(["collection": collection, "records": rows.count]) }
     }
 
@@ -403,7 +394,8 @@ package enum StorageTool {
         }
         let verified = report.collections.allSatisfy(\.verified)
         progress.finish(
-            "copied \(ProgressLine.grouped(report.records)) records in \(report.collections.count) collections"
+            "copied \(ProgressLine.counted(report.records, "record")) in "
+                + ProgressLine.counted(report.collections.count, "collection")
                 + " from \(fromLocation) to \(toLocation)" + (verified ? ", verified" : ", not verified")
                 + String(format: " (%.1f s)", progress.elapsed)
         )
@@ -429,14 +421,22 @@ package enum StorageTool {
         defer { try? b.close() }
         let progress = ProgressLine()
         let json = parsed.flags.contains("json")
+        // By default the collections of A (the source of a copy) are compared: B may hold
+        // others, which are named in the summary.
+        let compared = try collections ?? a.collectionNames()
+        let folded = Set(compared.map(Identifier.folded))
+        let others =
+            collections != nil ? [] : try b.collectionNames().filter { !folded.contains(Identifier.folded($0)) }
         do {
-            let counts = try a.verify(against: b, collections: collections) { step in
+            let counts = try a.verify(against: b, collections: compared) { step in
                 progress.update("verifying \(step.collection)", records: step.records, total: nil)
             }
             let records = counts.values.reduce(0, +)
             progress.finish(
                 "\(named(aLocation)) and \(named(bLocation)) hold the same data: "
-                    + "\(ProgressLine.grouped(records)) records in \(counts.count) collections"
+                    + "\(ProgressLine.counted(records, "record")) in \(ProgressLine.counted(counts.count, "collection"))"
+                    + (others.isEmpty
+                        ? "" : "; B also holds \(ProgressLine.counted(others.count, "other collection")), not compared")
             )
             if json {
                 try writeJSON([
@@ -526,6 +526,9 @@ final class OutputFile {
     private let final: String?
     private let temporary: String?
 
+    /// Whether the records go to a terminal (standard output, not redirected).
+    var isTerminal: Bool { final == nil && isatty(STDOUT_FILENO) != 0 }
+
     init(_ path: String?) throws {
         guard let path, path != "-" else {
             handle = FileHandle.standardOutput
@@ -535,12 +538,11 @@ final class OutputFile {
         }
         let directory = (path as NSString).deletingLastPathComponent
         let temporary = (directory.isEmpty ? "." : directory) + "/.storage-export-\(UUID().uuidString)"
-        guard FileManager.default.createFile(atPath: temporary, contents: nil),
-            let handle = FileHandle(forWritingAtPath: temporary)
-        else {
-            throw InputError("cannot write '\(path)'")
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        guard descriptor >= 0 else {
+            throw InputError("cannot write '\(path)': \(FileProblem.reason(errno: errno))", code: "io")
         }
-        self.handle = handle
+        self.handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         self.final = path
         self.temporary = temporary
     }
@@ -554,9 +556,9 @@ final class OutputFile {
         try handle.synchronize()
         try handle.close()
         if rename(temporary, final) != 0 {
-            let problem = String(cString: strerror(errno))
+            let problem = FileProblem.reason(errno: errno)
             discard()
-            throw InputError("cannot write '\(final)': \(problem)")
+            throw InputError("cannot write '\(final)': \(problem)", code: "io")
         }
     }
 

@@ -35,7 +35,12 @@ package enum StoreLocation: Equatable, CustomStringConvertible {
         }
     }
 
-    package var description: String { engine + ":" + path }
+    /// `sqlite:PATH`, `lmdb:PATH`, `archive:FOLDER`, or for PostgreSQL the server's URL with
+    /// no password (`postgresql://app@db1/app`): its scheme already names the engine.
+    package var description: String {
+        guard case .postgresql = self else { return engine + ":" + path }
+        return path.hasPrefix("postgresql://") ? path : engine + ":" + path
+    }
 
     /// SQLite's header: the first 16 bytes of every database file.
     static let sqliteHeader = Array("SQLite format 3\u{0}".utf8)

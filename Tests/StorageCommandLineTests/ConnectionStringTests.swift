@@ -17,12 +17,23 @@ struct ConnectionStringTests {
         try PostgreSQLPasswordServer.with { server in
             try TemporaryDirectory.with("storage-secrets") { directory in
                 for attack in server.attacks {
-                    let result = try StorageProcess.run(["info", attack.url], in: directory)
-                    let output = result.stdout + result.stderr
-                    #expect(result.status == 1, "\(attack): \(output)")
-                    #expect(output.contains("StorageError.\(attack.code)"), "\(attack): \(output)")
-                    #expect(attack.leaks(in: output).isEmpty, "\(attack): \(attack.leaks(in: output)) in \(output)")
-                    #expect(!ConnectionAttack.garbled(output), "\(attack): \(output)")
+                    // As a person reads it, and with --json (where the code is a field).
+                    for json in [false, true] {
+                        let result = try StorageProcess.run(
+                            ["info", attack.url] + (json ? ["--json"] : []),
+                            in: directory
+                        )
+                        let output = result.stdout + result.stderr
+                        #expect(result.status == 1, "\(attack): \(output)")
+                        if json {
+                            let object =
+                                try JSONSerialization.jsonObject(with: Data(result.stderr.utf8)) as? [String: Any]
+                            let code = (object?["error"] as? [String: Any])?["code"] as? String
+                            #expect(code == "\(attack.code)", "\(attack): \(output)")
+                        }
+                        #expect(attack.leaks(in: output).isEmpty, "\(attack): \(attack.leaks(in: output)) in \(output)")
+                        #expect(!ConnectionAttack.garbled(output), "\(attack): \(output)")
+                    }
                 }
 
                 let password = PostgreSQLPasswordServer.password

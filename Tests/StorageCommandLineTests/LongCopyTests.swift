@@ -97,7 +97,7 @@ struct LongCopyTests {
             let redraws = terminal.stdout.components(separatedBy: "\r\u{1B}[2K").filter { $0.contains("records/s") }
             #expect(redraws.count >= 2, "\(terminal.stdout.debugDescription)")
             #expect(redraws.contains { $0.hasPrefix("copying Member: ") && $0.contains("%") && $0.contains("left") })
-            #expect(terminal.stdout.contains("copied 20,000 records in 1 collections"))
+            #expect(terminal.stdout.contains("copied 20,000 records in 1 collection"))
 
             let file = try StorageProcess.run(
                 ["copy", "source.sqlite", "lmdb:file.lmdb", "--batch-size", "20"],
@@ -109,7 +109,7 @@ struct LongCopyTests {
             #expect(file.stderr.split(separator: "\n").count == 1)
             #expect(
                 file.stderr.hasPrefix(
-                    "copied 20,000 records in 1 collections from sqlite:source.sqlite to lmdb:file.lmdb, verified"
+                    "copied 20,000 records in 1 collection from sqlite:source.sqlite to lmdb:file.lmdb, verified"
                 )
             )
         }

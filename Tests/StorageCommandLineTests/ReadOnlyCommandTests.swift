@@ -46,10 +46,11 @@ struct ReadOnlyCommandTests {
                 let result = try StorageProcess.run(arguments, in: directory)
                 #expect(result.status == 1, "\(arguments): \(result.stdout)")
                 #expect(result.stdout.isEmpty)
-                #expect(
-                    result.stderr.contains("cannotOpen: there is no schema '\(misspelt)'"),
-                    "\(arguments): \(result.stderr)"
-                )
+                let expected =
+                    arguments.contains("--json")
+                    ? #"{"error":{"code":"cannotOpen","message":"there is no schema '\#(misspelt)'"#
+                    : "storage: there is no schema '\(misspelt)'"
+                #expect(result.stderr.hasPrefix(expected), "\(arguments): \(result.stderr)")
             }
             #expect(try schemaCount(misspelt, in: directory) == "0")
             #expect(try schemaCount(schema, in: directory) == "1")
@@ -62,7 +63,7 @@ struct ReadOnlyCommandTests {
             let schemaText = try StorageProcess.run(["schema", store], in: directory)
             #expect(schemaText.stderr.hasSuffix(", schema \(schema)\n"), "\(schemaText.stderr)")
             let exported = try StorageProcess.run(["export", store, "People"], in: directory)
-            #expect(exported.stderr.hasPrefix("exported 4 records of People from postgresql:"), "\(exported.stderr)")
+            #expect(exported.stderr.hasPrefix("exported 4 records of People from postgresql://"), "\(exported.stderr)")
             #expect(exported.stderr.hasSuffix(", schema \(schema)\n"), "\(exported.stderr)")
         }
     }

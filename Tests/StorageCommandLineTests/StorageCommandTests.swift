@@ -113,7 +113,7 @@ struct StorageCommandTests {
                 #expect(copied.status == 0, "\(copied.stderr)")
                 let report = try #require(try copied.json() as? [String: Any])
                 #expect(report["records"] as? Int == 4)
-                #expect(copied.stderr.hasPrefix("copied 4 records in 1 collections from"))
+                #expect(copied.stderr.hasPrefix("copied 4 records in 1 collection from"))
                 #expect(copied.stderr.contains(", verified"))
                 let verified = try StorageProcess.run(["verify", destination, store, "--json"], in: directory)
                 #expect(verified.status == 0, "\(verified.stderr)")
@@ -121,7 +121,7 @@ struct StorageCommandTests {
                 // A second copy is refused; --merge goes through.
                 let refused = try StorageProcess.run(["copy", store, destination], in: directory)
                 #expect(refused.status == 1)
-                #expect(refused.stderr.contains("collectionNotEmpty"))
+                #expect(refused.stderr.contains("already holds 4 records; give --merge to upsert, or --replace"))
                 let merged = try StorageProcess.run(["copy", store, destination, "--merge"], in: directory)
                 #expect(merged.status == 0, "\(merged.stderr)")
             }
@@ -171,7 +171,7 @@ struct StorageCommandTests {
                 in: directory
             )
             #expect(unknownColumn.status == 1)
-            #expect(unknownColumn.stderr.contains("unknownColumn"))
+            #expect(unknownColumn.stderr == "storage: collection 'People' has no column 'nope'\n")
         }
     }
 

@@ -51,9 +51,13 @@ struct UpdateCommandTests {
                 (["--set", "name = 'y'", "--read-only"], "readOnly"),
             ]
             for (options, code) in refusals {
-                let result = try StorageProcess.run(["update", store, "People"] + options, in: directory)
+                let result = try StorageProcess.run(["update", store, "People", "--json"] + options, in: directory)
                 #expect(result.status == 1, "\(options): \(result.stderr)")
-                #expect(result.stderr.contains(code), "\(options): \(result.stderr)")
+                let object = try JSONSerialization.jsonObject(with: Data(result.stderr.utf8)) as? [String: Any]
+                #expect(
+                    (object?["error"] as? [String: Any])?["code"] as? String == code,
+                    "\(options): \(result.stderr)"
+                )
                 #expect(result.stdout.isEmpty)
             }
             let missing = try StorageProcess.run(["update", store, "Nobody", "--set", "a = 1"], in: directory)

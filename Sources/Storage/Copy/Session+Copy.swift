@@ -20,7 +20,7 @@ extension Session {
             if count > 0 && mode == .refuse {
                 throw StorageError(
                     .collectionNotEmpty,
-                    "collection '\(existing.name)' of the destination already holds \(count) records;"
+                    "collection '\(existing.name)' of the destination already holds \(count) record\(count == 1 ? "" : "s");"
                         + " ask to merge (upsert) or to replace it",
                     collection: existing.name
                 )
