@@ -25,6 +25,12 @@ final class ProgressLine {
         start = clock.now
     }
 
+    /// A line still drawn (work that failed) is cleared, so that the error is written on a
+    /// line of its own.
+    deinit {
+        if drawn { Self.writeError("\r\u{1B}[2K") }
+    }
+
     /// Redraws the line (at most every 100 ms) with `records` done out of `total`.
     func update(_ label: String, records: Int, total: Int?) {
         guard isTerminal else { return }

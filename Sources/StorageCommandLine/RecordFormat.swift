@@ -120,7 +120,7 @@ struct RecordWriter {
 }
 
 /// Reads records from NDJSON input, as dictionaries for `insert(dictionaries:into:)` (CSV goes
-/// through the store's own `insert(csv:into:primaryKey:)`).
+/// through the store's own `insert(csv:into:primaryKey:progress:)`).
 enum RecordReader {
     /// The objects of an NDJSON input, one per non-empty line.
     /// - Parameters:

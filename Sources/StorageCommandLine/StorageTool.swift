@@ -284,6 +284,8 @@ package enum StorageTool {
         format = format ?? RecordFormat.detect(path: path, data: data)
         let key = parsed.options["primary-key"]
         // Everything is read and checked before the store is opened: bad input writes nothing.
+        let progress = ProgressLine()
+        var csvPlan: CSVImport?
         var rows: [[String: Any]] = []
         switch format ?? .json {
         case .json:
@@ -306,7 +308,10 @@ package enum StorageTool {
                 return row
             }
         case .ndjson: rows = try RecordReader.ndjson(data, into: collection)
-        case .csv: try ObjectStore.checkCSV(file: fileURL, data: data, into: collection, primaryKey: key)
+        case .csv:
+            csvPlan = try ObjectStore.checkCSV(file: fileURL, data: data, into: collection, primaryKey: key) { step in
+                progress.update("reading \(step.collection)", records: step.records, total: nil)
+            }
         }
         if let key {
             for (index, row) in rows.enumerated() where row[key] == nil || row[key] is NSNull {
@@ -323,12 +328,11 @@ package enum StorageTool {
                 collection: existing.name
             )
         }
-        let progress = ProgressLine()
-        if format == .csv {
+        if let csvPlan {
             // One transaction: the store reads the input again, checks it and stores every record.
-            let count =
-                try fileURL.map { try store.insert(csv: $0, into: collection, primaryKey: key) }
-                ?? store.insert(csv: data, into: collection, primaryKey: key)
+            let count = try store.insert(csv: fileURL, data: data, plan: csvPlan, primaryKey: key) { step in
+                progress.update("importing into \(step.collection)", records: step.records, total: step.total)
+            }
             progress.finish("imported \(ProgressLine.counted(count, "record")) into \(collection)")
             if parsed.flags.contains("json") { try writeJSON(["collection": collection, "records": count]) }
             return

@@ -2,7 +2,7 @@ import Foundation
 import Storage
 import Testing
 
-/// `insert(csv:into:primaryKey:)` on every backend: RFC 4180's corner cases, whole-column
+/// `insert(csv:into:primaryKey:progress:)` on every backend: RFC 4180's corner cases, whole-column
 /// typing, malformed input refused with the line and nothing stored, natural keys.
 struct CSVImportChecks {
     private func csvError(_ body: () throws -> Void) -> StorageError? {
@@ -168,6 +168,34 @@ struct CSVImportChecks {
         #expect(try await store.count(in: "later") == 2)
     }
 
+    /// The import's `progress:` reports the first pass (`.reading`, no total) and then the second
+    /// (`.importing`, with the total the first counted), in order, ending at every record.
+    func progressReportsBothPasses(_ fixture: BackendFixture) throws {
+        try TemporaryDirectory.with { directory in
+            let store = try fixture.openStore(in: directory)
+            let count = 10_000
+            var text = "id,name\n"
+            for id in 1...count { text += "\(id),n\(id)\n" }
+            let file = directory.appendingPathComponent("many.csv")
+            try Data(text.utf8).write(to: file)
+            var steps: [StoreCopyProgress] = []
+            #expect(try store.insert(csv: file, into: "many", progress: { steps.append($0) }) == count)
+            let reading = steps.filter { $0.phase == .reading }
+            let importing = steps.filter { $0.phase == .importing }
+            #expect(reading.count >= 2 && importing.count >= 2, "\(steps)")
+            #expect(steps.firstIndex { $0.phase == .importing }! > steps.lastIndex { $0.phase == .reading }!)
+            #expect(reading.last?.records == count)
+            #expect(reading.allSatisfy { $0.total == nil && $0.collection == "many" })
+            #expect(importing.allSatisfy { $0.total == count })
+            #expect(importing.map(\.records) == importing.map(\.records).sorted())
+            #expect(importing.last!.records > count / 2)
+            // From memory too.
+            var fromData = 0
+            try store.insert(csv: Data("id,name\n1,x\n".utf8), into: "few", progress: { _ in fromData += 1 })
+            #expect(fromData >= 1)
+        }
+    }
+
     func insideATransactionAllOrNothing(_ fixture: BackendFixture) throws {
         struct Abort: Error {}
         try TemporaryDirectory.with { directory in
@@ -298,6 +326,8 @@ extension ConformanceSuite {
         },
         check("natural key replaces on reimport and is required") { fixture, _ in
             try CSVImportChecks().naturalKeyReplacesOnReimportAndIsRequired(fixture)
+        },
+        check("progress reports both passes") { fixture, _ in try CSVImportChecks().progressReportsBothPasses(fixture)
         },
         check("inside a transaction all or nothing") { fixture, _ in
             try CSVImportChecks().insideATransactionAllOrNothing(fixture)

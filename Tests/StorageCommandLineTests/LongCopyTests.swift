@@ -115,6 +115,32 @@ struct LongCopyTests {
         }
     }
 
+    /// A CSV import shows both passes on a terminal: the check of the input (records and rate),
+    /// then the storing (with the percentage and time left the first pass made known).
+    @Test func aCSVImportShowsProgressOnATerminal() throws {
+        try TemporaryDirectory.with("storage-import-progress") { directory in
+            var text = "id,name,score\n"
+            for id in 0..<150_000 { text += "\(id),name \(id),\(Double(id) / 7)\n" }
+            try Data(text.utf8).write(to: directory.appendingPathComponent("big.csv"))
+            let command = [StorageProcess.executable, "import", "big.sqlite", "People", "big.csv"]
+                .joined(separator: " ")
+            let terminal = try StorageProcess.spawn(
+                "/usr/bin/script",
+                ["-qfec", command, "/dev/null"],
+                in: directory,
+                input: nil
+            )
+            #expect(terminal.status == 0, "\(terminal.stdout)")
+            let redraws = terminal.stdout.components(separatedBy: "\r\u{1B}[2K").filter { $0.contains("records/s") }
+            #expect(redraws.contains { $0.hasPrefix("reading People: ") }, "\(terminal.stdout.debugDescription)")
+            #expect(
+                redraws.contains { $0.hasPrefix("importing into People: ") && $0.contains("%") },
+                "\(terminal.stdout.debugDescription)"
+            )
+            #expect(terminal.stdout.contains("imported 150,000 records into People"))
+        }
+    }
+
     /// A copy killed half way leaves a prefix of the records; the same copy with `--merge`
     /// completes it, and the stores verify.
     @Test func aCopyKilledHalfWayIsCompletedByCopyingAgainWithMerge() throws {

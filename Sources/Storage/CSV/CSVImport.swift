@@ -9,7 +9,7 @@ import Foundation
 /// hold a whole file. The first pass, outside any transaction, parses every record and keeps only
 /// one kind per column; the second, inside one write transaction, parses again and stores the
 /// records as it goes. Both passes hold one chunk of the input and one record at a time.
-struct CSVImport {
+package struct CSVImport {
     /// A field's kind, ordered so that a column's type is the largest kind among its values.
     enum Kind: Int, Comparable {
         case empty, integer, real, text
@@ -34,8 +34,16 @@ struct CSVImport {
     /// the key only when every record has one and to name the record that lacks a chosen key.
     var firstEmptyLine: [Int] = []
 
+    /// How many records an import reads or stores between two progress reports.
+    static let progressInterval = 4_096
+
     /// The first pass: reads every record of `input`, checking its shape and its UTF-8.
-    init(_ input: CSVReader.Input, collection: String) throws {
+    /// - Parameter progress: called every `progressInterval` records and at the end.
+    init(
+        _ input: CSVReader.Input,
+        collection: String,
+        progress: ((StoreCopyProgress) -> Void)? = nil
+    ) throws {
         try Identifier.validateCollection(collection)
         self.collection = collection
         let reader = try CSVReader(input)
@@ -82,7 +90,11 @@ struct CSVImport {
                 }
             }
             recordCount += 1
+            if let progress, recordCount % Self.progressInterval == 0 {
+                progress(StoreCopyProgress(phase: .reading, collection: collection, records: recordCount, total: nil))
+            }
         }
+        progress?(StoreCopyProgress(phase: .reading, collection: collection, records: recordCount, total: nil))
     }
 
     /// A ragged record is an error: a missing or extra field means the columns no longer line up.

@@ -1,4 +1,4 @@
-/// How far a copy or a verification has come, reported after each batch.
+/// How far a copy, a verification or an import has come, reported after each batch.
 public struct StoreCopyProgress: Sendable, Hashable {
     /// What is being done.
     public enum Phase: String, Sendable, Hashable {
@@ -6,6 +6,11 @@ public struct StoreCopyProgress: Sendable, Hashable {
         case copying
         /// Both stores are being read and their digests compared.
         case verifying
+        /// An import's input is being read and checked, and its column types found (the first
+        /// pass of a CSV import, outside any transaction; `total` is unknown).
+        case reading
+        /// An import's records are being stored (`total` is the records the first pass counted).
+        case importing
     }
 
     /// The phase this report belongs to.

@@ -186,31 +186,44 @@ extension ObjectStore {
     }
 
     /// Stores the records of a CSV file in `collection`, in one transaction; see
-    /// `insert(csv:into:primaryKey:)`. Both passes over the file run on the store's threads.
+    /// `insert(csv:into:primaryKey:progress:)`. Both passes over the file run on the store's
+    /// threads.
     /// - Parameters:
     ///   - url: the CSV file.
     ///   - collection: the collection, created when missing.
     ///   - primaryKey: the column that identifies a record (default: `id` or an auto key).
+    ///   - progress: called every few thousand records of each pass, on one of the store's threads.
     /// - Returns: the number of records stored.
     /// - Throws: ``StorageError`` (`.invalidCSV` naming the line for malformed CSV; nothing is
     ///   stored then), or `CancellationError` when the task was cancelled first.
     @discardableResult
-    public func insert(csv url: URL, into collection: String, primaryKey: String? = nil) async throws -> Int {
-        try await perform { try self.insert(csv: url, into: collection, primaryKey: primaryKey) }
+    public func insert(
+        csv url: URL,
+        into collection: String,
+        primaryKey: String? = nil,
+        progress: (@Sendable (StoreCopyProgress) -> Void)? = nil
+    ) async throws -> Int {
+        try await perform { try self.insert(csv: url, into: collection, primaryKey: primaryKey, progress: progress) }
     }
 
     /// Stores the records of CSV text in `collection`, in one transaction; see
-    /// `insert(csv:into:primaryKey:)`.
+    /// `insert(csv:into:primaryKey:progress:)`.
     /// - Parameters:
     ///   - data: the CSV text, UTF-8.
     ///   - collection: the collection, created when missing.
     ///   - primaryKey: the column that identifies a record (default: `id` or an auto key).
+    ///   - progress: called every few thousand records of each pass, on one of the store's threads.
     /// - Returns: the number of records stored.
     /// - Throws: ``StorageError`` (`.invalidCSV` naming the line for malformed CSV; nothing is
     ///   stored then), or `CancellationError` when the task was cancelled first.
     @discardableResult
-    public func insert(csv data: Data, into collection: String, primaryKey: String? = nil) async throws -> Int {
-        try await perform { try self.insert(csv: data, into: collection, primaryKey: primaryKey) }
+    public func insert(
+        csv data: Data,
+        into collection: String,
+        primaryKey: String? = nil,
+        progress: (@Sendable (StoreCopyProgress) -> Void)? = nil
+    ) async throws -> Int {
+        try await perform { try self.insert(csv: data, into: collection, primaryKey: primaryKey, progress: progress) }
     }
 
     /// The number of records of the collection named `collection` matching `predicate`; see

@@ -25,6 +25,9 @@ extension ObjectStore {
     ///     replaces its records instead of adding them again. Without it the key is `id` when every
     ///     record has one, otherwise an auto-assigned key in the column `_key`. An existing
     ///     collection keeps its key.
+    ///   - progress: called every few thousand records of each pass: `.reading` with the
+    ///     records read so far by the first pass, then `.importing` with those stored and the
+    ///     total the first pass counted. On the calling thread.
     /// - Returns: the number of records stored.
     /// - Throws: ``StorageError`` with `.invalidCSV` naming the line for malformed CSV (an unclosed
     ///   quote, a record with more or fewer fields than the header, text after a closing quote,
@@ -32,43 +35,59 @@ extension ObjectStore {
     ///   without its primary key; `.invalidIdentifier` for a header name that is not a valid
     ///   column name; `.io` when the file cannot be read. Nothing is stored then.
     @discardableResult
-    public func insert(csv url: URL, into collection: String, primaryKey: String? = nil) throws -> Int {
-        try insert(csv: .file(url), into: collection, primaryKey: primaryKey)
+    public func insert(
+        csv url: URL,
+        into collection: String,
+        primaryKey: String? = nil,
+        progress: ((StoreCopyProgress) -> Void)? = nil
+    ) throws -> Int {
+        try insert(csv: .file(url), plan: nil, into: collection, primaryKey: primaryKey, progress: progress)
     }
 
     /// Stores the records of CSV text in `collection`, in one transaction; see
-    /// `insert(csv:into:primaryKey:)` for a file, which is the way for large inputs.
+    /// `insert(csv:into:primaryKey:progress:)` for a file, which is the way for large inputs.
     /// - Parameters:
     ///   - data: the CSV text, UTF-8.
     ///   - collection: the collection, created when missing.
     ///   - primaryKey: the column that identifies a record (default: `id` or an auto key).
+    ///   - progress: called every few thousand records of each pass, as for a file.
     /// - Returns: the number of records stored.
-    /// - Throws: as `insert(csv:into:primaryKey:)` for a file.
+    /// - Throws: as `insert(csv:into:primaryKey:progress:)` for a file.
     @discardableResult
-    public func insert(csv data: Data, into collection: String, primaryKey: String? = nil) throws -> Int {
-        try insert(csv: .data(data), into: collection, primaryKey: primaryKey)
+    public func insert(
+        csv data: Data,
+        into collection: String,
+        primaryKey: String? = nil,
+        progress: ((StoreCopyProgress) -> Void)? = nil
+    ) throws -> Int {
+        try insert(csv: .data(data), plan: nil, into: collection, primaryKey: primaryKey, progress: progress)
     }
 
-    /// Checks CSV input without a store: the first pass of `insert(csv:into:primaryKey:)`, and,
+    /// Checks CSV input without a store: the first pass of `insert(csv:into:primaryKey:progress:)`, and,
     /// when `primaryKey` is given, that the header names it and no record leaves it empty.
     ///
     /// For the command-line tool, which checks its input before it opens (and maybe creates) a
-    /// store, so that bad input writes nothing at all.
+    /// store, so that bad input writes nothing at all, and then gives the plan it returns to
+    /// `insert(csv:plan:into:primaryKey:progress:)` (the input is read twice, not three times).
     /// - Parameters:
     ///   - url: the CSV file, or nil to check `data`.
     ///   - data: the CSV text, used when `url` is nil.
     ///   - collection: the collection the records are meant for (its name is checked).
     ///   - primaryKey: the key the import will ask for, if any.
+    ///   - progress: called as the first pass of an import calls it.
+    /// - Returns: the first pass's findings.
     /// - Throws: ``StorageError`` with `.invalidCSV`, `.invalidIdentifier`, `.invalidKey` or `.io`,
-    ///   as `insert(csv:into:primaryKey:)` would before storing anything.
+    ///   as `insert(csv:into:primaryKey:progress:)` would before storing anything.
+    @discardableResult
     package static func checkCSV(
         file url: URL?,
         data: Data = Data(),
         into collection: String,
-        primaryKey: String?
-    ) throws {
-        let plan = try CSVImport(url.map { .file($0) } ?? .data(data), collection: collection)
-        guard let primaryKey else { return }
+        primaryKey: String?,
+        progress: ((StoreCopyProgress) -> Void)? = nil
+    ) throws -> CSVImport {
+        let plan = try CSVImport(url.map { .file($0) } ?? .data(data), collection: collection, progress: progress)
+        guard let primaryKey else { return plan }
         guard let slot = plan.header.firstIndex(where: { Identifier.folded($0) == Identifier.folded(primaryKey) })
         else {
             throw StorageError(
@@ -86,14 +105,38 @@ extension ObjectStore {
                 column: primaryKey
             )
         }
+        return plan
     }
 
-    private func insert(csv input: CSVReader.Input, into collection: String, primaryKey: String?) throws -> Int {
+    /// The second pass of an import whose first pass `checkCSV` ran (for the command-line tool).
+    package func insert(
+        csv url: URL?,
+        data: Data = Data(),
+        plan: CSVImport,
+        primaryKey: String?,
+        progress: ((StoreCopyProgress) -> Void)? = nil
+    ) throws -> Int {
+        try insert(
+            csv: url.map { .file($0) } ?? .data(data),
+            plan: plan,
+            into: plan.collection,
+            primaryKey: primaryKey,
+            progress: progress
+        )
+    }
+
+    private func insert(
+        csv input: CSVReader.Input,
+        plan: CSVImport?,
+        into collection: String,
+        primaryKey: String?,
+        progress: ((StoreCopyProgress) -> Void)?
+    ) throws -> Int {
         // The first pass runs before the write transaction, so other writers wait only for the second.
-        let plan = try CSVImport(input, collection: collection)
+        let plan = try plan ?? CSVImport(input, collection: collection, progress: progress)
         return try withWriteSession { session in
             // A fresh reader in the closure: a backend may run the closure again.
-            try session.insert(csv: CSVReader(input), plan: plan, primaryKey: primaryKey)
+            try session.insert(csv: CSVReader(input), plan: plan, primaryKey: primaryKey, progress: progress)
         }
     }
 }

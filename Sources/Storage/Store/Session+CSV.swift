@@ -10,8 +10,14 @@ extension Session {
     }
 
     /// Stores every record of `reader` in `collection`.
+    /// - Parameter progress: called every `CSVImport.progressInterval` records stored.
     /// - Returns: the number of records stored.
-    func insert(csv reader: CSVReader, plan: CSVImport, primaryKey requested: String?) throws -> Int {
+    func insert(
+        csv reader: CSVReader,
+        plan: CSVImport,
+        primaryKey requested: String?,
+        progress: ((StoreCopyProgress) -> Void)? = nil
+    ) throws -> Int {
         let collection = plan.collection
         let stored = try storedSchema(collection)
         let key = try CSVImport.chooseKey(
@@ -102,6 +108,16 @@ extension Session {
                 keys.append(try writer.put(values))
             } catch let error as StorageError {
                 throw error.at("line \(record.line)", in: collection)
+            }
+            if let progress, keys.count % CSVImport.progressInterval == 0 {
+                progress(
+                    StoreCopyProgress(
+                        phase: .importing,
+                        collection: collection,
+                        records: keys.count,
+                        total: plan.recordCount
+                    )
+                )
             }
         }
         noteChange(.upsert(keys), in: collection)

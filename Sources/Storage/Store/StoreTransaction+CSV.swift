@@ -2,7 +2,7 @@ public import Foundation
 
 extension StoreTransaction {
     /// Stores the records of a CSV file in `collection`, inside this transaction; see
-    /// `ObjectStore.insert(csv:into:primaryKey:)`. Both passes over the file run inside the
+    /// `ObjectStore.insert(csv:into:primaryKey:progress:)`. Both passes over the file run inside the
     /// transaction here.
     /// - Parameters:
     ///   - url: the CSV file.
@@ -16,7 +16,7 @@ extension StoreTransaction {
     }
 
     /// Stores the records of CSV text in `collection`, inside this transaction; see
-    /// `ObjectStore.insert(csv:into:primaryKey:)`.
+    /// `ObjectStore.insert(csv:into:primaryKey:progress:)`.
     /// - Parameters:
     ///   - data: the CSV text, UTF-8.
     ///   - collection: the collection, created when missing.
