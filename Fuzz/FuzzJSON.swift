@@ -10,12 +10,19 @@ import Storage
 /// - 1: the input split at its first newline into two batches into the same collection (the
 ///   second meets the schema the first created: new columns, widened types, replaced keys).
 /// - 2: as 0, through `insert(dictionaries:)` with the objects `JSONSerialization` made.
+/// - 3: the streamed import of the text as a file (`insert(jsonArray: URL)`, whose reader
+///   splits the array and hands each element to `JSONSerialization`) beside the import of the
+///   same text in memory: both store the same rows, or both refuse.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
-    let mode = Int(data[0]) % 3
+    let mode = Int(data[0]) % 4
     let body = Data(bytes: data + 1, count: size - 1)
     let store = ObjectStore(backend: InMemoryStorageBackend())
+    if mode == 3 {
+        compareStreamed(body, in: store)
+        return 0
+    }
     var batches: [Data] = [body]
     if mode == 1, let newline = body.firstIndex(of: UInt8(ascii: "\n")) {
         batches = [body[..<newline], body[(newline + 1)...]].map { Data($0) }
@@ -48,6 +55,36 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
+/// Mode 3: `body` imported from memory and streamed from a file must agree.
+func compareStreamed(_ body: Data, in store: ObjectStore) {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-json-\(getpid()).json")
+    defer { try? FileManager.default.removeItem(at: file) }
+    do {
+        try body.write(to: file)
+    } catch {
+        fatalError("cannot write \(file.path): \(error)")
+    }
+    func rows(_ collection: String, _ body: () throws -> Int) -> [[String: StorageValue]]? {
+        do {
+            _ = try body()
+            return try store.fetchDictionaries(from: collection, orderBy: [])
+        } catch is StorageError {
+            return nil
+        } catch {
+            fatalError("insert threw an error that is not a StorageError: \(error)")
+        }
+    }
+    let whole = rows("whole") { try store.insert(jsonArray: body, into: "whole") }
+    let streamed = rows("streamed") { try store.insert(jsonArray: file, into: "streamed") }
+    if (whole == nil) != (streamed == nil) {
+        let memory = whole == nil ? "refused" : "stored"
+        fatalError("in memory: \(memory); streamed: \(streamed == nil ? "refused" : "stored")")
+    }
+    if let whole, let streamed, whole.count != streamed.count {
+        fatalError("\(whole.count) rows stored from memory, \(streamed.count) streamed")
+    }
+}
+
 /// With `FUZZ_SEEDS=folder` set, writes a starting corpus there, then lets the run go on.
 @_cdecl("LLVMFuzzerInitialize")
 public func fuzzInitialize(
@@ -65,6 +102,8 @@ public func fuzzInitialize(
         // 2 and 2.0 are one key: the second batch replaces the row, so one key is returned twice.
         (1, "[{\"id\": 2, \"v\": 1}, {\"id\": 1}]\n[{\"id\": 2.0}]"),
         (2, #"[{"id": 7, "u": "\u00e9\u0000x", "list": [], "obj": {}}]"#),
+        (3, "[{\"id\": 1, \"v\": [1, {\"w\": \"]\\\"\"}]},\n {\"id\": 2, \"v\": 2.5},]"),
+        (3, #"[{"a": 1}, {"b": "x"}, {"a": "text now"}]"#),
     ]
     for (index, (mode, text)) in seeds.enumerated() {
         _ = FileManager.default.createFile(atPath: folder + "/seed-\(index)", contents: Data([mode] + Array(text.utf8)))

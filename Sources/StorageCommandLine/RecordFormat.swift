@@ -119,40 +119,6 @@ struct RecordWriter {
     }
 }
 
-/// Reads records from NDJSON input, as dictionaries for `insert(dictionaries:into:)` (CSV goes
-/// through the store's own `insert(csv:into:primaryKey:progress:)`).
-enum RecordReader {
-    /// The objects of an NDJSON input, one per non-empty line.
-    /// - Parameters:
-    ///   - data: the input.
-    ///   - collection: the collection it goes to, named in errors.
-    /// - Returns: the objects, in order.
-    /// - Throws: `StorageError` with `.invalidJSON` naming the line (an object holding a key twice
-    ///   among them).
-    static func ndjson(_ data: Data, into collection: String) throws -> [[String: Any]] {
-        var rows: [[String: Any]] = []
-        var lineNumber = 0
-        for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            lineNumber += 1
-            if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
-            let object: Any
-            do {
-                object = try JSONSerialization.jsonObject(with: Data(line), options: [])
-            } catch {
-                throw StorageError(.invalidJSON, "line \(lineNumber) is not valid JSON")
-            }
-            guard let row = object as? [String: Any] else {
-                throw StorageError(.invalidJSON, "line \(lineNumber) is not a JSON object")
-            }
-            if let repeated = JSONRepeatedKeys.first(in: Data(line)) {
-                throw ObjectStore.repeatedKeyError(repeated, in: collection, line: lineNumber)
-            }
-            rows.append(row)
-        }
-        return rows
-    }
-}
-
 /// An input file that cannot be read as records: exit status 1, nothing written.
 struct InputError: Error, CustomStringConvertible {
     var message: String

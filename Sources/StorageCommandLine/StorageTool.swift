@@ -266,57 +266,45 @@ package enum StorageTool {
         let positionals = try parsed.positionals(["STORE", "COLLECTION", "FILE"], required: 3)
         let collection = positionals[1]
         let path = positionals[2]
-        var format = try recordFormat(parsed.options["format"])
         if path != "-" { try FileProblem.checkReadable(path) }
+        // A file is streamed by the store's imports (read twice, a chunk at a time); standard
+        // input is read whole.
         let fileURL = path == "-" ? nil : URL(fileURLWithPath: path)
-        // A CSV file is streamed by the store's CSV import; anything else is read whole.
-        let streamsCSV = fileURL != nil && (format ?? (path.lowercased().hasSuffix(".csv") ? .csv : nil)) == .csv
-        var data = Data()
-        if !streamsCSV {
-            do {
-                data =
-                    path == "-"
-                    ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
-            } catch {
-                throw InputError("cannot read '\(path)': \(FileProblem.reason(error))", code: "io")
-            }
-        }
-        format = format ?? RecordFormat.detect(path: path, data: data)
+        let data = fileURL == nil ? FileHandle.standardInput.readDataToEndOfFile() : Data()
+        let format =
+            try recordFormat(parsed.options["format"]) ?? RecordFormat.detect(path: path, data: head(fileURL) ?? data)
         let key = parsed.options["primary-key"]
-        // Everything is read and checked before the store is opened: bad input writes nothing.
         let progress = ProgressLine()
-        var csvPlan: CSVImport?
-        var rows: [[String: Any]] = []
-        switch format ?? .json {
-        case .json:
-            let object: Any
-            do {
-                object = try JSONSerialization.jsonObject(with: data, options: [])
-            } catch {
-                throw StorageError(.invalidJSON, "'\(path)' is not valid JSON")
-            }
-            guard let array = object as? [Any] else {
-                throw StorageError(.invalidJSON, "'\(path)' is not a JSON array")
-            }
-            if let repeated = JSONRepeatedKeys.first(in: data) {
-                throw ObjectStore.repeatedKeyError(repeated, in: collection)
-            }
-            rows = try array.enumerated().map { index, element in
-                guard let row = element as? [String: Any] else {
-                    throw StorageError(.invalidJSON, "element \(index) of '\(path)' is not a JSON object")
-                }
-                return row
-            }
-        case .ndjson: rows = try RecordReader.ndjson(data, into: collection)
-        case .csv:
-            csvPlan = try ObjectStore.checkCSV(file: fileURL, data: data, into: collection, primaryKey: key) { step in
-                progress.update("reading \(step.collection)", records: step.records, total: nil)
-            }
+        let reading = { (step: StoreCopyProgress) in
+            progress.update("reading \(step.collection)", records: step.records, total: nil)
         }
-        if let key {
-            for (index, row) in rows.enumerated() where row[key] == nil || row[key] is NSNull {
-                throw InputError("record \(index + 1) of '\(path)' has no '\(key)', the primary key asked for")
+        let importing = { (step: StoreCopyProgress) in
+            progress.update("importing into \(step.collection)", records: step.records, total: step.total)
+        }
+        // Everything is read and checked before the store is opened: bad input writes nothing.
+        var csvPlan: CSVImport?
+        var jsonPlan: ObjectStore.JSONImportPlan?
+        switch format {
+        case .csv:
+            csvPlan = try ObjectStore.checkCSV(
+                file: fileURL,
+                data: data,
+                into: collection,
+                primaryKey: key,
+                progress: reading
+            )
+        case .json, .ndjson:
+            let plan = try ObjectStore.checkJSON(
+                fileURL.map { .file($0) } ?? .data(data),
+                lines: format == .ndjson,
+                into: collection,
+                watching: key,
+                progress: reading
+            )
+            if let key, let record = plan.firstRecord(lacking: key) {
+                throw InputError("record \(record + 1) of '\(path)' has no '\(key)', the primary key asked for")
             }
+            jsonPlan = plan
         }
         let location = try StoreLocation.parse(positionals[0], mustExist: false)
         let store = try location.open()
@@ -328,32 +316,19 @@ package enum StorageTool {
                 collection: existing.name
             )
         }
-        if let csvPlan {
-            // One transaction: the store reads the input again, checks it and stores every record.
-            let count = try store.insert(csv: fileURL, data: data, plan: csvPlan, primaryKey: key) { step in
-                progress.update("importing into \(step.collection)", records: step.records, total: step.total)
-            }
-            progress.finish("imported \(ProgressLine.counted(count, "record")) into \(collection)")
-            if parsed.flags.contains("json") { try writeJSON(["collection": collection, "records": count]) }
-            return
-        }
-        // The first call decides the key of a new collection: it takes every record up to the
-        // first without an `id`, so that one lacking it anywhere gives an auto-assigned key, as
-        // one call with every record would.
-        let firstWithoutID = key != nil ? nil : rows.firstIndex { $0["id"] == nil || $0["id"] is NSNull }
-        let firstEnd = max(min(rows.count, 1_000), (firstWithoutID ?? -1) + 1)
-        try store.transaction { _ in
-            var start = 0
-            var end = firstEnd
-            while start < rows.count {
-                try store.insert(dictionaries: Array(rows[start..<end]), into: collection, primaryKey: key)
-                progress.update("importing into \(collection)", records: end, total: rows.count)
-                start = end
-                end = min(rows.count, start + 1_000)
-            }
-        }
-        progress.finish("imported \(ProgressLine.counted(rows.count, "record")) into \(collection)")
-        if parsed.flags.contains("json") { try writeJSON(["collection": collection, "records": rows.count]) }
+        // One transaction: the store reads the input again, checks it and stores every record.
+        let count =
+            try jsonPlan.map { try store.insert(json: $0, primaryKey: key, progress: importing) }
+            ?? store.insert(csv: fileURL, data: data, plan: csvPlan!, primaryKey: key, progress: importing)
+        progress.finish("imported \(ProgressLine.counted(count, "record")) into \(collection)")
+        if parsed.flags.contains("json") { try writeJSON(["collection": collection, "records": count]) }
+    }
+
+    /// The first bytes of the file at `url` (to tell its format), or nil.
+    static func head(_ url: URL?) -> Data? {
+        guard let url, let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        return try? handle.read(upToCount: 4_096)
     }
 
     static func copy(_ arguments: [String]) throws {

@@ -18,7 +18,8 @@
 //       after the commit (the cross-process settings test).
 //   --workload bulkload --batches N --first-batch K   (LMDB only) commits N batches of K, 2K, 4K...
 //       records from a 64 KiB map, printing "ack B" after each (BulkLoadWorkload).
-//   --workload csv --csv FILE   ingests a CSV file and prints the memory it took (see CSVWorkload).
+//   --workload csv --csv FILE   ingests a CSV, NDJSON or JSON file (by its extension) and prints
+//                               the memory it took (see CSVWorkload).
 //   --workload stream --count N   saves N records and streams them back, printing how far the
 //       resident set grew while streaming (see StreamWorkload).
 //   --workload deep [--depths 1000,5000,10000]   counts with predicates nested that deep, on the

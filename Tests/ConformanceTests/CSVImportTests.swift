@@ -57,26 +57,29 @@ import Testing
         }
     }
 
-    /// Memory does not grow with the file: a 12 MB file raises the peak resident set by less than
-    /// 5 MB more than a 2 MB file does (reading the whole input at once would add at least the
-    /// 10 MB between them). Each import runs in a child process of its own (the crash writer's
-    /// `csv` workload), so other tests do not move the figures; the two run side by side. Small
-    /// enough for CI's debug and sanitizer runs; docs/BENCHMARKS.md has the 100 MB figure
-    /// (12 MB of growth), measured with the same workload.
-    @Test func memoryDoesNotGrowWithTheFile() async throws {
-        let directory = try TemporaryDirectory("csv-memory")
+    /// Memory does not grow with the file, for CSV, NDJSON and a JSON array: a 12 MB file raises
+    /// the peak resident set by less than 5 MB more than a 2 MB file does (reading the whole input
+    /// at once would add at least the 10 MB between them; parsing it whole, as JSON imports did
+    /// before they were streamed, twenty times that). Each import runs in a child process of its
+    /// own (the crash writer's `csv` workload), so other tests do not move the figures; the two
+    /// of a format run side by side. Small enough for CI's debug and sanitizer runs;
+    /// docs/BENCHMARKS.md has the 100 MB figures, measured with the same workload.
+    @Test(.serialized, arguments: ["csv", "ndjson", "json"])
+    func memoryDoesNotGrowWithTheFile(_ format: String) async throws {
+        let directory = try TemporaryDirectory("\(format)-memory")
         defer { directory.remove() }
         // Both children start before either is waited for, so they run side by side; the test
         // suspends while they run, holding no thread of the cooperative pool.
-        let small = try Self.ChildImport(megabytes: 2, in: directory.url)
-        let large = try Self.ChildImport(megabytes: 12, in: directory.url)
+        let small = try Self.ChildImport(megabytes: 2, format: format, in: directory.url)
+        let large = try Self.ChildImport(megabytes: 12, format: format, in: directory.url)
         let smallGrowth = try await small.finish()
         let largeGrowth = try await large.finish()
-        print("CSV memory: peak resident growth \(smallGrowth) KiB for 2 MB, \(largeGrowth) KiB for 12 MB")
+        print("\(format) memory: peak resident growth \(smallGrowth) KiB for 2 MB, \(largeGrowth) KiB for 12 MB")
         #expect(largeGrowth - smallGrowth < 5 * 1024, "2 MB: \(smallGrowth) KiB, 12 MB: \(largeGrowth) KiB")
     }
 
-    /// A generated file of `megabytes` ingested into a SQLite store by a child process.
+    /// A generated file of `megabytes` (`csv`, `ndjson` or `json`) ingested into a SQLite store by
+    /// a child process.
     struct ChildImport {
         let process = Process()
         let output = Pipe()
@@ -84,11 +87,11 @@ import Testing
         let rows: Int
         let path: String
 
-        init(megabytes: Int, in directory: URL) throws {
-            let folder = directory.appendingPathComponent("\(megabytes)", isDirectory: true)
+        init(megabytes: Int, format: String, in directory: URL) throws {
+            let folder = directory.appendingPathComponent("\(format)-\(megabytes)", isDirectory: true)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let file = folder.appendingPathComponent("large.csv")
-            rows = try CSVImportTests.writeLargeCSV(to: file, bytes: megabytes * 1_000_000)
+            let file = folder.appendingPathComponent("large." + format)
+            rows = try CSVImportTests.writeLarge(format, to: file, bytes: megabytes * 1_000_000)
             path = DiskBackend.sqlite.storePath(in: folder)
             process.executableURL = CrashHarness.executable
             process.arguments = ["--backend", "sqlite", "--path", path, "--workload", "csv", "--csv", file.path]
@@ -121,25 +124,36 @@ import Testing
         }
     }
 
-    /// Writes records of about 400 bytes until the file holds `bytes`; returns the record count.
-    static func writeLargeCSV(to file: URL, bytes: Int) throws -> Int {
+    /// Writes records of about 400 bytes until the file holds `bytes`, as CSV, NDJSON or one
+    /// JSON array (`format`: `csv`, `ndjson`, `json`); returns the record count.
+    static func writeLarge(_ format: String, to file: URL, bytes: Int) throws -> Int {
         _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         let handle = try FileHandle(forWritingTo: file)
         defer { try? handle.close() }
-        try handle.write(contentsOf: Data("n,name,value,comment\n".utf8))
+        try handle.write(
+            contentsOf: Data((format == "csv" ? "n,name,value,comment\n" : format == "json" ? "[\n" : "").utf8)
+        )
         let filler = String(repeating: "lorem ipsum dolor sit amet ", count: 13)
         var written = 0
         var rows = 0
         var chunk = ""
         while written < bytes {
             rows += 1
-            chunk += "\(rows),\"name \(rows), quoted\",\(Double(rows) * 0.25),\(filler)\(rows)\n"
+            switch format {
+            case "csv": chunk += "\(rows),\"name \(rows), quoted\",\(Double(rows) * 0.25),\(filler)\(rows)\n"
+            default:
+                chunk +=
+                    (format == "json" && rows > 1 ? ",\n" : "")
+                    + #"{"n": \#(rows), "name": "name \#(rows), \"quoted\"", "value": \#(Double(rows) * 0.25), "comment": "\#(filler)\#(rows)"}"#
+                    + (format == "ndjson" ? "\n" : "")
+            }
             if chunk.utf8.count > 1 << 20 || written + chunk.utf8.count >= bytes {
                 written += chunk.utf8.count
                 try handle.write(contentsOf: Data(chunk.utf8))
                 chunk = ""
             }
         }
+        if format == "json" { try handle.write(contentsOf: Data("\n]\n".utf8)) }
         return rows
     }
 }

@@ -387,6 +387,14 @@ enum StorageTheUntypedPathSnippets {
         let schema = try await store.schema(of: "airports")
         print(stored, schema?.columns.map(\.name) ?? [])
     }
+
+    /// Sources/Storage/Storage.docc/TheUntypedPath.md:105
+    static func block105() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        let file = URL(fileURLWithPath: "Tests/Fixtures/airports-california.json")
+        let stored = try await store.insert(jsonArray: file, into: "airports")
+        print(stored, "airports")  // 205 airports
+    }
 }
 
 enum StorageTransactionsAndConcurrencySnippets {
@@ -473,4 +481,5 @@ let fixtureReadingArticleSnippets: [(String, @Sendable () async throws -> Void)]
     ("Sources/Storage/Storage.docc/Aggregates.md:17", StorageAggregatesSnippets.block17),
     ("Sources/Storage/Storage.docc/Queries.md:109", StorageQueriesSnippets.block109),
     ("Sources/Storage/Storage.docc/TheUntypedPath.md:17", StorageTheUntypedPathSnippets.block17),
+    ("Sources/Storage/Storage.docc/TheUntypedPath.md:105", StorageTheUntypedPathSnippets.block105),
 ]

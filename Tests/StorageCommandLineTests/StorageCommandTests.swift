@@ -226,10 +226,13 @@ struct StorageCommandTests {
                 (["copy", "missing.sqlite", "out.lmdb"], 1, "no store at 'missing.sqlite'"),
                 (["import", "new.sqlite", "People", "missing.json"], 1, "cannot read 'missing.json'"),
                 (["import", "new.sqlite", "People", "broken.json"], 1, "is not valid JSON"),
-                (["import", "new.sqlite", "People", "repeated.json"], 1, "row 0: an object holds key 'a' twice"),
+                (
+                    ["import", "new.sqlite", "People", "repeated.json"], 1,
+                    "element 0 (line 1, byte 1): an object holds key 'a' twice"
+                ),
                 (
                     ["import", "new.lmdb", "People", "repeated.ndjson"], 1,
-                    "line 2: an object holds key 'café' (caf\\u{00E9}) twice, the second time as 'café' (cafe\\u{0301})"
+                    "line 2 (byte 10): an object holds key 'café' (caf\\u{00E9}) twice, the second time as 'café' (cafe\\u{0301})"
                 ),
                 (["import", "new.sqlite", "People", "broken.csv"], 1, "a quoted field is not closed"),
                 (["import", "new.sqlite", "People", "missing.csv"], 1, "missing.csv"),

@@ -128,6 +128,15 @@ extension ObjectStore {
         line: Int? = nil
     ) -> StorageError {
         let place = line.map { "line \($0)" } ?? repeated.element.map { "row \($0)" } ?? "the JSON"
+        return repeatedKeyError(repeated, in: collection, place: place)
+    }
+
+    /// The error for an object that holds a key twice, its message starting with `place`.
+    static func repeatedKeyError(
+        _ repeated: JSONRepeatedKeys.Repeat,
+        in collection: String,
+        place: String
+    ) -> StorageError {
         let what =
             Identifier.spelledAlike(repeated.first, repeated.second)
             ? "key \(Identifier.spelling(repeated.first)) twice"
@@ -141,7 +150,7 @@ extension ObjectStore {
         )
     }
 
-    private static func jsonKind(_ value: Any) -> String {
+    static func jsonKind(_ value: Any) -> String {
         switch value {
         case is NSNull: return "null"
         case is String: return "a string"

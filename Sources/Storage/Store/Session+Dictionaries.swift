@@ -20,125 +20,21 @@ extension Session {
         // Nothing to store creates nothing: an empty first batch must not fix the key to an
         // auto-assigned one before any row has shown whether it carries an `id`.
         if rows.isEmpty { return [] }
-        let stored = try storedSchema(collection)
-        var columns: [ColumnDefinition] = []
-        var slotByName: [String: Int] = [:]
+        var batch = DictionaryBatch(collection: collection)
         var records: [[StorageValue]] = []
         records.reserveCapacity(rows.count)
-        for (rowIndex, row) in rows.enumerated() {
-            // New keys get their columns in sorted order, so the layout does not depend on
-            // dictionary order; each name is validated once, when it is first seen.
-            let newNames = row.keys.filter { slotByName[$0] == nil }.sorted()
-            for name in newNames {
-                do {
-                    try Identifier.validateColumn(name, in: collection)
-                } catch let error as StorageError {
-                    throw error.at("row \(rowIndex)", in: collection)
-                }
-                slotByName[name] = columns.count
-                columns.append(ColumnDefinition(name: name, type: .untyped))
+        for (rowIndex, row) in rows.enumerated() { records.append(try batch.add(row, at: rowIndex)) }
+        var next = 0
+        return try store(
+            batch,
+            primaryKey: primaryKey,
+            earlier: { records[$0] },
+            next: {
+                guard next < records.count else { return nil }
+                defer { next += 1 }
+                return (next, records[next])
             }
-            var record = Array(repeating: StorageValue.null, count: columns.count)
-            for (name, any) in row {
-                let slot = slotByName[name]!
-                // The dictionary found a key spelt in another Unicode normalization too.
-                guard Identifier.spelledAlike(columns[slot].name, name) else {
-                    throw StorageError(
-                        .schemaMismatch,
-                        "row \(rowIndex): " + CollectionSchema.twinNames(columns[slot].name, name),
-                        collection: collection,
-                        column: name
-                    )
-                }
-                let (value, type) = try Self.storageValue(any, collection: collection, column: name, row: rowIndex)
-                if let type, columns[slot].type != type {
-                    if columns[slot].type != .untyped && (type == .blob || columns[slot].type == .blob) {
-                        // PostgreSQL's typed columns cannot hold a blob beside other values, and
-                        // turning either into the other's kind would change it silently.
-                        throw StorageError(
-                            .schemaMismatch,
-                            "row \(rowIndex), key \(Identifier.quoted(name)): a \(type) value in a column whose"
-                                + " other values are \(columns[slot].type); a blob needs a column of its own",
-                            collection: collection,
-                            column: name
-                        )
-                    }
-                    columns[slot].type = Self.batchType(columns[slot].type, type)
-                }
-                record[slot] = value
-            }
-            records.append(record)
-        }
-        for index in records.indices where records[index].count < columns.count {
-            records[index] += Array(repeating: .null, count: columns.count - records[index].count)
-        }
-        Self.sortColumns(&columns, &records, &slotByName)
-
-        let key: String
-        if let stored {
-            try Self.checkPrimaryKey(primaryKey, against: stored)
-            try Self.checkBatchTypes(of: columns, against: stored)
-            key = stored.primaryKey
-        } else if let primaryKey {
-            try Identifier.validateColumn(primaryKey, in: collection)
-            key = primaryKey
-        } else if let slot = slotByName["id"], records.allSatisfy({ !$0[slot].isNull }) {
-            key = "id"
-        } else {
-            key = CollectionSchema.autoKeyColumn
-        }
-        if slotByName[key] == nil {
-            guard key == CollectionSchema.autoKeyColumn else {
-                throw StorageError(
-                    .invalidKey,
-                    "the rows have no \(Identifier.quoted(key)), the primary key of collection '\(collection)'",
-                    collection: collection,
-                    column: key
-                )
-            }
-            slotByName[key] = columns.count
-            columns.append(ColumnDefinition(name: key, type: .integer, isNullable: false))
-            for index in records.indices { records[index].append(.null) }
-        }
-        let keySlot = slotByName[key]!
-        // Rows seen per key, for a natural key only: two rows of one batch under one key must
-        // agree, or the file has an error the last row would silently hide.
-        var rowByKey: [StorageValue: Int]? = primaryKey == nil ? nil : [:]
-        let schema = CollectionSchema(name: collection, columns: columns, primaryKey: key)
-        try schema.validate()
-        let result = try prepare(schema)
-        let types = columns.map { result.column(named: $0.name)?.type ?? .untyped }
-        let writer = try requireWriter().makeWriter(for: collection, columns: columns.map(\.name))
-        try writer.expectRecords(records.count)
-        var keys: [StorageValue] = []
-        keys.reserveCapacity(records.count)
-        for (rowIndex, var record) in records.enumerated() {
-            do {
-                for index in record.indices {
-                    record[index] = try Self.converted(record[index], to: types[index], column: columns[index].name)
-                }
-            } catch let error as StorageError {
-                throw error.at("row \(rowIndex)", in: collection)
-            }
-            if key != CollectionSchema.autoKeyColumn && record[keySlot].isNull {
-                throw StorageError(
-                    .invalidKey,
-                    "row \(rowIndex) has no value for the primary key \(Identifier.quoted(key))",
-                    collection: collection,
-                    column: key
-                )
-            }
-            if rowByKey != nil {
-                try Self.checkDuplicate(record[keySlot], row: rowIndex, in: records, &rowByKey!, collection, key)
-            }
-            do {
-                keys.append(try writer.put(record))
-            } catch let error as StorageError {
-                throw error.at("row \(rowIndex)", in: collection)
-            }
-        }
-        noteChange(.upsert(keys), in: collection)
-        return keys
+        )
     }
 
     /// A dictionary value as a stored value and the column type it implies (nil for null).

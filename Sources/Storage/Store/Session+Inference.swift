@@ -25,21 +25,4 @@ extension Session {
         }
         return value.applyingAffinity(type)
     }
-
-    /// Puts the batch's columns in name order, whichever rows brought them first, so the same
-    /// rows in any order create the same layout. Rows of one shape already are in order.
-    static func sortColumns(
-        _ columns: inout [ColumnDefinition],
-        _ records: inout [[StorageValue]],
-        _ slotByName: inout [String: Int]
-    ) {
-        let order = columns.indices.sorted { columns[$0].name < columns[$1].name }
-        if order == Array(columns.indices) { return }
-        columns = order.map { columns[$0] }
-        for index in records.indices {
-            let record = records[index]
-            records[index] = order.map { record[$0] }
-        }
-        for (slot, column) in columns.enumerated() { slotByName[column.name] = slot }
-    }
 }

@@ -13,30 +13,4 @@ extension Session {
             column: requested
         )
     }
-
-    /// Records that row `row` has key `key`, refusing a second row of the batch with the same
-    /// key and different content.
-    /// - Throws: ``StorageError`` with `.constraintViolation` naming both rows and the key.
-    static func checkDuplicate(
-        _ key: StorageValue,
-        row: Int,
-        in records: [[StorageValue]],
-        _ rowByKey: inout [StorageValue: Int],
-        _ collection: String,
-        _ column: String
-    ) throws {
-        guard let first = rowByKey[key] else {
-            rowByKey[key] = row
-            return
-        }
-        guard records[first] != records[row] else { return }
-        throw StorageError(
-            .constraintViolation,
-            "rows \(first) and \(row) both have \(Identifier.quoted(column)) = \(key) but differ;"
-                + " nothing was stored",
-            collection: collection,
-            column: column,
-            key: key
-        )
-    }
 }
