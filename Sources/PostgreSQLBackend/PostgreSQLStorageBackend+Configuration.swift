@@ -22,8 +22,23 @@ extension PostgreSQLStorageBackend {
         public var schema: String
         /// How many idle connections are kept open, per pool (the primary has two: one for
         /// single-record saves, one for everything else). More may be open at once while that
-        /// many transactions run; the extra ones are closed after use. Default: 4.
+        /// many transactions run, up to `maximumConnections`; the extra ones are closed as soon
+        /// as their transaction ends. Default: 4.
         public var poolSize: Int
+        /// The most connections the store has open to one server at once (the primary's two
+        /// pools together; each replica has as many of its own), idle or in use: however many
+        /// threads, nested reads and callers run transactions, the store opens no more. A
+        /// transaction that needs one more waits for one to come back, at most
+        /// `connectionTimeout`, and then fails with `.busy` naming the limit. A read nested in
+        /// another transaction needs a connection of its own, so nesting deeper than this
+        /// (or this many threads each nesting) fails so too. The change listener's connection
+        /// (`observesOtherProcesses`) is one more. Keep the sum over every process below the
+        /// server's `max_connections`. Default: 16.
+        public var maximumConnections: Int
+        /// How long a transaction waits for a connection when `maximumConnections` are in use
+        /// before it fails with `.busy`; not the time a connection takes to open
+        /// (`connectTimeout`). Default: 10 seconds.
+        public var connectionTimeout: Duration
         /// How long opening a connection may take before failing with `.unavailable` (libpq
         /// counts whole seconds, at least 2). Default: 10 seconds.
         public var connectTimeout: Duration
@@ -77,6 +92,8 @@ extension PostgreSQLStorageBackend {
         /// - Parameters:
         ///   - schema: the PostgreSQL schema of the store's tables.
         ///   - poolSize: how many idle connections are kept.
+        ///   - maximumConnections: the most connections open to one server at once.
+        ///   - connectionTimeout: how long a transaction waits for a connection at that limit.
         ///   - connectTimeout: how long opening a connection may take.
         ///   - statementTimeout: how long one statement may run, or `nil`.
         ///   - retryLimit: how many times a conflicting write transaction runs again.
@@ -90,6 +107,8 @@ extension PostgreSQLStorageBackend {
         public init(
             schema: String = "public",
             poolSize: Int = 4,
+            maximumConnections: Int = 16,
+            connectionTimeout: Duration = .seconds(10),
             connectTimeout: Duration = .seconds(10),
             statementTimeout: Duration? = nil,
             retryLimit: Int = 50,
@@ -106,6 +125,8 @@ extension PostgreSQLStorageBackend {
             self.changeRetention = changeRetention
             self.schema = schema
             self.poolSize = poolSize
+            self.maximumConnections = maximumConnections
+            self.connectionTimeout = connectionTimeout
             self.connectTimeout = connectTimeout
             self.statementTimeout = statementTimeout
             self.retryLimit = retryLimit
