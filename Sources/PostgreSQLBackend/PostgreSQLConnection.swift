@@ -21,6 +21,11 @@ final class PostgreSQLConnection: @unchecked Sendable {
     typealias Machine = PostgreSQLConnectionStateMachine<PostgreSQLStream, PostgreSQLCursorStream>
     /// Whether `close()` ran: the handle is then freed.
     private var isClosed = false
+    /// Whether statements are prepared by name (and kept for the connection's life); `false`
+    /// behind a pooler in transaction pooling mode (`Configuration.transactionPooling`), whose
+    /// server connections go to another client after each transaction: every statement is then
+    /// sent unnamed, parsed with its execution.
+    private let namesStatements: Bool
 
     /// Connects to the server `url` names; with `defaultIsolation` (`SERIALIZABLE` or
     /// `REPEATABLE READ`), a statement run outside a transaction block runs at that level.
@@ -34,9 +39,11 @@ final class PostgreSQLConnection: @unchecked Sendable {
         endpoint: PostgreSQLEndpoint,
         connectTimeout: Duration,
         statementTimeout: Duration?,
-        defaultIsolation: String? = nil
+        defaultIsolation: String? = nil,
+        transactionPooling: Bool = false
     ) throws {
         self.endpoint = endpoint
+        namesStatements = !transactionPooling
         // Counted in whole seconds, and at least 2, as libpq counts its connect_timeout.
         let seconds = max(2, Int((Double(connectTimeout.components.seconds) + 0.999).rounded(.down)))
         let keywords = ["dbname", "connect_timeout", "fallback_application_name", "client_encoding"]
@@ -63,6 +70,13 @@ final class PostgreSQLConnection: @unchecked Sendable {
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
         // A cursor's query is planned for its whole result, as the same query run on its own
         // (the default, 0.1, prefers plans that return the first rows soon).
+        guard !transactionPooling else {
+            // Session settings would stay on the pooler's server connection for whichever client
+            // gets it next: only the time zone, which PgBouncer keeps per client (it is one of the
+            // parameters it tracks), is set.
+            try execute("SET TIME ZONE 'UTC'")
+            return
+        }
         var setup = "SET TIME ZONE 'UTC'; SET lock_timeout = 0; SET cursor_tuple_fraction = 1"
         if let statementTimeout {
             let milliseconds = max(
@@ -369,7 +383,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         for (statement, name) in zip(statements, names) where sent {
             sent =
                 statement.parameters.withArrays { count, values, lengths, formats in
-                    PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+                    sendStatement(name, count, values, lengths, formats)
                 } == Self.libpqSuccess
         }
         sent = sent && sendSimple("COMMIT") && syncPipeline()
@@ -437,7 +451,6 @@ final class PostgreSQLConnection: @unchecked Sendable {
         let name = try preparedStatement(sql, collection: collection)
         let fields = tuple.count >= 2 ? Int(tuple.loadUnaligned(as: UInt16.self).bigEndian) : 0
         let capacity = max(fields + extra.count, 1)
-        let handle = handle
         let sent = withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: capacity) { values in
             withUnsafeTemporaryAllocation(of: Int32.self, capacity: capacity) { lengths in
                 withUnsafeTemporaryAllocation(of: Int32.self, capacity: capacity) { formats in
@@ -450,17 +463,13 @@ final class PostgreSQLConnection: @unchecked Sendable {
                         count += 1
                     }
                     func send(_ extraCount: Int32) -> Int32 {
-                        name.withCString { name in
-                            PQsendQueryPrepared(
-                                handle,
-                                name,
-                                Int32(count) + extraCount,
-                                UnsafePointer(values.baseAddress),
-                                UnsafePointer(lengths.baseAddress),
-                                UnsafePointer(formats.baseAddress),
-                                1
-                            )
-                        }
+                        sendStatement(
+                            name,
+                            Int32(count) + extraCount,
+                            UnsafePointer(values.baseAddress),
+                            UnsafePointer(lengths.baseAddress),
+                            UnsafePointer(formats.baseAddress)
+                        )
                     }
                     guard extra.count > 0 else { return send(0) }
                     return extra.withArrays { extraCount, extraValues, extraLengths, _ in
@@ -638,11 +647,12 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// statements are looked for first by comparison (the same `String` is a pointer comparison):
     /// a profile of single saves showed hashing the long statement for the dictionary as a third
     /// of the commit's client cost.
-    private func preparedStatement(_ sql: String, collection: String?) throws -> String {
-        for entry in recentStatements where entry.sql == sql { return entry.name }
+    private func preparedStatement(_ sql: String, collection: String?) throws -> Statement {
+        guard namesStatements else { return .unnamed(sql) }
+        for entry in recentStatements where entry.sql == sql { return .named(entry.name) }
         if let name = prepared[sql] {
             remember(sql, name)
-            return name
+            return .named(name)
         }
         try prepare()
         let name = "s\(nextStatement)"
@@ -653,7 +663,30 @@ final class PostgreSQLConnection: @unchecked Sendable {
         }
         prepared[sql] = name
         remember(sql, name)
-        return name
+        return .named(name)
+    }
+
+    /// A statement to run: prepared by name, or sent unnamed with its text (see
+    /// `namesStatements`).
+    enum Statement {
+        case named(String)
+        case unnamed(String)
+    }
+
+    /// Sends `statement` with its parameters, results in binary (`PQsendQueryPrepared`, or
+    /// `PQsendQueryParams` for an unnamed one, whose parameter types the server infers as it does
+    /// for a prepared one).
+    private func sendStatement(
+        _ statement: Statement,
+        _ count: Int32,
+        _ values: UnsafePointer<UnsafePointer<CChar>?>?,
+        _ lengths: UnsafePointer<Int32>?,
+        _ formats: UnsafePointer<Int32>?
+    ) -> Int32 {
+        switch statement {
+        case .named(let name): PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+        case .unnamed(let sql): PQsendQueryParams(handle, sql, count, nil, values, lengths, formats, 1)
+        }
     }
 
     /// The statements used last (at most four), newest first: see `preparedStatement`.
@@ -689,7 +722,10 @@ final class PostgreSQLConnection: @unchecked Sendable {
         }
         let result = PostgreSQLResult(
             taking: parameters.withArrays { count, values, lengths, formats in
-                PQexecPrepared(handle, name, count, values, lengths, formats, 1)
+                switch name {
+                case .named(let name): PQexecPrepared(handle, name, count, values, lengths, formats, 1)
+                case .unnamed(let sql): PQexecParams(handle, sql, count, nil, values, lengths, formats, 1)
+                }
             }
         )
         machine.statementSent()
@@ -702,7 +738,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// Sends the pending `BEGIN` (and its lock) and the prepared statement `name` together
     /// (pipeline mode) and returns the statement's result: one round trip for all.
     private func queryAfterBegin(
-        _ name: String,
+        _ name: Statement,
         _ parameters: PostgreSQLParameters,
         _ context: String,
         collection: String?
@@ -711,7 +747,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         let sent =
             first != nil
             && parameters.withArrays { count, values, lengths, formats in
-                PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+                sendStatement(name, count, values, lengths, formats)
             } == Self.libpqSuccess && syncPipeline()
         guard let first, sent else {
             machine.broke()
@@ -771,7 +807,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         try sendPendingBegin(collection: collection)
         let name = try preparedStatement(sql, collection: collection)
         let sent = parameters.withArrays { count, values, lengths, formats in
-            PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+            sendStatement(name, count, values, lengths, formats)
         }
         guard sent == Self.libpqSuccess else { throw failure(nil, context, collection: collection) }
         PQsetSingleRowMode(handle)
@@ -815,7 +851,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         let sent =
             first != nil
             && parameters.withArrays { count, values, lengths, formats in
-                PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+                sendStatement(name, count, values, lengths, formats)
             } == Self.libpqSuccess
             && sendSimple(PostgreSQLCursorStream.fetchSQL(PostgreSQLCursorStream.firstBatch)) && syncPipeline()
         guard let first, sent else {

@@ -50,9 +50,12 @@ final class PostgreSQLConnectionPool: Sendable {
             endpoint: endpoint,
             connectTimeout: configuration.connectTimeout,
             statementTimeout: statementTimeout ? configuration.statementTimeout : nil,
-            defaultIsolation: defaultIsolation
+            defaultIsolation: defaultIsolation,
+            transactionPooling: configuration.transactionPooling
         )
-        if configuration.readOnly {
+        // Through a transaction pooler a session setting would stay on the server connection for
+        // the next client: reads begin `READ ONLY` anyway, and writes are refused before sending.
+        if configuration.readOnly, !configuration.transactionPooling {
             do {
                 try connection.execute("SET default_transaction_read_only = on")
             } catch {

@@ -87,6 +87,22 @@ extension PostgreSQLStorageBackend {
         /// written): its change streams see only what it committed (nothing), and its `Settings`
         /// reads are not cached, so they read the server every time. Default: `false`.
         public var readOnly: Bool
+        /// Whether the URL leads to a pooler in transaction pooling mode (PgBouncer's
+        /// `pool_mode = transaction`), which hands its server connections to another client
+        /// after each transaction and keeps no session state: no statement is prepared by name
+        /// (each is sent unnamed, parsed with its execution: a named one would outlive the
+        /// transaction on a server connection another client then gets, `42P05`), no session
+        /// setting is made (`statementTimeout` must then be `nil`: set `statement_timeout` on
+        /// the role or the database instead), and a single saved record runs in a transaction of
+        /// its own instead of one statement at the connection's default isolation. Change
+        /// listening needs a session: set `listenURL` to a direct connection (or a session
+        /// pooler), else the store does not listen for other processes' commits. Default: `false`.
+        public var transactionPooling: Bool
+        /// The connection string the change listener (`observesOtherProcesses`) connects with,
+        /// when it differs from the store's URL: `LISTEN` and the listener's session lock need a
+        /// connection of their own for the listener's life, which a transaction pooler does not
+        /// give. `nil` for the store's URL. Default: `nil`.
+        public var listenURL: String?
 
         /// Creates a configuration; every parameter is the property of the same name.
         /// - Parameters:
@@ -104,6 +120,8 @@ extension PostgreSQLStorageBackend {
         ///   - observesOtherProcesses: whether the store listens for other processes' commits.
         ///   - changeRetention: how long a silent change listener is waited for.
         ///   - readOnly: whether the store is only read.
+        ///   - transactionPooling: whether the URL leads to a pooler in transaction pooling mode.
+        ///   - listenURL: the connection string of the change listener, or `nil` for the URL.
         public init(
             schema: String = "public",
             poolSize: Int = 4,
@@ -118,9 +136,13 @@ extension PostgreSQLStorageBackend {
             batchSize: Int = 10_000,
             observesOtherProcesses: Bool = true,
             changeRetention: Duration = .seconds(300),
-            readOnly: Bool = false
+            readOnly: Bool = false,
+            transactionPooling: Bool = false,
+            listenURL: String? = nil
         ) {
             self.readOnly = readOnly
+            self.transactionPooling = transactionPooling
+            self.listenURL = listenURL
             self.observesOtherProcesses = observesOtherProcesses
             self.changeRetention = changeRetention
             self.schema = schema

@@ -48,6 +48,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// on the connection it was given. A pool of its own, so the reads of one statement on
     /// `primary` keep the server's default.
     private let writePool: PostgreSQLConnectionPool
+    /// Where the change listener connects: `primary`, or `Configuration.listenURL`'s server;
+    /// `nil` behind a transaction pooler without a `listenURL` (no listener).
+    private let listenPool: PostgreSQLConnectionPool?
     /// The connections to each read replica.
     private let replicas: [PostgreSQLConnectionPool]
     private let nextReplica = Locked(0)
@@ -86,8 +89,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// - Parameters:
     ///   - url: a `postgresql://` URI or libpq `key=value` pairs.
     ///   - configuration: the schema, pool, timeouts and retries.
-    /// - Throws: `StorageError` with code `.misuse` when `maximumConnections` is below 1 or
-    ///   `connectionTimeout` negative, `.unavailable` (the message names the host and port)
+    /// - Throws: `StorageError` with code `.misuse` when `maximumConnections` is below 1,
+    ///   `connectionTimeout` negative, or `statementTimeout` set with `transactionPooling`, `.unavailable` (the message names the host and port)
     ///   when the server cannot be reached within the connect timeout, `.cannotOpen` when it
     ///   refuses the connection or (read-only) the schema or its store does not exist,
     ///   `.permissionDenied` when the role may not use the schema.
@@ -99,6 +102,14 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 .invalidIdentifier,
                 "invalid PostgreSQL schema name \(Identifier.quoted(configuration.schema)):"
                     + " 1 to 63 bytes, no NUL character"
+            )
+        }
+        if configuration.transactionPooling, let statementTimeout = configuration.statementTimeout {
+            throw StorageError(
+                .misuse,
+                "invalid PostgreSQL configuration: statementTimeout (\(statementTimeout)) is a session setting,"
+                    + " which a transaction pooler does not keep (transactionPooling: true); set statement_timeout"
+                    + " on the role or the database instead"
             )
         }
         guard configuration.maximumConnections >= 1, configuration.connectionTimeout >= .zero else {
@@ -117,6 +128,13 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             defaultIsolation: configuration.isolation.rawValue,
             sharing: primary
         )
+        if let listenURL = configuration.listenURL {
+            var direct = configuration
+            direct.transactionPooling = false
+            listenPool = try PostgreSQLConnectionPool(url: listenURL, configuration: direct)
+        } else {
+            listenPool = configuration.transactionPooling ? nil : primary
+        }
         replicas = try configuration.replicaURLs.map {
             try PostgreSQLConnectionPool(url: $0, configuration: configuration)
         }
@@ -391,7 +409,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 // Sent with the first statement.
                 try connection.begin(alone ? aloneBegin : writeBegin, lock: alone ? aloneLock : writeLock)
                 let value = try body(transaction)
-                if !alone, let writer = transaction.singleSaveWriter() {
+                if !alone, !configuration.transactionPooling, let writer = transaction.singleSaveWriter() {
                     // One saved record and nothing sent: one statement on a connection whose
                     // default isolation is the write isolation, no `BEGIN` and no `COMMIT`.
                     transaction.invalidate()
@@ -525,9 +543,10 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     public func observeExternalCommits(_ handler: @escaping @Sendable ([CollectionChange]) -> Void) {
         // A listener registers itself in the store's listener table: a write.
         guard configuration.observesOtherProcesses, !configuration.readOnly else { return }
-        let primary = primary
+        // `LISTEN` needs a session, which a transaction pooler does not keep.
+        guard let listenPool = listenPool else { return }
         let listener = PostgreSQLChangeListener(
-            open: { try primary.connect(statementTimeout: false) },
+            open: { try listenPool.connect(statementTimeout: false) },
             catalog: catalog,
             channel: catalog.channel,
             origin: origin,
