@@ -302,8 +302,9 @@ enum PostgreSQLChangeFeed {
     /// store listened at the last save: the upsert alone, whose `RETURNING` reads the listener
     /// count (`listenerCount`: the observer lock taken shared first) and divides by zero when it
     /// is not zero. That error (SQLSTATE 22012, `listenersAppeared`) rolls the statement back, the
-    /// connection throws `PostgreSQLListenersAppeared` for it, and the caller runs `saveOneSQL`. `nil` for an upsert that returns no row on a conflict (`DO
-    /// NOTHING`): its check would not run.
+    /// connection throws `PostgreSQLListenersAppeared` for it, and the caller runs `saveOneSQL`.
+    /// `nil` for an upsert that returns no row on a conflict (`DO NOTHING`): its check would not
+    /// run.
     static func saveOneUnobservedSQL(_ catalog: PostgreSQLCatalog, upsert: String, returnsRow: Bool) -> String? {
         guard returnsRow else { return nil }
         return upsert + " RETURNING 1 / (" + listenerCount(catalog) + " = 0)::int"

@@ -90,8 +90,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     ///   - url: a `postgresql://` URI or libpq `key=value` pairs.
     ///   - configuration: the schema, pool, timeouts and retries.
     /// - Throws: `StorageError` with code `.misuse` when `maximumConnections` is below 1,
-    ///   `connectionTimeout` negative, or `statementTimeout` set with `transactionPooling`, `.unavailable` (the message names the host and port)
-    ///   when the server cannot be reached within the connect timeout, `.cannotOpen` when it
+    ///   `connectionTimeout` negative, or `statementTimeout` set with `transactionPooling`;
+    ///   `.unavailable` (the message names the host and port) when the server cannot be reached
+    ///   within the connect timeout, `.cannotOpen` when it
     ///   refuses the connection or (read-only) the schema or its store does not exist,
     ///   `.permissionDenied` when the role may not use the schema.
     public init(url: String, configuration: Configuration = .init()) throws {
