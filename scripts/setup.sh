@@ -13,6 +13,7 @@ packages=(
     python3        # the LMDB dead-reader test plays the other processes with python3's ctypes
     libpq-dev      # CPostgreSQL: libpq's headers, library and libpq.pc
     postgresql     # the PostgreSQL tests start a private server (initdb, pg_ctl, pg_basebackup)
+    pgbouncer      # and PgBouncer in transaction pooling in front of it (scripts/pgbouncer.sh)
     openssl        # the PostgreSQL TLS test makes a throwaway certificate authority
     valgrind       # CI holds the instructions and allocations of a save and a look-up (count-check.py)
 )

@@ -301,15 +301,17 @@ enum PostgreSQLChangeFeed {
     /// The upsert of one record (`upsert`, whose values are its only parameters) for when no
     /// store listened at the last save: the upsert alone, whose `RETURNING` reads the listener
     /// count (`listenerCount`: the observer lock taken shared first) and divides by zero when it
-    /// is not zero. That error (SQLSTATE 22012, `listenersAppeared`) rolls the statement back, and
-    /// the caller runs `saveOneSQL`. `nil` for an upsert that returns no row on a conflict (`DO
-    /// NOTHING`): its check would not run.
+    /// is not zero. That error (SQLSTATE 22012, `listenersAppeared`) rolls the statement back, the
+    /// connection throws `PostgreSQLListenersAppeared` for it, and the caller runs `saveOneSQL`.
+    /// `nil` for an upsert that returns no row on a conflict (`DO NOTHING`): its check would not
+    /// run.
     static func saveOneUnobservedSQL(_ catalog: PostgreSQLCatalog, upsert: String, returnsRow: Bool) -> String? {
         guard returnsRow else { return nil }
         return upsert + " RETURNING 1 / (" + listenerCount(catalog) + " = 0)::int"
     }
 
-    /// The SQLSTATE of `saveOneUnobservedSQL` when a store listens.
+    /// The SQLSTATE of `saveOneUnobservedSQL` when a store listens, which the connection turns
+    /// into `PostgreSQLListenersAppeared` for that statement (its upsert has no other division).
     static let listenersAppeared = PostgreSQLError.Code.divisionByZero
 
     /// Keys as JSON text: each a tagged string (`i:`, `r:`, `t:`, `b:`), so every key type

@@ -12,6 +12,11 @@ import Darwin
 /// connection and then reads everything committed meanwhile, so no change is skipped.
 final class PostgreSQLChangeListener: Sendable {
     private let stopped = Locked(false)
+    /// Signalled when the thread's work ends; `join()` waits for it.
+    private let finished = DispatchSemaphore(value: 0)
+    /// The thread's name, unique to this listener: `join()` called on the thread itself (from
+    /// its handler) returns at once instead of waiting for itself.
+    private let threadName = "storage-postgresql-changes-" + UUID().uuidString
     private let open: @Sendable () throws -> PostgreSQLConnection
     private let catalog: PostgreSQLCatalog
     private let channel: String
@@ -45,15 +50,28 @@ final class PostgreSQLChangeListener: Sendable {
     /// first attempt failed), so a commit made after this returns is reported.
     func start() {
         let ready = DispatchSemaphore(value: 0)
-        let thread = Thread { [self] in run(ready: ready) }
-        thread.name = "storage-postgresql-changes"
+        let thread = Thread { [self] in
+            defer { finished.signal() }
+            run(ready: ready)
+        }
+        thread.name = threadName
         thread.start()
         ready.wait()
     }
 
-    /// Stops the thread within half a second.
+    /// Stops the thread within half a second (or once the connection attempt it is making
+    /// ends); `join()` waits for that.
     func stop() {
         stopped.withLock { $0 = true }
+    }
+
+    /// Waits for the thread (started, and told to `stop()`) to end: its connection is then
+    /// closed and its handler is not called again. Returns at once when called on the thread
+    /// itself.
+    func join() {
+        guard Thread.current.name != threadName else { return }
+        finished.wait()
+        finished.signal()  // a second join returns too
     }
 
     private var isStopped: Bool { stopped.withLock { $0 } }
@@ -68,6 +86,9 @@ final class PostgreSQLChangeListener: Sendable {
         while !isStopped {
             do {
                 let connection = try open()
+                // Closed when this attempt ends (stopped, or the connection lost), before a
+                // reconnection or `join()` returns.
+                defer { connection.close() }
                 try connection.execute("LISTEN " + PostgreSQLIdentifier.quote(channel))
                 // Held while this connection lives: no pruning takes this listener for gone. Tried,
                 // not waited for: after a lost connection the server may keep the old session (and

@@ -15,23 +15,17 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// The number in the next prepared statement's name: never reused, so that a statement
     /// forgotten here but not deallocated on the server cannot clash with a new one.
     private var nextStatement = 0
-    /// The single-row stream whose rows are still being read, if any: a statement issued while it
-    /// runs first copies its remaining rows into memory.
-    private var activeStream: PostgreSQLStream?
-    /// The cursor stream whose next `FETCH` is in flight, if any: a statement issued meanwhile
-    /// first reads that batch, which the stream keeps.
-    private var activeCursor: PostgreSQLCursorStream?
-    /// Set when libpq reports the connection unusable; such a connection is never pooled again.
-    private(set) var isBroken = false
-    /// A `BEGIN` not sent yet: it goes with the next statement, in one round trip (pipeline
-    /// mode), and is dropped when the transaction ends before any statement.
-    private var pendingBegin: String?
-    /// The statement sent right after `pendingBegin`, before the transaction's first statement
-    /// takes its snapshot (a write transaction's `LOCK TABLE`), if any.
-    private var pendingLock: String?
-    /// A `COMMIT` sent without waiting for its answer (a read's, in pipeline mode), read before
-    /// the next statement: by then it has arrived, so no round trip is spent waiting for it.
-    private var unreadCommit = false
+    /// What the connection is doing: the one place its transaction, what it has in flight and
+    /// whether it is usable are kept (see `PostgreSQLConnectionStateMachine`).
+    private var machine = Machine()
+    typealias Machine = PostgreSQLConnectionStateMachine<PostgreSQLStream, PostgreSQLCursorStream>
+    /// Whether `close()` ran: the handle is then freed.
+    private var isClosed = false
+    /// Whether statements are prepared by name (and kept for the connection's life); `false`
+    /// behind a pooler in transaction pooling mode (`Configuration.transactionPooling`), whose
+    /// server connections go to another client after each transaction: every statement is then
+    /// sent unnamed, parsed with its execution.
+    private let namesStatements: Bool
 
     /// Connects to the server `url` names; with `defaultIsolation` (`SERIALIZABLE` or
     /// `REPEATABLE READ`), a statement run outside a transaction block runs at that level.
@@ -45,9 +39,11 @@ final class PostgreSQLConnection: @unchecked Sendable {
         endpoint: PostgreSQLEndpoint,
         connectTimeout: Duration,
         statementTimeout: Duration?,
-        defaultIsolation: String? = nil
+        defaultIsolation: String? = nil,
+        transactionPooling: Bool = false
     ) throws {
         self.endpoint = endpoint
+        namesStatements = !transactionPooling
         // Counted in whole seconds, and at least 2, as libpq counts its connect_timeout.
         let seconds = max(2, Int((Double(connectTimeout.components.seconds) + 0.999).rounded(.down)))
         let keywords = ["dbname", "connect_timeout", "fallback_application_name", "client_encoding"]
@@ -74,6 +70,13 @@ final class PostgreSQLConnection: @unchecked Sendable {
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
         // A cursor's query is planned for its whole result, as the same query run on its own
         // (the default, 0.1, prefers plans that return the first rows soon).
+        guard !transactionPooling else {
+            // Session settings would stay on the pooler's server connection for whichever client
+            // gets it next: only the time zone, which PgBouncer keeps per client (it is one of the
+            // parameters it tracks), is set.
+            try execute("SET TIME ZONE 'UTC'")
+            return
+        }
         var setup = "SET TIME ZONE 'UTC'; SET lock_timeout = 0; SET cursor_tuple_fraction = 1"
         if let statementTimeout {
             let milliseconds = max(
@@ -90,6 +93,16 @@ final class PostgreSQLConnection: @unchecked Sendable {
     }
 
     deinit {
+        if !isClosed { PQfinish(handle) }
+    }
+
+    /// Closes the connection now (not whenever the last reference goes): the pool calls it for
+    /// a connection it does not keep, so the server's connection count falls at once. The
+    /// connection is not used afterwards.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        machine.broke()
         PQfinish(handle)
     }
 
@@ -255,29 +268,32 @@ final class PostgreSQLConnection: @unchecked Sendable {
 
     /// Whether a transaction is open (or failed and not yet rolled back) on the connection.
     var isInTransaction: Bool {
-        if pendingBegin != nil { return true }
-        if unreadCommit { return false }  // the command in flight ends the transaction
-        return PQtransactionStatus(handle) != PQTRANS_IDLE
+        machine.isInTransaction { PQtransactionStatus(handle) != PQTRANS_IDLE }
     }
+
+    /// Set when libpq reports the connection unusable; such a connection is never pooled again.
+    var isBroken: Bool { machine.isBroken }
 
     /// Whether the transaction `begin(_:)` started has sent nothing yet: its `BEGIN` waits for
     /// its first statement.
-    var hasPendingBegin: Bool { pendingBegin != nil }
+    var hasPendingBegin: Bool { machine.pendingBegin != nil }
 
-    /// Whether the server has run the `BEGIN` of the transaction `begin(_:)` started: `false`
-    /// while it waits to go with the first statement, and when that round trip (or reading the
-    /// previous commit's answer) failed before the server answered it.
-    private(set) var hasBegun = false
+    /// Whether the server has run the `BEGIN` of the transaction `begin(_:)` started, or may
+    /// have committed it: `false` while it waits to go with the first statement, and when that
+    /// round trip (or reading the previous commit's answer) failed before the server answered it.
+    var hasBegun: Bool { machine.hasBegun }
+
+    /// libpq's answer for a call that succeeded (`PQsendQuery…`, `PQpipelineSync`,
+    /// `PQenterPipelineMode`, `PQputCopyData`, …: 1 on success).
+    private static let libpqSuccess: Int32 = 1
 
     /// Begins a transaction with `sql` (`BEGIN …`), sent with the transaction's first statement;
     /// `lock` (a `LOCK TABLE`, which takes no snapshot) is sent right after it.
     /// - Throws: `.connectionLost` when the answer to the previous commit shows the connection
     ///   broken.
     func begin(_ sql: String, lock: String? = nil) throws {
-        hasBegun = false
-        try settle()
-        pendingBegin = sql
-        pendingLock = lock
+        try prepare()
+        machine.begin(sql, lock: lock)
     }
 
     /// Sends the pending `BEGIN` and its lock statement, if any, in pipeline mode (which the
@@ -285,10 +301,25 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// - Returns: how many statements it sent (0 with no pending `BEGIN`), or `nil` when sending
     ///   failed.
     private func sendPendingBeginInPipeline() -> Int? {
-        guard let begin = pendingBegin else { return 0 }
-        guard PQsendQueryParams(handle, begin, 0, nil, nil, nil, nil, 1) == 1 else { return nil }
-        guard let lock = pendingLock else { return 1 }
-        return PQsendQueryParams(handle, lock, 0, nil, nil, nil, nil, 1) == 1 ? 2 : nil
+        guard let pending = machine.pendingBegin else { return 0 }
+        guard sendSimple(pending.begin) else { return nil }
+        guard let lock = pending.lock else { return 1 }
+        return sendSimple(lock) ? 2 : nil
+    }
+
+    /// Sends `sql`, without parameters, results in binary, in pipeline mode or not.
+    private func sendSimple(_ sql: String) -> Bool {
+        PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 1) == Self.libpqSuccess
+    }
+
+    /// Enters pipeline mode.
+    private func enterPipeline() -> Bool {
+        PQenterPipelineMode(handle) == Self.libpqSuccess
+    }
+
+    /// Marks the end of a pipeline (and flushes it).
+    private func syncPipeline() -> Bool {
+        PQpipelineSync(handle) == Self.libpqSuccess
     }
 
     /// Prepares the connection for statements outside a transaction (each its own snapshot):
@@ -297,36 +328,32 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// - Throws: `.connectionLost` when the answer to the previous commit shows the connection
     ///   broken.
     func beginAutocommit() throws {
-        hasBegun = false
-        try settle()
+        try prepare()
+        machine.beginAutocommit()
     }
 
     /// Commits the transaction; with `waiting: false` (a read-only transaction, whose commit
     /// cannot fail but for a lost connection) it does not wait for the answer, which the next
     /// statement reads. A transaction that ran no statement is simply forgotten.
     func commit(waiting: Bool = true) throws {
-        if pendingBegin != nil {
-            pendingBegin = nil
-            return
-        }
+        guard machine.commit() == .send else { return }
         guard !waiting else {
             try execute("COMMIT")
+            machine.ended()
             return
         }
-        try settle()
-        guard PQenterPipelineMode(handle) == 1,
-            PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 1) == 1, PQpipelineSync(handle) == 1
-        else { throw failure(nil, "cannot commit", collection: nil) }
-        unreadCommit = true
+        try prepare()
+        guard enterPipeline(), sendSimple("COMMIT"), syncPipeline() else {
+            throw failure(nil, "cannot commit", collection: nil)
+        }
+        machine.commitSentUnread()
     }
 
     /// Rolls the transaction back; one that ran no statement is simply forgotten.
     func rollback() throws {
-        if pendingBegin != nil {
-            pendingBegin = nil
-            return
-        }
+        guard machine.rollback() == .send else { return }
         try execute("ROLLBACK")
+        machine.ended()
     }
 
     /// A statement sent in a pipeline: its SQL (prepared on first use), parameters, and what
@@ -348,48 +375,46 @@ final class PostgreSQLConnection: @unchecked Sendable {
         for statement in statements {
             try statement.parameters.checkSize(statement.context, collection: statement.collection)
         }
-        detachStream()
-        try settle()
+        try prepare()
         let names = try statements.map { try preparedStatement($0.sql, collection: $0.collection) }
-        var sent = PQenterPipelineMode(handle) == 1
+        var sent = enterPipeline()
         let beginStatements = sent ? sendPendingBeginInPipeline() : nil
         sent = sent && beginStatements != nil
         for (statement, name) in zip(statements, names) where sent {
             sent =
                 statement.parameters.withArrays { count, values, lengths, formats in
-                    PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
-                } == 1
+                    sendStatement(name, count, values, lengths, formats)
+                } == Self.libpqSuccess
         }
-        sent = sent && PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 1) == 1 && PQpipelineSync(handle) == 1
+        sent = sent && sendSimple("COMMIT") && syncPipeline()
         guard sent else {
-            isBroken = true
+            machine.broke()
             throw failure(nil, statements.first?.context ?? "cannot commit", collection: statements.first?.collection)
         }
         // The commit is on its way: from now on a lost connection leaves its outcome unknown, so
         // the transaction must not be run again.
-        pendingBegin = nil
-        hasBegun = true
+        machine.commitSent()
         let first = beginStatements ?? 0
         var failed: StorageError?
-        try readPipeline(count: first + statements.count + 1) { index, result, status in
-            guard failed == nil else { return false }
-            guard status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK else { return false }
+        try readPipeline(count: first + statements.count + 1) { index, result in
+            guard failed == nil, !result.succeeded else { return }
             let position = index - first
-            if position < 0, let result, PQresultErrorField(result, Int32(UInt8(ascii: "C"))) != nil {
-                // The server refused the BEGIN or its lock, or ended the connection before it (an idle
-                // connection terminated meanwhile says so first): nothing of the pipeline ran.
-                hasBegun = false
-            }
             if position < 0 {
                 failed = failure(result, "cannot begin a transaction", collection: statements.first?.collection)
+                if result.sqlState != nil {
+                    // The server refused the BEGIN or its lock, or ended the connection before
+                    // it (an idle connection terminated meanwhile says so first): nothing of the
+                    // pipeline ran.
+                    machine.refusedBeforeRunning()
+                }
             } else if position < statements.count {
                 failed = failure(result, statements[position].context, collection: statements[position].collection)
             } else {
                 failed = failure(result, "cannot commit", collection: nil)
             }
-            return false
         }
         if let failed { throw failed }
+        machine.ended()
     }
 
     /// Runs the prepared `sql` on its own, outside a transaction block: the server runs and
@@ -400,6 +425,14 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// once the statement has been sent — from then on a lost connection leaves its outcome
     /// unknown — unless the server's first answer is an error (the statement did not complete, so
     /// nothing was committed).
+    /// - Parameters:
+    ///   - sql: the statement, prepared on first use.
+    ///   - tuple: a COPY binary tuple holding the first parameters.
+    ///   - extra: the parameters after the tuple's.
+    ///   - context: what the statement does, for an error's message.
+    ///   - collection: the collection it writes, for an error.
+    ///   - marker: the internal error thrown instead of the statement's own when the server
+    ///     fails it with `marker.code` (a check the statement makes on purpose).
     /// - Returns: the rows the statement affected.
     /// - Throws: the statement's error, or the commit's (reported after the statement's own
     ///   result); `.connectionLost` when the connection broke.
@@ -409,16 +442,15 @@ final class PostgreSQLConnection: @unchecked Sendable {
         tuple: UnsafeRawBufferPointer,
         then extra: PostgreSQLParameters,
         context: String,
-        collection: String?
+        collection: String?,
+        marker: (code: PostgreSQLError.Code, error: any Error)? = nil
     ) throws -> Int {
         try extra.checkSize(context, collection: collection)
-        detachStream()
-        try settle()
-        hasBegun = false
+        try prepare()
+        machine.beginAutocommit()
         let name = try preparedStatement(sql, collection: collection)
         let fields = tuple.count >= 2 ? Int(tuple.loadUnaligned(as: UInt16.self).bigEndian) : 0
         let capacity = max(fields + extra.count, 1)
-        let handle = handle
         let sent = withUnsafeTemporaryAllocation(of: UnsafePointer<CChar>?.self, capacity: capacity) { values in
             withUnsafeTemporaryAllocation(of: Int32.self, capacity: capacity) { lengths in
                 withUnsafeTemporaryAllocation(of: Int32.self, capacity: capacity) { formats in
@@ -431,17 +463,13 @@ final class PostgreSQLConnection: @unchecked Sendable {
                         count += 1
                     }
                     func send(_ extraCount: Int32) -> Int32 {
-                        name.withCString { name in
-                            PQsendQueryPrepared(
-                                handle,
-                                name,
-                                Int32(count) + extraCount,
-                                UnsafePointer(values.baseAddress),
-                                UnsafePointer(lengths.baseAddress),
-                                UnsafePointer(formats.baseAddress),
-                                1
-                            )
-                        }
+                        sendStatement(
+                            name,
+                            Int32(count) + extraCount,
+                            UnsafePointer(values.baseAddress),
+                            UnsafePointer(lengths.baseAddress),
+                            UnsafePointer(formats.baseAddress)
+                        )
                     }
                     guard extra.count > 0 else { return send(0) }
                     return extra.withArrays { extraCount, extraValues, extraLengths, _ in
@@ -454,30 +482,33 @@ final class PostgreSQLConnection: @unchecked Sendable {
                 }
             }
         }
-        guard sent == 1 else {
-            isBroken = true
+        guard sent == Self.libpqSuccess else {
+            machine.broke()
             throw failure(nil, context, collection: collection)
         }
-        hasBegun = true
-        var failed: StorageError?
+        machine.aloneSent()
+        var failed: (any Error)?
         var answered = false
         var affected = 0
-        while let result = PQgetResult(handle) {
-            let status = PQresultStatus(result)
-            if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK {
-                affected = Self.affectedRows(result)
-            }
-            if failed == nil && status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK {
-                if !answered, PQresultErrorField(result, Int32(UInt8(ascii: "C"))) != nil {
+        while let result = nextResult() {
+            if result.succeeded {
+                affected = Self.affectedRows(result.handle)
+            } else if failed == nil {
+                let sqlState = result.sqlState
+                if !answered, sqlState != nil {
                     // The server's error instead of the statement's completion (an idle
                     // connection the server ended says so first): the statement did not
                     // complete, so nothing was committed (a commit follows a completed statement).
-                    hasBegun = false
+                    machine.refusedBeforeRunning()
                 }
-                failed = failure(result, context, collection: collection)
+                let error = failure(result, context, collection: collection)
+                if let marker, sqlState == marker.code.rawValue, !isBroken {
+                    failed = marker.error
+                } else {
+                    failed = error
+                }
             }
             answered = true
-            PQclear(result)
         }
         if let failed { throw failed }
         if !answered { throw failure(nil, context, collection: collection) }
@@ -496,66 +527,76 @@ final class PostgreSQLConnection: @unchecked Sendable {
         return rows
     }
 
-    /// Reads the answer to a commit sent without waiting, if any: afterwards the connection is
-    /// out of pipeline mode, with nothing in flight.
+    /// Makes the connection free for the next statement, as the state machine asks: copies an
+    /// active stream's remaining rows into memory, reads the answer to a cursor's `FETCH` in
+    /// flight, and reads the answer to a commit sent without waiting (afterwards the connection
+    /// is out of pipeline mode, with nothing in flight).
     /// - Throws: `.connectionLost` when the connection broke meanwhile.
-    func settle() throws {
-        guard unreadCommit else { return }
-        unreadCommit = false
-        var failed: StorageError?
-        try readPipeline(count: 1) { _, result, status in
-            if status != PGRES_COMMAND_OK { failed = failure(result, "cannot commit", collection: nil) }
-            return false
+    private func prepare() throws {
+        while true {
+            switch machine.preparation() {
+            case .ready:
+                return
+            case .bufferStream(let stream):
+                stream.buffer()
+                machine.streamDetached()
+            case .receiveFetch(let cursor):
+                cursor.receive()
+                machine.fetchReceived()
+            case .readCommit:
+                var failed: StorageError?
+                try readPipeline(count: 1) { _, result in
+                    if result.status != PGRES_COMMAND_OK { failed = failure(result, "cannot commit", collection: nil) }
+                }
+                machine.commitRead()
+                if let failed { throw failed }
+            }
         }
-        if let failed { throw failed }
     }
 
     /// Sends the pending `BEGIN` and its lock statement, if any, on their own.
     private func sendPendingBegin(collection: String?) throws {
-        guard let begin = pendingBegin else { return }
+        guard let pending = machine.pendingBegin else { return }
         // Two statements in one simple query: the lock runs only when the `BEGIN` did.
-        let result = PQexec(handle, pendingLock.map { begin + "; " + $0 } ?? begin)
-        defer { PQclear(result) }
-        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
-        guard status == PGRES_COMMAND_OK else {
+        let result = exec(pending.lock.map { pending.begin + "; " + $0 } ?? pending.begin)
+        guard result?.status == PGRES_COMMAND_OK else {
             throw failure(result, "cannot begin a transaction", collection: collection)
         }
-        pendingBegin = nil
-        hasBegun = true
+        machine.beginAnswered()
+    }
+
+    /// Runs `sql` (`PQexec`) and owns its result.
+    private func exec(_ sql: String) -> PostgreSQLResult? {
+        PostgreSQLResult(taking: PQexec(handle, sql))
     }
 
     /// Reads the results of `count` statements sent in pipeline mode and the sync that follows
-    /// them, calling `body` with each statement's index, result and status (the result is
-    /// cleared afterwards unless `body` returns `true`, keeping it), then leaves pipeline mode.
+    /// them, calling `body` with each statement's index and result (which `body` may keep), then
+    /// leaves pipeline mode.
     /// - Throws: `.connectionLost` when the connection broke before the sync arrived.
     private func readPipeline(
         count: Int,
-        _ body: (Int, OpaquePointer?, ExecStatusType) -> Bool
+        _ body: (Int, PostgreSQLResult) -> Void
     ) throws {
         var index = 0
         var emptyInARow = 0
         while true {
-            guard let result = PQgetResult(handle) else {
+            guard let result = nextResult() else {
                 // Each statement's results end with a null; two in a row mean nothing more is coming.
                 emptyInARow += 1
                 if emptyInARow > 1 || PQstatus(handle) != CONNECTION_OK {
-                    isBroken = true
+                    machine.broke()
                     throw failure(nil, "the connection broke in the middle of a pipeline", collection: nil)
                 }
                 continue
             }
             emptyInARow = 0
-            let status = PQresultStatus(result)
-            if status == PGRES_PIPELINE_SYNC {
-                PQclear(result)
-                break
-            }
-            let keep = index < count ? body(index, result, status) : false
-            if !keep { PQclear(result) }
+            if result.status == PGRES_PIPELINE_SYNC { break }
+            if index < count { body(index, result) }
             index += 1
         }
-        guard PQexitPipelineMode(handle) == 1 else {
-            isBroken = true
+        guard PQexitPipelineMode(handle) == Self.libpqSuccess else {
+            machine.broke()
             throw failure(nil, "cannot leave pipeline mode", collection: nil)
         }
     }
@@ -569,21 +610,21 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// connection unexpectedly") and libpq reports that write error while the status still reads
     /// `CONNECTION_OK`, until a later read sees the end of the stream. Such a connection is never
     /// used again, and the failure is `.connectionLost`.
-    private func failure(_ result: OpaquePointer?, _ context: String, collection: String?) -> StorageError {
+    private func failure(_ result: PostgreSQLResult?, _ context: String, collection: String?) -> StorageError {
         var sqlState: String?
         var message: String
-        if let result, let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))) {
+        if let result, let primary = PQresultErrorField(result.handle, PostgreSQLResult.primaryMessageField) {
             message = String(cString: primary)
-            if let detail = PQresultErrorField(result, Int32(UInt8(ascii: "D"))) {
+            if let detail = PQresultErrorField(result.handle, PostgreSQLResult.detailField) {
                 message += " (" + String(cString: detail) + ")"
             }
-            sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            sqlState = result.sqlState
         } else {
             message = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
             if message.isEmpty { message = "the server did not answer" }
         }
         let broken = PQstatus(handle) != CONNECTION_OK || sqlState == nil
-        if broken { isBroken = true }
+        if broken { machine.broke() }
         if broken && sqlState == nil {
             message = "the connection to \(endpoint.server) was lost: " + message
         }
@@ -593,13 +634,11 @@ final class PostgreSQLConnection: @unchecked Sendable {
 
     /// Runs SQL without parameters (several statements allowed); any rows are discarded.
     func execute(_ sql: String, collection: String? = nil) throws {
-        detachStream()
-        try settle()
+        try prepare()
         try sendPendingBegin(collection: collection)
-        let result = PQexec(handle, sql)
-        defer { PQclear(result) }
-        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
-        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+        let result = exec(sql)
+        machine.statementSent()
+        guard let result, result.succeeded else {
             throw failure(result, "cannot run a statement", collection: collection)
         }
     }
@@ -608,23 +647,46 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// statements are looked for first by comparison (the same `String` is a pointer comparison):
     /// a profile of single saves showed hashing the long statement for the dictionary as a third
     /// of the commit's client cost.
-    private func preparedStatement(_ sql: String, collection: String?) throws -> String {
-        for entry in recentStatements where entry.sql == sql { return entry.name }
+    private func preparedStatement(_ sql: String, collection: String?) throws -> Statement {
+        guard namesStatements else { return .unnamed(sql) }
+        for entry in recentStatements where entry.sql == sql { return .named(entry.name) }
         if let name = prepared[sql] {
             remember(sql, name)
-            return name
+            return .named(name)
         }
-        try settle()
+        try prepare()
         let name = "s\(nextStatement)"
         nextStatement += 1
-        let result = PQprepare(handle, name, sql, 0, nil)
-        defer { PQclear(result) }
-        guard let result, PQresultStatus(result) == PGRES_COMMAND_OK else {
+        let result = PostgreSQLResult(taking: PQprepare(handle, name, sql, 0, nil))
+        guard let result, result.status == PGRES_COMMAND_OK else {
             throw failure(result, "cannot prepare a statement", collection: collection)
         }
         prepared[sql] = name
         remember(sql, name)
-        return name
+        return .named(name)
+    }
+
+    /// A statement to run: prepared by name, or sent unnamed with its text (see
+    /// `namesStatements`).
+    enum Statement {
+        case named(String)
+        case unnamed(String)
+    }
+
+    /// Sends `statement` with its parameters, results in binary (`PQsendQueryPrepared`, or
+    /// `PQsendQueryParams` for an unnamed one, whose parameter types the server infers as it does
+    /// for a prepared one).
+    private func sendStatement(
+        _ statement: Statement,
+        _ count: Int32,
+        _ values: UnsafePointer<UnsafePointer<CChar>?>?,
+        _ lengths: UnsafePointer<Int32>?,
+        _ formats: UnsafePointer<Int32>?
+    ) -> Int32 {
+        switch statement {
+        case .named(let name): PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+        case .unnamed(let sql): PQsendQueryParams(handle, sql, count, nil, values, lengths, formats, 1)
+        }
     }
 
     /// The statements used last (at most four), newest first: see `preparedStatement`.
@@ -653,48 +715,51 @@ final class PostgreSQLConnection: @unchecked Sendable {
         collection: String? = nil
     ) throws -> PostgreSQLResult {
         try parameters.checkSize(context, collection: collection)
-        detachStream()
-        try settle()
+        try prepare()
         let name = try preparedStatement(sql, collection: collection)
-        if pendingBegin != nil {
+        if machine.pendingBegin != nil {
             return try queryAfterBegin(name, parameters, context, collection: collection)
         }
-        let result = parameters.withArrays { count, values, lengths, formats in
-            PQexecPrepared(handle, name, count, values, lengths, formats, 1)
-        }
-        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
-        guard let result, status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
-            defer { PQclear(result) }
+        let result = PostgreSQLResult(
+            taking: parameters.withArrays { count, values, lengths, formats in
+                switch name {
+                case .named(let name): PQexecPrepared(handle, name, count, values, lengths, formats, 1)
+                case .unnamed(let sql): PQexecParams(handle, sql, count, nil, values, lengths, formats, 1)
+                }
+            }
+        )
+        machine.statementSent()
+        guard let result, result.succeeded else {
             throw failure(result, context, collection: collection)
         }
-        return PostgreSQLResult(result)
+        return result
     }
 
     /// Sends the pending `BEGIN` (and its lock) and the prepared statement `name` together
     /// (pipeline mode) and returns the statement's result: one round trip for all.
     private func queryAfterBegin(
-        _ name: String,
+        _ name: Statement,
         _ parameters: PostgreSQLParameters,
         _ context: String,
         collection: String?
     ) throws -> PostgreSQLResult {
-        let first = PQenterPipelineMode(handle) == 1 ? sendPendingBeginInPipeline() : nil
+        let first = enterPipeline() ? sendPendingBeginInPipeline() : nil
         let sent =
             first != nil
             && parameters.withArrays { count, values, lengths, formats in
-                PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
-            } == 1 && PQpipelineSync(handle) == 1
+                sendStatement(name, count, values, lengths, formats)
+            } == Self.libpqSuccess && syncPipeline()
         guard let first, sent else {
-            isBroken = true
+            machine.broke()
             throw failure(nil, context, collection: collection)
         }
-        return PostgreSQLResult(try readLastResult(after: first, statements: 1, context, collection: collection))
+        return try readLastResult(after: first, statements: 1, context, collection: collection)
     }
 
     /// Reads the answers to a pipeline of `first` statements of the pending `BEGIN` (the `BEGIN`
     /// and its lock, or none) and `statements` statements, each of which must succeed, and
-    /// returns the last statement's result (the caller clears it). A `BEGIN` that succeeded
-    /// marks the transaction begun (even when its lock then failed: it must be rolled back).
+    /// returns the last statement's result. A `BEGIN` that succeeded marks the transaction begun
+    /// (even when its lock then failed: it must be rolled back).
     /// - Throws: the `BEGIN`'s error or the first failing statement's (the later ones did not
     ///   run); `.connectionLost` when the connection broke.
     private func readLastResult(
@@ -702,41 +767,28 @@ final class PostgreSQLConnection: @unchecked Sendable {
         statements: Int,
         _ context: String,
         collection: String?
-    ) throws -> OpaquePointer {
+    ) throws -> PostgreSQLResult {
         let last = first + statements - 1
         var failed: StorageError?
-        var kept: OpaquePointer?
-        do {
-            try readPipeline(count: last + 1) { index, result, status in
-                if index < first {
-                    // The `BEGIN`, then its lock: the first failure is the one reported.
-                    if status == PGRES_COMMAND_OK {
-                        if index == 0 {
-                            pendingBegin = nil
-                            hasBegun = true
-                        }
-                    } else if failed == nil {
-                        failed = failure(result, "cannot begin a transaction", collection: collection)
-                    }
-                    return false
+        var kept: PostgreSQLResult?
+        try readPipeline(count: last + 1) { index, result in
+            if index < first {
+                // The `BEGIN`, then its lock: the first failure is the one reported.
+                if result.status == PGRES_COMMAND_OK {
+                    if index == 0 { machine.beginAnswered() }
+                } else if failed == nil {
+                    failed = failure(result, "cannot begin a transaction", collection: collection)
                 }
-                guard failed == nil else { return false }
-                guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
-                    failed = failure(result, context, collection: collection)
-                    return false
-                }
-                guard index == last else { return false }
-                kept = result
-                return true
+                return
             }
-        } catch {
-            if let kept { PQclear(kept) }
-            throw error
+            guard failed == nil else { return }
+            guard result.succeeded else {
+                failed = failure(result, context, collection: collection)
+                return
+            }
+            if index == last { kept = result }
         }
-        if let failed {
-            if let kept { PQclear(kept) }
-            throw failed
-        }
+        if let failed { throw failed }
         guard let kept else { throw failure(nil, context, collection: collection) }
         return kept
     }
@@ -751,35 +803,24 @@ final class PostgreSQLConnection: @unchecked Sendable {
         _ body: (any StorageRow) throws -> Bool
     ) throws {
         try parameters.checkSize(context, collection: collection)
-        detachStream()
-        try settle()
+        try prepare()
         try sendPendingBegin(collection: collection)
         let name = try preparedStatement(sql, collection: collection)
         let sent = parameters.withArrays { count, values, lengths, formats in
-            PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
+            sendStatement(name, count, values, lengths, formats)
         }
-        guard sent == 1 else { throw failure(nil, context, collection: collection) }
+        guard sent == Self.libpqSuccess else { throw failure(nil, context, collection: collection) }
         PQsetSingleRowMode(handle)
+        machine.statementSent()
         let stream = PostgreSQLStream(connection: self, context: context, collection: collection)
-        activeStream = stream
+        machine.streamStarted(stream)
         defer {
-            if activeStream === stream { activeStream = nil }
+            machine.streamEnded(stream)
             stream.finish()
         }
         while let row = try stream.next() {
             guard try body(row) else { break }
         }
-    }
-
-    /// Copies the rest of the active stream's rows into memory, so another statement can run.
-    private func detachStream() {
-        if let cursor = activeCursor {
-            activeCursor = nil
-            cursor.receive()
-        }
-        guard let stream = activeStream else { return }
-        activeStream = nil
-        stream.buffer()
     }
 
     /// The name of the cursor a single-query read streams through (one per transaction).
@@ -801,36 +842,27 @@ final class PostgreSQLConnection: @unchecked Sendable {
         _ body: (any StorageRow) throws -> Bool
     ) throws {
         try parameters.checkSize(context, collection: collection)
-        detachStream()
-        try settle()
+        try prepare()
         let name = try preparedStatement(
             "DECLARE " + Self.cursorName + " NO SCROLL CURSOR FOR " + sql,
             collection: collection
         )
-        let first = PQenterPipelineMode(handle) == 1 ? sendPendingBeginInPipeline() : nil
+        let first = enterPipeline() ? sendPendingBeginInPipeline() : nil
         let sent =
             first != nil
             && parameters.withArrays { count, values, lengths, formats in
-                PQsendQueryPrepared(handle, name, count, values, lengths, formats, 1)
-            } == 1
-            && PQsendQueryParams(
-                handle,
-                PostgreSQLCursorStream.fetchSQL(PostgreSQLCursorStream.firstBatch),
-                0,
-                nil,
-                nil,
-                nil,
-                nil,
-                1
-            ) == 1 && PQpipelineSync(handle) == 1
+                sendStatement(name, count, values, lengths, formats)
+            } == Self.libpqSuccess
+            && sendSimple(PostgreSQLCursorStream.fetchSQL(PostgreSQLCursorStream.firstBatch)) && syncPipeline()
         guard let first, sent else {
-            isBroken = true
+            machine.broke()
             throw failure(nil, context, collection: collection)
         }
         let batch = try readLastResult(after: first, statements: 2, context, collection: collection)
+        machine.statementSent()
         let stream = PostgreSQLCursorStream(connection: self, first: batch, context: context, collection: collection)
         defer {
-            if activeCursor === stream { activeCursor = nil }
+            machine.cursorEnded(stream)
             stream.finish()
         }
         while let row = try stream.next() {
@@ -841,30 +873,24 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// Sends a `FETCH` of the cursor stream `stream`, read later (`receiveFetch`).
     /// - Returns: whether libpq sent it.
     func sendFetch(_ size: Int, for stream: PostgreSQLCursorStream) -> Bool {
-        guard PQsendQueryParams(handle, PostgreSQLCursorStream.fetchSQL(size), 0, nil, nil, nil, nil, 1) == 1 else {
-            return false
-        }
-        activeCursor = stream
+        guard sendSimple(PostgreSQLCursorStream.fetchSQL(size)) else { return false }
+        machine.fetchSent(stream)
         return true
     }
 
     /// Reads the answer to the `FETCH` in flight: its rows, or its error.
-    func receiveFetch(_ context: String, collection: String?) -> Result<OpaquePointer, StorageError> {
-        activeCursor = nil
-        var rows: OpaquePointer?
+    func receiveFetch(_ context: String, collection: String?) -> Result<PostgreSQLResult, StorageError> {
+        machine.fetchReceived()
+        var rows: PostgreSQLResult?
         var failed: StorageError?
-        while let result = PQgetResult(handle) {
-            if failed == nil, rows == nil, PQresultStatus(result) == PGRES_TUPLES_OK {
+        while let result = nextResult() {
+            if failed == nil, rows == nil, result.status == PGRES_TUPLES_OK {
                 rows = result
                 continue
             }
             if failed == nil { failed = failure(result, context, collection: collection) }
-            PQclear(result)
         }
-        if let failed {
-            if let rows { PQclear(rows) }
-            return .failure(failed)
-        }
+        if let failed { return .failure(failed) }
         guard let rows else { return .failure(failure(nil, context, collection: collection)) }
         return .success(rows)
     }
@@ -874,16 +900,13 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// - Throws: the server's error for the copy (`.constraintViolation` for a unique
     ///   violation), `.connectionLost` when the connection broke.
     func copyIn(_ sql: String, _ tuples: UnsafeRawBufferPointer, _ context: String, collection: String?) throws {
-        detachStream()
-        try settle()
+        try prepare()
         try sendPendingBegin(collection: collection)
-        let start = PQexec(handle, sql)
-        let status = start.map(PQresultStatus) ?? PGRES_FATAL_ERROR
-        guard status == PGRES_COPY_IN else {
-            defer { PQclear(start) }
+        let start = exec(sql)
+        machine.statementSent()
+        guard let start, start.status == PGRES_COPY_IN else {
             throw failure(start, context, collection: collection)
         }
-        PQclear(start)
         // "PGCOPY\n\377\r\n\0", no flags, no header extension; the tuples; a field count of -1.
         let header: [UInt8] =
             [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00] + [UInt8](repeating: 0, count: 8)
@@ -895,17 +918,16 @@ final class PostgreSQLConnection: @unchecked Sendable {
             offset = end
         }
         if sent { sent = send([0xFF, 0xFF]) }
-        let ended = PQputCopyEnd(handle, sent ? nil : "the client could not send the data") == 1
+        let ended = PQputCopyEnd(handle, sent ? nil : "the client could not send the data") == Self.libpqSuccess
         guard ended else {
-            isBroken = true
+            machine.broke()
             throw failure(nil, context, collection: collection)
         }
         var failed: StorageError?
-        while let result = PQgetResult(handle) {
-            if failed == nil && PQresultStatus(result) != PGRES_COMMAND_OK {
+        while let result = nextResult() {
+            if failed == nil && result.status != PGRES_COMMAND_OK {
                 failed = failure(result, context, collection: collection)
             }
-            PQclear(result)
         }
         if let failed { throw failed }
         if !sent { throw failure(nil, context, collection: collection) }
@@ -914,7 +936,8 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// Sends COPY data; `false` when libpq could not.
     private func send(_ bytes: some ContiguousBytes) -> Bool {
         bytes.withUnsafeBytes { buffer in
-            PQputCopyData(handle, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(buffer.count)) == 1
+            PQputCopyData(handle, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(buffer.count))
+                == Self.libpqSuccess
         }
     }
 
@@ -944,19 +967,21 @@ final class PostgreSQLConnection: @unchecked Sendable {
         var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
         guard descriptor.fd >= 0 else { throw failure(nil, "cannot wait for changes", collection: nil) }
         _ = poll(&descriptor, 1, timeout)
-        guard PQconsumeInput(handle) == 1 else { throw failure(nil, "cannot wait for changes", collection: nil) }
+        guard PQconsumeInput(handle) == Self.libpqSuccess else {
+            throw failure(nil, "cannot wait for changes", collection: nil)
+        }
         consume()
         return arrived
     }
 
-    /// The next result of a query sent asynchronously, or `nil` when there is none left.
-    func nextResult() -> OpaquePointer? {
-        PQgetResult(handle)
+    /// The next result of a query sent asynchronously, owned, or `nil` when there is none left.
+    func nextResult() -> PostgreSQLResult? {
+        PostgreSQLResult(taking: PQgetResult(handle))
     }
 
     /// The error for a failed result of a stream's query (`failure(_:_:collection:)`), for the
     /// streams, which read their results themselves.
-    func streamFailure(_ result: OpaquePointer?, _ context: String, collection: String?) -> StorageError {
+    func streamFailure(_ result: PostgreSQLResult?, _ context: String, collection: String?) -> StorageError {
         failure(result, context, collection: collection)
     }
 }

@@ -1,86 +1,94 @@
 import Storage
 
-/// The connections to one server (the primary, or one replica): idle ones are kept, at most
-/// `Configuration.poolSize`; more are opened while more transactions run, and closed after use,
-/// so a nested read never waits for a connection.
+/// The connections to one server (the primary, or one replica) opened with one setting: at
+/// most `Configuration.poolSize` idle ones are kept. Every connection it opens counts against
+/// the `PostgreSQLConnectionLimit` it shares with the other pools to the same server
+/// (`Configuration.maximumConnections`): at the limit a check-out waits, at most
+/// `Configuration.connectionTimeout`, and then fails with `.busy`.
 final class PostgreSQLConnectionPool: Sendable {
     /// The connection string; never shown, as it may hold a password.
     private let url: String
     let endpoint: PostgreSQLEndpoint
     private let configuration: PostgreSQLStorageBackend.Configuration
-    /// The idle connections, and whether `close()` ran: one lock for both, taken once per
-    /// check-out and once per check-in.
-    private let state = Locked<(idle: [PostgreSQLConnection], closed: Bool)>(([], false))
+    /// The bound this pool's connections count against, and where its idle ones are kept.
+    let limit: PostgreSQLConnectionLimit
+    /// This pool's number in `limit`.
+    private let slot: Int
     /// The isolation level of statements run outside a transaction block on this pool's
     /// connections, or `nil` for the server's default (read committed).
     private let defaultIsolation: String?
 
+    /// A pool for `url`; with `sharing`, the pool counts its connections with that one's (the
+    /// same server), else against a limit of its own.
     init(
         url: String,
         configuration: PostgreSQLStorageBackend.Configuration,
-        defaultIsolation: String? = nil
+        defaultIsolation: String? = nil,
+        sharing other: PostgreSQLConnectionPool? = nil
     ) throws {
         self.url = url
         self.configuration = configuration
         self.defaultIsolation = defaultIsolation
         endpoint = try PostgreSQLEndpoint(url: url)
+        limit =
+            other?.limit
+            ?? PostgreSQLConnectionLimit(
+                maximum: configuration.maximumConnections,
+                timeout: configuration.connectionTimeout,
+                idleLimit: configuration.poolSize,
+                server: endpoint.server
+            )
+        slot = limit.register()
     }
 
-    /// Opens a new connection, outside the pool; for a store opened read-only, one whose
-    /// transactions are all read-only (`default_transaction_read_only`), so that the server
-    /// refuses any write sent on it.
+    /// Opens a new connection, outside the pool and its limit (the change listener's); for a
+    /// store opened read-only, one whose transactions are all read-only
+    /// (`default_transaction_read_only`), so that the server refuses any write sent on it.
     func connect(statementTimeout: Bool = true) throws -> PostgreSQLConnection {
         let connection = try PostgreSQLConnection(
             url: url,
             endpoint: endpoint,
             connectTimeout: configuration.connectTimeout,
             statementTimeout: statementTimeout ? configuration.statementTimeout : nil,
-            defaultIsolation: defaultIsolation
+            defaultIsolation: defaultIsolation,
+            transactionPooling: configuration.transactionPooling
         )
-        if configuration.readOnly { try connection.execute("SET default_transaction_read_only = on") }
+        // Through a transaction pooler a session setting would stay on the server connection for
+        // the next client: reads begin `READ ONLY` anyway, and writes are refused before sending.
+        if configuration.readOnly, !configuration.transactionPooling {
+            do {
+                try connection.execute("SET default_transaction_read_only = on")
+            } catch {
+                connection.close()
+                throw error
+            }
+        }
         return connection
     }
 
-    /// An idle connection, or a new one.
+    /// An idle connection, or a new one while fewer than `maximumConnections` are open, or one
+    /// that comes back within `connectionTimeout`.
     /// - Throws: `.closed` after `close()`, as every backend; `.unavailable` when the server
-    ///   cannot be reached.
+    ///   cannot be reached; `.busy` when `maximumConnections` are in use and none came free in
+    ///   time (the message names the limit).
     func checkOut() throws -> PostgreSQLConnection {
-        let (closed, connection) = state.withLock { state in
-            (state.closed, state.closed ? nil : state.idle.popLast())
-        }
-        if closed { throw StorageError(.closed, "the store was closed") }
-        return try connection ?? connect()
+        try limit.checkOut(slot: slot) { try connect() }
     }
 
-    /// Returns a connection to the pool, or lets it close when it is unusable or the pool full.
+    /// Returns a connection to the pool, or closes it (at once) when it is unusable or the pool
+    /// full.
     func checkIn(_ connection: PostgreSQLConnection) {
-        guard !connection.isBroken, !connection.isInTransaction else { return }
-        let surplus = state.withLock { state -> PostgreSQLConnection? in
-            guard state.idle.count < configuration.poolSize, !state.closed else { return connection }
-            state.idle.append(connection)
-            return nil
-        }
-        // Closed here, outside the lock.
-        _ = surplus
+        limit.checkIn(connection, slot: slot)
     }
 
-    /// Forgets every idle connection: after one was found broken, the others (opened to the
+    /// Closes every idle connection: after one was found broken, the others (opened to the
     /// same server) most likely are too.
     func discardIdleConnections() {
-        let connections = state.withLock { state in
-            defer { state.idle.removeAll() }
-            return state.idle
-        }
-        _ = connections
+        limit.discardIdle(slot: slot)
     }
 
     /// Closes the idle connections; later check-outs throw `.closed`.
     func close() {
-        let connections = state.withLock { state in
-            state.closed = true
-            defer { state.idle.removeAll() }
-            return state.idle
-        }
-        _ = connections
+        limit.close()
     }
 }

@@ -3,7 +3,8 @@ import Foundation
 import Storage
 
 /// The rows of a query read through a cursor, one `FETCH` result (a batch) at a time; the next
-/// batch is asked for before the current one is read.
+/// batch is asked for before the current one is read. It reads the batch in flight when
+/// released (`deinit`), so a stream dropped early never leaves the connection out of step.
 final class PostgreSQLCursorStream {
     /// The rows of the first batch, sent with the `DECLARE`: a small result needs no second
     /// round trip, and rows of unknown size (a record may hold megabytes) are few.
@@ -25,37 +26,41 @@ final class PostgreSQLCursorStream {
     private let context: String
     private let collection: String?
     /// The batch whose rows are being read.
-    private var current: OpaquePointer?
+    private var current: PostgreSQLResult?
     private var row: Int32 = 0
     private var rowCount: Int32 = 0
     /// The answer to the `FETCH` in flight, when a statement needed the connection before the
     /// stream read it.
-    private var received: Result<OpaquePointer, StorageError>?
+    private var received: Result<PostgreSQLResult, StorageError>?
     /// Whether a `FETCH` is in flight or received and not yet read.
     private var fetching = false
     /// Whether the last batch asked for was short: the cursor has no more rows.
     private var isLast = false
     private var types: [Oid] = []
 
-    init(connection: PostgreSQLConnection, first: OpaquePointer, context: String, collection: String?) {
+    init(connection: PostgreSQLConnection, first: PostgreSQLResult, context: String, collection: String?) {
         self.connection = connection
         self.context = context
         self.collection = collection
-        types = PostgreSQLRow.types(of: first)
+        types = PostgreSQLRow.types(of: first.handle)
         begin(first, asked: Self.firstBatch)
+    }
+
+    deinit {
+        finish()
     }
 
     /// Starts reading `batch`, of at most `asked` rows, and asks for the next one when it was
     /// full.
-    private func begin(_ batch: OpaquePointer, asked: Int) {
+    private func begin(_ batch: PostgreSQLResult, asked: Int) {
         current = batch
         row = 0
-        rowCount = PQntuples(batch)
+        rowCount = PQntuples(batch.handle)
         guard Int(rowCount) >= asked else {
             isLast = true
             return
         }
-        let bytesPerRow = max(1, PQresultMemorySize(batch) / max(1, Int(rowCount)))
+        let bytesPerRow = max(1, PQresultMemorySize(batch.handle) / max(1, Int(rowCount)))
         let size = max(1, min(Self.largestBatch, asked * Self.growth, Self.batchBytes / bytesPerRow))
         nextSize = size
         fetching = connection.sendFetch(size, for: self)
@@ -77,9 +82,8 @@ final class PostgreSQLCursorStream {
             if let current {
                 if row < rowCount {
                     defer { row += 1 }
-                    return PostgreSQLRow(result: current, row: row, types: types)
+                    return PostgreSQLRow(result: current.handle, row: row, types: types)
                 }
-                PQclear(current)
                 self.current = nil
             }
             guard !isLast else { return nil }
@@ -99,12 +103,8 @@ final class PostgreSQLCursorStream {
     /// Reads and discards the batch in flight and frees the current one. The cursor itself
     /// closes with its transaction.
     func finish() {
-        if let current {
-            PQclear(current)
-            self.current = nil
-        }
+        current = nil
         receive()
-        if case .success(let batch)? = received { PQclear(batch) }
         received = nil
         fetching = false
         isLast = true

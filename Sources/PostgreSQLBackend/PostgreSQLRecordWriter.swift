@@ -256,7 +256,8 @@ final class PostgreSQLRecordWriter: RecordWriter {
     ///   - unobserved: the upsert checked for listeners (`saveOneUnobservedSQL`), instead of the
     ///     upsert and its change record (`saveOneSQL`).
     /// - Returns: the rows the statement affected (for `saveOneSQL`: the change rows inserted).
-    /// - Throws: what `PostgreSQLConnection.runAlone` throws.
+    /// - Throws: what `PostgreSQLConnection.runAlone` throws; `PostgreSQLListenersAppeared` when
+    ///   `unobserved` and a store listens now (nothing was written).
     func saveAlone(
         on connection: PostgreSQLConnection,
         origin: String,
@@ -280,7 +281,8 @@ final class PostgreSQLRecordWriter: RecordWriter {
             tuple: tuples.bytes,
             then: extra,
             context: "cannot write records",
-            collection: collection
+            collection: collection,
+            marker: unobserved ? (PostgreSQLChangeFeed.listenersAppeared, PostgreSQLListenersAppeared()) : nil
         )
     }
 

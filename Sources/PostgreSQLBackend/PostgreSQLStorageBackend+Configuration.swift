@@ -22,8 +22,23 @@ extension PostgreSQLStorageBackend {
         public var schema: String
         /// How many idle connections are kept open, per pool (the primary has two: one for
         /// single-record saves, one for everything else). More may be open at once while that
-        /// many transactions run; the extra ones are closed after use. Default: 4.
+        /// many transactions run, up to `maximumConnections`; the extra ones are closed as soon
+        /// as their transaction ends. Default: 4.
         public var poolSize: Int
+        /// The most connections the store has open to one server at once (the primary's two
+        /// pools together; each replica has as many of its own), idle or in use: however many
+        /// threads, nested reads and callers run transactions, the store opens no more. A
+        /// transaction that needs one more waits for one to come back, at most
+        /// `connectionTimeout`, and then fails with `.busy` naming the limit. A read nested in
+        /// another transaction needs a connection of its own, so nesting deeper than this
+        /// (or this many threads each nesting) fails so too. The change listener's connection
+        /// (`observesOtherProcesses`) is one more. Keep the sum over every process below the
+        /// server's `max_connections`. Default: 16.
+        public var maximumConnections: Int
+        /// How long a transaction waits for a connection when `maximumConnections` are in use
+        /// before it fails with `.busy`; not the time a connection takes to open
+        /// (`connectTimeout`). Default: 10 seconds.
+        public var connectionTimeout: Duration
         /// How long opening a connection may take before failing with `.unavailable` (libpq
         /// counts whole seconds, at least 2). Default: 10 seconds.
         public var connectTimeout: Duration
@@ -72,11 +87,29 @@ extension PostgreSQLStorageBackend {
         /// written): its change streams see only what it committed (nothing), and its `Settings`
         /// reads are not cached, so they read the server every time. Default: `false`.
         public var readOnly: Bool
+        /// Whether the URL leads to a pooler in transaction pooling mode (PgBouncer's
+        /// `pool_mode = transaction`), which hands its server connections to another client
+        /// after each transaction and keeps no session state: no statement is prepared by name
+        /// (each is sent unnamed, parsed with its execution: a named one would outlive the
+        /// transaction on a server connection another client then gets, `42P05`), no session
+        /// setting is made (`statementTimeout` must then be `nil`: set `statement_timeout` on
+        /// the role or the database instead), and a single saved record runs in a transaction of
+        /// its own instead of one statement at the connection's default isolation. Change
+        /// listening needs a session: set `listenURL` to a direct connection (or a session
+        /// pooler), else the store does not listen for other processes' commits. Default: `false`.
+        public var transactionPooling: Bool
+        /// The connection string the change listener (`observesOtherProcesses`) connects with,
+        /// when it differs from the store's URL: `LISTEN` and the listener's session lock need a
+        /// connection of their own for the listener's life, which a transaction pooler does not
+        /// give. `nil` for the store's URL. Default: `nil`.
+        public var listenURL: String?
 
         /// Creates a configuration; every parameter is the property of the same name.
         /// - Parameters:
         ///   - schema: the PostgreSQL schema of the store's tables.
         ///   - poolSize: how many idle connections are kept.
+        ///   - maximumConnections: the most connections open to one server at once.
+        ///   - connectionTimeout: how long a transaction waits for a connection at that limit.
         ///   - connectTimeout: how long opening a connection may take.
         ///   - statementTimeout: how long one statement may run, or `nil`.
         ///   - retryLimit: how many times a conflicting write transaction runs again.
@@ -87,9 +120,13 @@ extension PostgreSQLStorageBackend {
         ///   - observesOtherProcesses: whether the store listens for other processes' commits.
         ///   - changeRetention: how long a silent change listener is waited for.
         ///   - readOnly: whether the store is only read.
+        ///   - transactionPooling: whether the URL leads to a pooler in transaction pooling mode.
+        ///   - listenURL: the connection string of the change listener, or `nil` for the URL.
         public init(
             schema: String = "public",
             poolSize: Int = 4,
+            maximumConnections: Int = 16,
+            connectionTimeout: Duration = .seconds(10),
             connectTimeout: Duration = .seconds(10),
             statementTimeout: Duration? = nil,
             retryLimit: Int = 50,
@@ -99,13 +136,19 @@ extension PostgreSQLStorageBackend {
             batchSize: Int = 10_000,
             observesOtherProcesses: Bool = true,
             changeRetention: Duration = .seconds(300),
-            readOnly: Bool = false
+            readOnly: Bool = false,
+            transactionPooling: Bool = false,
+            listenURL: String? = nil
         ) {
             self.readOnly = readOnly
+            self.transactionPooling = transactionPooling
+            self.listenURL = listenURL
             self.observesOtherProcesses = observesOtherProcesses
             self.changeRetention = changeRetention
             self.schema = schema
             self.poolSize = poolSize
+            self.maximumConnections = maximumConnections
+            self.connectionTimeout = connectionTimeout
             self.connectTimeout = connectTimeout
             self.statementTimeout = statementTimeout
             self.retryLimit = retryLimit

@@ -48,6 +48,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// on the connection it was given. A pool of its own, so the reads of one statement on
     /// `primary` keep the server's default.
     private let writePool: PostgreSQLConnectionPool
+    /// Where the change listener connects: `primary`, or `Configuration.listenURL`'s server;
+    /// `nil` behind a transaction pooler without a `listenURL` (no listener).
+    private let listenPool: PostgreSQLConnectionPool?
     /// The connections to each read replica.
     private let replicas: [PostgreSQLConnectionPool]
     private let nextReplica = Locked(0)
@@ -86,8 +89,10 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// - Parameters:
     ///   - url: a `postgresql://` URI or libpq `key=value` pairs.
     ///   - configuration: the schema, pool, timeouts and retries.
-    /// - Throws: `StorageError` with code `.unavailable` (the message names the host and port)
-    ///   when the server cannot be reached within the connect timeout, `.cannotOpen` when it
+    /// - Throws: `StorageError` with code `.misuse` when `maximumConnections` is below 1,
+    ///   `connectionTimeout` negative, or `statementTimeout` set with `transactionPooling`;
+    ///   `.unavailable` (the message names the host and port) when the server cannot be reached
+    ///   within the connect timeout, `.cannotOpen` when it
     ///   refuses the connection or (read-only) the schema or its store does not exist,
     ///   `.permissionDenied` when the role may not use the schema.
     public init(url: String, configuration: Configuration = .init()) throws {
@@ -100,13 +105,37 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                     + " 1 to 63 bytes, no NUL character"
             )
         }
+        if configuration.transactionPooling, let statementTimeout = configuration.statementTimeout {
+            throw StorageError(
+                .misuse,
+                "invalid PostgreSQL configuration: statementTimeout (\(statementTimeout)) is a session setting,"
+                    + " which a transaction pooler does not keep (transactionPooling: true); set statement_timeout"
+                    + " on the role or the database instead"
+            )
+        }
+        guard configuration.maximumConnections >= 1, configuration.connectionTimeout >= .zero else {
+            throw StorageError(
+                .misuse,
+                "invalid PostgreSQL configuration: maximumConnections must be at least 1 (is"
+                    + " \(configuration.maximumConnections)) and connectionTimeout not negative (is"
+                    + " \(configuration.connectionTimeout))"
+            )
+        }
         self.configuration = configuration
         primary = try PostgreSQLConnectionPool(url: url, configuration: configuration)
         writePool = try PostgreSQLConnectionPool(
             url: url,
             configuration: configuration,
-            defaultIsolation: configuration.isolation.rawValue
+            defaultIsolation: configuration.isolation.rawValue,
+            sharing: primary
         )
+        if let listenURL = configuration.listenURL {
+            var direct = configuration
+            direct.transactionPooling = false
+            listenPool = try PostgreSQLConnectionPool(url: listenURL, configuration: direct)
+        } else {
+            listenPool = configuration.transactionPooling ? nil : primary
+        }
         replicas = try configuration.replicaURLs.map {
             try PostgreSQLConnectionPool(url: $0, configuration: configuration)
         }
@@ -116,11 +145,17 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         writeLock =
             configuration.runAloneAfter == .max ? nil : "LOCK TABLE " + catalog.table + " IN ROW EXCLUSIVE MODE"
         aloneLock = "LOCK TABLE " + catalog.table + " IN EXCLUSIVE MODE"
-        let connection = try primary.connect()
-        if configuration.readOnly {
-            try checkStore(on: connection)
-        } else {
-            try createStore(on: connection)
+        let connection = try primary.checkOut()
+        do {
+            if configuration.readOnly {
+                try checkStore(on: connection)
+            } else {
+                try createStore(on: connection)
+            }
+        } catch {
+            primary.checkIn(connection)
+            primary.close()
+            throw error
         }
         primary.checkIn(connection)
     }
@@ -204,9 +239,10 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         }
     }
 
-    /// Closes every idle connection and stops listening for other processes' commits; later
-    /// calls throw `.closed`, as on every backend. Connections in use close when their
-    /// transaction ends.
+    /// Closes every idle connection and stops listening for other processes' commits, waiting
+    /// for the listener's thread to end (within half a second, or the connection attempt it is
+    /// making); later calls throw `.closed`, as on every backend. Connections in use close when
+    /// their transaction ends.
     public func close() {
         primary.close()
         writePool.close()
@@ -216,7 +252,13 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             return listeners.started
         }
         for listener in started { listener.stop() }
+        for listener in started { listener.join() }
     }
+
+    /// The connections this store has open to the primary now (idle or in use, the change
+    /// listener's not counted), and the most it had open at once: never more than
+    /// `configuration.maximumConnections`.
+    package var primaryConnectionCounts: (open: Int, peak: Int) { primary.limit.counts }
 
     /// `configuration.readOnly`: whether the store was opened read-only.
     public var isReadOnly: Bool { configuration.readOnly }
@@ -368,7 +410,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 // Sent with the first statement.
                 try connection.begin(alone ? aloneBegin : writeBegin, lock: alone ? aloneLock : writeLock)
                 let value = try body(transaction)
-                if !alone, let writer = transaction.singleSaveWriter() {
+                if !alone, !configuration.transactionPooling, let writer = transaction.singleSaveWriter() {
                     // One saved record and nothing sent: one statement on a connection whose
                     // default isolation is the write isolation, no `BEGIN` and no `COMMIT`.
                     transaction.invalidate()
@@ -426,7 +468,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 if try writer.saveAlone(on: connection, origin: origin, unobserved: true) != nil {
                     return false
                 }
-            } catch PostgreSQLChangeFeed.listenersAppeared {
+            } catch is PostgreSQLListenersAppeared {
                 listenersSeen.store(true, ordering: .relaxed)
             }
         }
@@ -502,9 +544,10 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     public func observeExternalCommits(_ handler: @escaping @Sendable ([CollectionChange]) -> Void) {
         // A listener registers itself in the store's listener table: a write.
         guard configuration.observesOtherProcesses, !configuration.readOnly else { return }
-        let primary = primary
+        // `LISTEN` needs a session, which a transaction pooler does not keep.
+        guard let listenPool = listenPool else { return }
         let listener = PostgreSQLChangeListener(
-            open: { try primary.connect(statementTimeout: false) },
+            open: { try listenPool.connect(statementTimeout: false) },
             catalog: catalog,
             channel: catalog.channel,
             origin: origin,
@@ -550,6 +593,19 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             // A statement found its collection's catalog stamp moved: read the schemas afresh.
             schemaCache.removeAll()
             return attempt <= limit
+        }
+        if let race = error.underlying as? PostgreSQLCatalogRace {
+            // Another process changed the catalog at the same moment: run again, as after a
+            // serialization failure, against the new catalog.
+            guard attempt <= limit else {
+                throw StorageError(
+                    .busy,
+                    "the transaction conflicted with others \(attempt) times in a row: " + error.message,
+                    collection: error.collection,
+                    underlying: race
+                )
+            }
+            return true
         }
         guard let cause = error.postgreSQL else { return false }
         // The primary's two pools share a server (and a schema): what is wrong with one's

@@ -3,12 +3,15 @@ import Foundation
 import Storage
 
 /// The rows of one single-row-mode query, read one result at a time; or, once another statement
-/// needed the connection, from a buffer holding the rest.
+/// needed the connection, from a buffer holding the rest. It ends its statement when released
+/// (`deinit` reads what the server still sends), so a stream dropped early never leaves the
+/// connection out of step.
 final class PostgreSQLStream {
     private unowned let connection: PostgreSQLConnection
     private let context: String
     private let collection: String?
-    private var current: OpaquePointer?
+    /// The result of the row handed out last: the row reads from it until the next one.
+    private var current: PostgreSQLResult?
     private var buffered: [BufferedRow]?
     private var bufferedIndex = 0
     private var deferredError: StorageError?
@@ -22,12 +25,13 @@ final class PostgreSQLStream {
         self.collection = collection
     }
 
+    deinit {
+        finish()
+    }
+
     /// The next row, or `nil` at the end.
     func next() throws -> (any StorageRow)? {
-        if let current {
-            PQclear(current)
-            self.current = nil
-        }
+        current = nil
         if let buffered {
             if bufferedIndex < buffered.count {
                 bufferedIndex += 1
@@ -41,19 +45,17 @@ final class PostgreSQLStream {
             isDone = true
             return nil
         }
-        switch PQresultStatus(result) {
+        switch result.status {
         case PGRES_SINGLE_TUPLE:
             current = result
-            let types = self.types ?? PostgreSQLRow.types(of: result)
+            let types = self.types ?? PostgreSQLRow.types(of: result.handle)
             self.types = types
-            return PostgreSQLRow(result: result, types: types)
+            return PostgreSQLRow(result: result.handle, types: types)
         case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
-            PQclear(result)
             finish()
             return nil
         default:
             let error = connection.streamFailure(result, context, collection: collection)
-            PQclear(result)
             finish()
             throw error
         }
@@ -61,13 +63,10 @@ final class PostgreSQLStream {
 
     /// Reads and discards whatever the server still sends for this query.
     func finish() {
-        if let current {
-            PQclear(current)
-            self.current = nil
-        }
+        current = nil
         guard !isDone else { return }
         isDone = true
-        while let result = connection.nextResult() { PQclear(result) }
+        while connection.nextResult() != nil {}
     }
 
     /// Copies the remaining rows into memory. The current row stays valid: the caller may still
@@ -75,16 +74,15 @@ final class PostgreSQLStream {
     func buffer() {
         var rows: [BufferedRow] = []
         while !isDone, let result = connection.nextResult() {
-            switch PQresultStatus(result) {
+            switch result.status {
             case PGRES_SINGLE_TUPLE:
-                let row = PostgreSQLRow(result: result, types: PostgreSQLRow.types(of: result))
+                let row = PostgreSQLRow(result: result.handle, types: PostgreSQLRow.types(of: result.handle))
                 rows.append(BufferedRow(values: (0..<row.types.count).map { row.value(at: $0) }))
             case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
                 break
             default:
                 deferredError = connection.streamFailure(result, context, collection: collection)
             }
-            PQclear(result)
         }
         isDone = true
         buffered = rows

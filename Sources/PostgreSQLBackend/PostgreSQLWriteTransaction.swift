@@ -140,9 +140,8 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
                     .busy,
                     "another process changed the collection at the same time",
                     collection: requested.name,
-                    underlying: PostgreSQLError(
-                        sqlState: PostgreSQLError.Code.serializationFailure.rawValue,
-                        message: error.message
+                    underlying: PostgreSQLCatalogRace(
+                        cause: error.postgreSQL ?? PostgreSQLError(sqlState: nil, message: error.message)
                     )
                 )
             }

@@ -50,6 +50,34 @@ package enum PostgreSQLTestServer {
         }
     }
 
+    /// `scripts/pgbouncer.sh` of this checkout.
+    package static var pgbouncerScript: String {
+        URL(fileURLWithPath: script).deletingLastPathComponent().appendingPathComponent("pgbouncer.sh").path
+    }
+
+    /// PgBouncer's URL (started on first use, in transaction pooling, as the server is, in
+    /// front of the private cluster), or `nil` when the tests use a server of their own
+    /// (`STORAGE_POSTGRES_URL`), in front of which none is started.
+    /// - Throws: `StorageError` with code `.unavailable` when PgBouncer cannot be started.
+    package static func pgbouncerURL() throws -> String? {
+        guard let directory = try privateClusterDirectory() else { return nil }
+        return try pgbouncer.withLock { url in
+            if let url { return url }
+            let started = try run(["start", directory], script: pgbouncerScript)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            url = started
+            return started
+        }
+    }
+
+    private static let pgbouncer = Locked<String?>(nil)
+
+    /// Whether `openStore` (and so the conformance suite's PostgreSQL store) goes through
+    /// PgBouncer: `STORAGE_POSTGRES_POOLER=pgbouncer`.
+    package static var throughPgBouncer: Bool {
+        ProcessInfo.processInfo.environment["STORAGE_POSTGRES_POOLER"] == "pgbouncer"
+    }
+
     /// The folder of the private cluster, for tests that stop and restart it; `nil` when the
     /// tests use a server given by `STORAGE_POSTGRES_URL`.
     package static func privateClusterDirectory() throws -> String? {
@@ -63,7 +91,7 @@ package enum PostgreSQLTestServer {
     /// Foundation's `Process` could miss the script's exit while tests start processes in parallel.
     /// - Throws: `StorageError` with code `.unavailable` when it fails.
     @discardableResult
-    package static func run(_ arguments: [String]) throws -> String {
+    package static func run(_ arguments: [String], script: String = script) throws -> String {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("postgres-sh-\(UUID().uuidString)")
         defer {
             try? FileManager.default.removeItem(atPath: output.path + ".out")
@@ -92,7 +120,8 @@ package enum PostgreSQLTestServer {
             let problems = (try? String(contentsOfFile: output.path + ".err", encoding: .utf8)) ?? ""
             throw StorageError(
                 .unavailable,
-                "scripts/postgres.sh \(arguments.joined(separator: " ")) failed: \(problems)"
+                "\(URL(fileURLWithPath: script).lastPathComponent) \(arguments.joined(separator: " ")) failed:"
+                    + " \(problems)"
             )
         }
         return text
@@ -143,7 +172,9 @@ package enum PostgreSQLTestServer {
                 let owner = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)),
                 owner > 0, kill(owner, 0) != 0, errno == ESRCH
             else { continue }
-            // Removed once its server is stopped, or when none runs (no `postmaster.pid`).
+            // Its PgBouncer (if one was started) first, then its server; removed once that is
+            // stopped, or when none runs (no `postmaster.pid`).
+            _ = try? run(["stop", directory], script: pgbouncerScript)
             let stopped = (try? run(["stop", directory])) != nil
             if stopped || !FileManager.default.fileExists(atPath: directory + "/data/postmaster.pid") {
                 try? FileManager.default.removeItem(atPath: directory)
@@ -153,6 +184,7 @@ package enum PostgreSQLTestServer {
 
     private static func stopPrivateCluster() {
         guard let directory = state.withLock({ $0?.directory }) else { return }
+        if pgbouncer.withLock({ $0 }) != nil { _ = try? run(["stop", directory], script: pgbouncerScript) }
         _ = try? run(["stop", directory])
         try? FileManager.default.removeItem(atPath: directory)
     }
@@ -177,6 +209,11 @@ package enum PostgreSQLTestServer {
     {
         var configuration = configuration ?? .init(poolSize: 2)
         configuration.schema = schema(for: path)
+        if throughPgBouncer, let pooled = try pgbouncerURL() {
+            configuration.transactionPooling = true
+            configuration.listenURL = try url()
+            return try ObjectStore(backend: .postgreSQL(url: pooled, configuration: configuration))
+        }
         return try ObjectStore(backend: .postgreSQL(url: url(), configuration: configuration))
     }
 }

@@ -147,8 +147,8 @@ enum PostgreSQLBackendConnectingAndConfiguringSnippets {
         try await tuned.close()
     }
 
-    /// Sources/PostgreSQLBackend/PostgreSQLBackend.docc/ConnectingAndConfiguring.md:115
-    static func block115() async throws {
+    /// Sources/PostgreSQLBackend/PostgreSQLBackend.docc/ConnectingAndConfiguring.md:126
+    static func block126() async throws {
         func currentTotal(of id: Int64, in store: ObjectStore, backend: PostgreSQLStorageBackend) throws -> Double? {
             try backend.readingFromPrimary { try store.fetch(Order.self, id: id)?.total }
         }
