@@ -115,29 +115,53 @@ struct LongCopyTests {
         }
     }
 
-    /// A CSV import shows both passes on a terminal: the check of the input (records and rate),
-    /// then the storing (with the percentage and time left the first pass made known).
-    @Test func aCSVImportShowsProgressOnATerminal() throws {
+    /// On a terminal, every long command draws its progress line: an import of each format
+    /// (both passes: the check of the input, then the storing with the percentage the first
+    /// pass made known), a verification, and an export to a file.
+    @Test func everyLongCommandShowsProgressOnATerminal() throws {
         try TemporaryDirectory.with("storage-import-progress") { directory in
-            var text = "id,name,score\n"
-            for id in 0..<150_000 { text += "\(id),name \(id),\(Double(id) / 7)\n" }
-            try Data(text.utf8).write(to: directory.appendingPathComponent("big.csv"))
-            let command = [StorageProcess.executable, "import", "big.sqlite", "People", "big.csv"]
-                .joined(separator: " ")
-            let terminal = try StorageProcess.spawn(
-                "/usr/bin/script",
-                ["-qfec", command, "/dev/null"],
-                in: directory,
-                input: nil
-            )
-            #expect(terminal.status == 0, "\(terminal.stdout)")
-            let redraws = terminal.stdout.components(separatedBy: "\r\u{1B}[2K").filter { $0.contains("records/s") }
-            #expect(redraws.contains { $0.hasPrefix("reading People: ") }, "\(terminal.stdout.debugDescription)")
+            let count = 120_000
+            var csv = "id,name,score\n"
+            var lines = ""
+            for id in 0..<count {
+                csv += "\(id),name \(id),\(Double(id) / 8)\n"
+                lines += "{\"id\": \(id), \"name\": \"name \(id)\", \"score\": \(Double(id) / 8)}\n"
+            }
+            try Data(csv.utf8).write(to: directory.appendingPathComponent("big.csv"))
+            try Data(lines.utf8).write(to: directory.appendingPathComponent("big.ndjson"))
+            let array = "[" + lines.split(separator: "\n").joined(separator: ",\n") + "]"
+            try Data(array.utf8).write(to: directory.appendingPathComponent("big.json"))
+            /// The progress lines `arguments` drew on a terminal.
+            func redraws(_ arguments: [String]) throws -> [String] {
+                let command = ([StorageProcess.executable] + arguments).joined(separator: " ")
+                let run = try StorageProcess.spawn(
+                    "/usr/bin/script",
+                    ["-qfec", command, "/dev/null"],
+                    in: directory,
+                    input: nil
+                )
+                #expect(run.status == 0, "\(arguments): \(run.stdout)")
+                return run.stdout.components(separatedBy: "\r\u{1B}[2K").filter { $0.contains("records/s") }
+            }
+            for file in ["big.csv", "big.ndjson", "big.json"] {
+                let store = "sqlite:" + file.replacingOccurrences(of: ".", with: "-") + ".sqlite"
+                let lines = try redraws(["import", store, "People", file])
+                #expect(lines.contains { $0.hasPrefix("reading People: ") }, "\(file): \(lines)")
+                #expect(
+                    lines.contains { $0.hasPrefix("importing into People: ") && $0.contains("%") },
+                    "\(file): \(lines)"
+                )
+            }
             #expect(
-                redraws.contains { $0.hasPrefix("importing into People: ") && $0.contains("%") },
-                "\(terminal.stdout.debugDescription)"
+                try StorageProcess.run(
+                    ["copy", "sqlite:big-csv.sqlite", "lmdb:copy.lmdb", "--no-verify"],
+                    in: directory
+                ).status == 0
             )
-            #expect(terminal.stdout.contains("imported 150,000 records into People"))
+            let verifying = try redraws(["verify", "sqlite:big-csv.sqlite", "lmdb:copy.lmdb"])
+            #expect(verifying.contains { $0.hasPrefix("verifying People: ") }, "\(verifying)")
+            let exporting = try redraws(["export", "sqlite:big-ndjson.sqlite", "People", "--output", "out.json"])
+            #expect(exporting.contains { $0.hasPrefix("exporting People: ") && $0.contains("%") }, "\(exporting)")
         }
     }
 
