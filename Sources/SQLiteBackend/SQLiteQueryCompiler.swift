@@ -23,6 +23,15 @@ struct SQLiteQueryCompiler {
         schema.column(named: name) == nil ? "NULL" : quote(name)
     }
 
+    /// The SQL reading the field at `path` inside column `name`'s JSON text (its path bound, so
+    /// appended to `arguments`), or the column itself for an empty path; `NULL` for a column
+    /// the table lacks.
+    mutating func column(_ name: String, path: [String]) -> String {
+        guard !path.isEmpty, schema.column(named: name) != nil else { return column(name) }
+        arguments.append(.text(Self.jsonPath(path)))
+        return Self.field(quote(name))
+    }
+
     /// ` WHERE ...` for `predicate`, or the empty string; `nil` when SQLite cannot take it (more
     /// than `parameterLimit` bound values, or nested deeper than `nestingLimit`), and the caller
     /// filters with `PreparedPredicate`.

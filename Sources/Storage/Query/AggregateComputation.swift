@@ -51,6 +51,9 @@ struct AggregateComputation {
     private let functions: [Aggregate.Function]
     /// The position in the scan's columns of each group column.
     private let groupPositions: [Int]
+    /// For each group column, the keys (`NestedField.keys(of:)`) of the field inside its JSON
+    /// text that is grouped by, or `nil` for the column itself; empty when no group is a field.
+    private let groupKeys: [[[UInt8]]?]
     /// The position in the scan's columns of each aggregate's column (`nil` for `count`).
     private let positions: [Int?]
     /// The stored type of each scan column: values read get its affinity, as SQL sees them.
@@ -70,6 +73,9 @@ struct AggregateComputation {
         aggregates = request.aggregates
         functions = request.aggregates.map(\.function)
         groupPositions = request.groupBy.map { columns.firstIndex(of: $0)! }
+        groupKeys =
+            request.groupsByNestedFields
+            ? request.groupPaths.map { $0.isEmpty ? nil : NestedField.keys(of: $0) } : []
         positions = request.aggregates.map { aggregate in aggregate.column.map { columns.firstIndex(of: $0)! } }
         self.types = types
         if request.groupBy.isEmpty {
@@ -87,18 +93,27 @@ struct AggregateComputation {
         return row.value(at: position).applyingAffinity(types[position])
     }
 
+    /// The value of the group column at `index` of `groupPositions`: the column's value, or the
+    /// field inside its JSON text that is grouped by.
+    @inline(__always)
+    private func groupValue(_ row: any StorageRow, _ index: Int) -> StorageValue {
+        let value = value(row, at: groupPositions[index])
+        guard !groupKeys.isEmpty, let keys = groupKeys[index] else { return value }
+        return NestedField.value(in: value, keys: keys)
+    }
+
     /// The index of the group of `row`, made when it is the group's first record.
     private mutating func group(of row: any StorageRow) -> Int {
         switch groupPositions.count {
         case 0:
             return 0
         case 1:
-            let value = value(row, at: groupPositions[0])
+            let value = groupValue(row, 0)
             if let group = groupBySingle[GroupKey(value: value)] { return group }
             groupBySingle[GroupKey(value: value)] = groupValues.count
             return newGroup([value])
         default:
-            let values = groupPositions.map { value(row, at: $0) }
+            let values = groupPositions.indices.map { groupValue(row, $0) }
             let key = values.map { GroupKey(value: $0) }
             if let group = groupByMany[key] { return group }
             groupByMany[key] = groupValues.count
