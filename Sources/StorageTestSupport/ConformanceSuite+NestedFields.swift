@@ -121,6 +121,35 @@ struct Resident: Codable, Equatable, StorableModel {
     ]
 }
 
+/// `Resident` with an index on a nested field, in its own collection.
+struct IndexedResident: Codable, Equatable, StorableModel {
+    static let collectionName = "indexed_residents"
+    static let indexes: [IndexDefinition] = [IndexDefinition(nested: "address", "city"), IndexDefinition(["age"])]
+    var id: Int64
+    var age: Int
+    var address: NestedAddress?
+}
+
+/// A nested index no engine may accept: a path into an integer column.
+struct BadlyIndexedResident: Codable, StorableModel {
+    static let collectionName = "badly_indexed"
+    static let indexes: [IndexDefinition] = [IndexDefinition(nested: "age", "x")]
+    var id: Int64
+    var age: Int
+}
+
+/// A nested index marked unique, which no engine may accept either.
+struct UniquelyIndexedResident: Codable, StorableModel {
+    static let collectionName = "uniquely_indexed"
+    static var indexes: [IndexDefinition] {
+        var index = IndexDefinition(nested: "address", "city")
+        index.isUnique = true
+        return [index]
+    }
+    var id: Int64
+    var address: NestedAddress?
+}
+
 extension ConformanceSuite {
     /// Fields inside nested `Codable` values (JSON text): `Column("address", "city")` in filters
     /// and orderings, with the same answers on every engine.
@@ -322,6 +351,34 @@ extension ConformanceSuite {
                 _ = try store.aggregate(Resident.self, [Aggregate.count.named("address.city")], groupBy: [city])
             }
             #expect(clash?.column == "address.city")
+        },
+        check("nested fields: an index on one answers as without it, survives a reopen, and bad ones are refused") {
+            fixture,
+            directory in
+            let indexed = Resident.all.map { IndexedResident(id: $0.id, age: $0.age, address: $0.address) }
+            do {
+                let store = try fixture.openStore(in: directory)
+                try store.save(contentsOf: indexed)
+                try store.close()
+            }
+            let store = try fixture.openStore(in: directory)
+            try store.save(IndexedResident(id: 9, age: 30, address: NestedAddress(city: "Oslo")))
+            let city = Column("address", "city")
+            #expect(try store.fetchAll(IndexedResident.self, where: city == "Oslo").map(\.id) == [1, 7, 9])
+            #expect(try store.fetchAll(IndexedResident.self, where: city > "P").map(\.id) == [3, 6, 8])
+            #expect(try store.fetchAll(IndexedResident.self, where: city == nil).map(\.id) == [4, 5])
+            #expect(
+                try store.fetchAll(IndexedResident.self, orderBy: [.ascending(city)], limit: 4).map(\.id) == [4, 5, 2, 1]
+            )
+            #expect(try store.count(IndexedResident.self, where: city.in(["Oslo", "Bergen"])) == 4)
+            let groups = try store.aggregate(IndexedResident.self, [.count], where: city < "P", groupBy: [city])
+            #expect(groups == [["address.city": "Bergen", "count": 1], ["address.city": "Oslo", "count": 3]])
+            // A path the index does not cover still answers.
+            #expect(try store.fetchAll(IndexedResident.self, where: Column("address", "zip") > 6_000).map(\.id) == [6, 8])
+            #expect(try store.fetchAll(IndexedResident.self, where: city == "Oslo" && Column("age") > 40).map(\.id) == [7])
+            expectError(.schemaMismatch) { try store.save(BadlyIndexedResident(id: 1, age: 1)) }
+            expectError(.schemaMismatch) { try store.save(UniquelyIndexedResident(id: 1, address: nil)) }
+            #expect(try store.count(BadlyIndexedResident.self) == 0)
         },
         check("nested fields: hostile keys are plain keys, and paths SQL cannot carry are refused") {
             fixture,
