@@ -267,7 +267,8 @@ struct SQLiteQueryCompiler {
                 // An indexed field's path is written in the SQL, so it is part of the shape.
                 case .nested(let path, let inner):
                     let name = inner.columnNames.first ?? ""
-                    let written = !expressible(path) || (schema.column(named: name) != nil && isIndexed(name, path, schema))
+                    let written =
+                        !expressible(path) || (schema.column(named: name) != nil && isIndexed(name, path, schema))
                     return .nested(path: written ? path : [], shape(of: inner, schema))
                 default: return term
                 }

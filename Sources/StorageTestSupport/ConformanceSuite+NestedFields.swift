@@ -317,7 +317,11 @@ extension ConformanceSuite {
             )
             // A field of numbers, a boolean and text: numbers by value (5 and 5.0 are one group),
             // then text; objects group by their JSON text.
-            let flex = try store.aggregate(Resident.self, [.count, .minimum("id")], groupBy: [Column("address", "flex")])
+            let flex = try store.aggregate(
+                Resident.self,
+                [.count, .minimum("id")],
+                groupBy: [Column("address", "flex")]
+            )
             #expect(flex.map { $0["count"] } == [1, 1, 1, 1, 2, 1, 1])
             #expect(flex.map { $0["min(id)"] } == [4, 8, 5, 3, 1, 6, 2])
             #expect(flex.first?["address.flex"] == .null)
@@ -368,14 +372,20 @@ extension ConformanceSuite {
             #expect(try store.fetchAll(IndexedResident.self, where: city > "P").map(\.id) == [3, 6, 8])
             #expect(try store.fetchAll(IndexedResident.self, where: city == nil).map(\.id) == [4, 5])
             #expect(
-                try store.fetchAll(IndexedResident.self, orderBy: [.ascending(city)], limit: 4).map(\.id) == [4, 5, 2, 1]
+                try store.fetchAll(IndexedResident.self, orderBy: [.ascending(city)], limit: 4).map(\.id) == [
+                    4, 5, 2, 1,
+                ]
             )
             #expect(try store.count(IndexedResident.self, where: city.in(["Oslo", "Bergen"])) == 4)
             let groups = try store.aggregate(IndexedResident.self, [.count], where: city < "P", groupBy: [city])
             #expect(groups == [["address.city": "Bergen", "count": 1], ["address.city": "Oslo", "count": 3]])
             // A path the index does not cover still answers.
-            #expect(try store.fetchAll(IndexedResident.self, where: Column("address", "zip") > 6_000).map(\.id) == [6, 8])
-            #expect(try store.fetchAll(IndexedResident.self, where: city == "Oslo" && Column("age") > 40).map(\.id) == [7])
+            #expect(
+                try store.fetchAll(IndexedResident.self, where: Column("address", "zip") > 6_000).map(\.id) == [6, 8]
+            )
+            #expect(
+                try store.fetchAll(IndexedResident.self, where: city == "Oslo" && Column("age") > 40).map(\.id) == [7]
+            )
             expectError(.schemaMismatch) { try store.save(BadlyIndexedResident(id: 1, age: 1)) }
             expectError(.schemaMismatch) { try store.save(UniquelyIndexedResident(id: 1, address: nil)) }
             #expect(try store.count(BadlyIndexedResident.self) == 0)

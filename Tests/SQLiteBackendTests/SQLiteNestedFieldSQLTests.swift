@@ -60,7 +60,9 @@ struct SQLiteNestedFieldSQLTests {
             let path = directory.appendingPathComponent("i.sqlite").path
             let store = try ObjectStore(backend: SQLiteStorageBackend(path: path))
             defer { try? store.close() }
-            try store.save(contentsOf: (1...300).map { Inhabitant(id: $0, address: Place(city: "c\($0 % 30)", zip: Int($0))) })
+            try store.save(
+                contentsOf: (1...300).map { Inhabitant(id: $0, address: Place(city: "c\($0 % 30)", zip: Int($0))) }
+            )
             let schema = try store.schema(of: Inhabitant.collectionName)
             let stored = try #require(schema)
             #expect(stored.indexes == [IndexDefinition(nested: "address", "city")])

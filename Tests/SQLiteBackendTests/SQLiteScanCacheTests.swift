@@ -71,7 +71,8 @@ import Testing
         #expect(longCompiler.arguments.count == 1)
         // A short list binds a parameter per value, so its length is part of its shape.
         #expect(
-            SQLiteQueryCompiler.shape(of: Column("a").in([1, 2]), Self.schema) != SQLiteQueryCompiler.shape(of: Column("a").in([1]), Self.schema)
+            SQLiteQueryCompiler.shape(of: Column("a").in([1, 2]), Self.schema)
+                != SQLiteQueryCompiler.shape(of: Column("a").in([1]), Self.schema)
         )
     }
 }

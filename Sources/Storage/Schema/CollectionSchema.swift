@@ -189,7 +189,9 @@ public struct CollectionSchema: Sendable, Hashable {
         where key.utf8.count > Column.maximumKeyLength
             || key.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" || $0.value < 0x20 })
         {
-            throw refuse("the key \(Identifier.quoted(key)) is longer than 1,024 bytes or holds a quote, a backslash or a control character")
+            throw refuse(
+                "the key \(Identifier.quoted(key)) is longer than 1,024 bytes or holds a quote, a backslash or a control character"
+            )
         }
     }
 }
