@@ -64,7 +64,12 @@ extension SQLiteConnection {
                     if case .text(let column) = statement.row.value(at: 0) { indexColumns.append(column) }
                 }
             }
-            if !indexColumns.isEmpty { indexes.append(IndexDefinition(indexColumns, unique: isUnique)) }
+            if !indexColumns.isEmpty {
+                indexes.append(IndexDefinition(indexColumns, unique: isUnique))
+            } else if let nested = IndexDefinition.nested(named: indexName) {
+                // An expression index (pragma_index_info names no column): a nested field's.
+                indexes.append(nested)
+            }
         }
         return CollectionSchema(
             name: name,

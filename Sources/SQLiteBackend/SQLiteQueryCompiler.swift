@@ -23,6 +23,16 @@ struct SQLiteQueryCompiler {
         schema.column(named: name) == nil ? "NULL" : quote(name)
     }
 
+    /// The SQL reading the field at `path` inside column `name`'s JSON text (its path bound, so
+    /// appended to `arguments`), or the column itself for an empty path; `NULL` for a column
+    /// the table lacks.
+    mutating func column(_ name: String, path: [String]) -> String {
+        guard !path.isEmpty, schema.column(named: name) != nil else { return column(name) }
+        if Self.isIndexed(name, path, schema) { return Self.indexedField(quote(name), path) }
+        arguments.append(.text(Self.jsonPath(path)))
+        return Self.field(quote(name))
+    }
+
     /// ` WHERE ...` for `predicate`, or the empty string; `nil` when SQLite cannot take it (more
     /// than `parameterLimit` bound values, or nested deeper than `nestingLimit`), and the caller
     /// filters with `PreparedPredicate`.
@@ -42,6 +52,9 @@ struct SQLiteQueryCompiler {
             guard schema.column(named: term.column) != nil else { return nil }
             let direction = term.isDescending ? " DESC" : " ASC"
             guard !term.path.isEmpty else { return quote(term.column) + direction }
+            if Self.isIndexed(term.column, term.path, schema) {
+                return Self.indexedField(quote(term.column), term.path) + direction
+            }
             arguments.append(.text(Self.jsonPath(term.path)))
             return Self.field(quote(term.column)) + direction
         }
@@ -49,8 +62,33 @@ struct SQLiteQueryCompiler {
     }
 
     /// The values `orderByClause` binds for `ordering`, in order, without building any SQL.
-    static func orderArguments(_ ordering: [Ordering]) -> [StorageValue] {
-        ordering.compactMap { $0.path.isEmpty ? nil : .text(jsonPath($0.path)) }
+    static func orderArguments(_ ordering: [Ordering], _ schema: CollectionSchema) -> [StorageValue] {
+        ordering.compactMap { term in
+            term.path.isEmpty || schema.column(named: term.column) == nil || isIndexed(term.column, term.path, schema)
+                ? nil : .text(jsonPath(term.path))
+        }
+    }
+
+    /// Whether `schema` has an index on the field at `path` inside `column`
+    /// (``IndexDefinition/init(nested:_:)``): its queries then write the index's expression,
+    /// path and all, for SQLite to match it (a bound path matches no index).
+    static func isIndexed(_ column: String, _ path: [String], _ schema: CollectionSchema) -> Bool {
+        guard !schema.indexes.isEmpty else { return false }
+        return schema.indexes.contains { index in
+            index.path == path && index.columns.count == 1 && Identifier.spelledAlike(index.columns[0], column)
+        }
+    }
+
+    /// `field(_:)` with the path written in the SQL as a string literal, the expression of an
+    /// index on a nested field and of the queries that use it. Only a declared index's path is
+    /// ever written so; its keys hold no quote, backslash or control character (the schema
+    /// refuses them), and a `'` is doubled as SQL writes one in a literal.
+    static func indexedField(_ column: String, _ path: [String]) -> String {
+        var literal = "'"
+        for character in jsonPath(path) { literal += character == "'" ? "''" : String(character) }
+        literal += "'"
+        return "(CASE WHEN typeof(" + column + ") = 'text' AND json_valid(" + column + ") THEN json_extract("
+            + column + ", " + literal + ") END)"
     }
 
     /// The SQL of a field inside the JSON text of `column` (an expression), its path bound to
@@ -154,8 +192,13 @@ struct SQLiteQueryCompiler {
             isComplete = false
             return ("NULL", 0)
         }
-        arguments.append(.text(Self.jsonPath(path)))
-        let field = Self.field(column(name))
+        let field: String
+        if schema.column(named: name) != nil, Self.isIndexed(name, path, schema) {
+            field = Self.indexedField(quote(name), path)
+        } else {
+            arguments.append(.text(Self.jsonPath(path)))
+            field = Self.field(column(name))
+        }
         switch inner {
         case .compare(_, let comparison, let value):
             arguments.append(value)
@@ -184,29 +227,36 @@ struct SQLiteQueryCompiler {
     }
 
     /// Appends the values `compile` binds for a term, in the order of its placeholders.
-    private static func termArguments(_ term: StoragePredicate, into arguments: inout [StorageValue]) {
+    private static func termArguments(
+        _ term: StoragePredicate,
+        _ schema: CollectionSchema,
+        into arguments: inout [StorageValue]
+    ) {
         switch term {
         case .compare(_, _, let value): arguments.append(value)
         case .like(_, let pattern): arguments.append(.text(pattern))
         case .in(_, let values): arguments.append(contentsOf: InList(values).arguments)
         case .nested(let path, let inner) where expressible(path):
-            arguments.append(.text(jsonPath(path)))
-            termArguments(inner, into: &arguments)
+            let name = inner.columnNames.first ?? ""
+            if schema.column(named: name) == nil || !isIndexed(name, path, schema) {
+                arguments.append(.text(jsonPath(path)))
+            }
+            termArguments(inner, schema, into: &arguments)
         default: break
         }
     }
 
     /// The values `compile` binds for `predicate`, in the same order, without building any SQL.
-    static func arguments(of predicate: StoragePredicate?) -> [StorageValue] {
+    static func arguments(of predicate: StoragePredicate?, _ schema: CollectionSchema) -> [StorageValue] {
         var values: [StorageValue] = []
-        predicate?.forEachTerm { termArguments($0, into: &values) }
+        predicate?.forEachTerm { termArguments($0, schema, into: &values) }
         return values
     }
 
     /// A predicate that compiles to the same SQL text as `predicate` and only to it (values
     /// replaced by null, IN lists by what their SQL depends on): the key of the scan-SQL cache,
     /// small even when the predicate holds a million-value IN list.
-    static func shape(of predicate: StoragePredicate) -> StoragePredicate {
+    static func shape(of predicate: StoragePredicate, _ schema: CollectionSchema) -> StoragePredicate {
         predicate.fold(
             term: { term in
                 switch term {
@@ -214,7 +264,12 @@ struct SQLiteQueryCompiler {
                 case .like(let name, _): return .like(name, "")
                 case .in(let name, let values): return .in(name, InList.shape(of: values))
                 // The path is bound, so the SQL depends on it only through whether it can be.
-                case .nested(let path, let inner): return .nested(path: expressible(path) ? [] : path, shape(of: inner))
+                // An indexed field's path is written in the SQL, so it is part of the shape.
+                case .nested(let path, let inner):
+                    let name = inner.columnNames.first ?? ""
+                    let written =
+                        !expressible(path) || (schema.column(named: name) != nil && isIndexed(name, path, schema))
+                    return .nested(path: written ? path : [], shape(of: inner, schema))
                 default: return term
                 }
             },
@@ -330,10 +385,10 @@ struct SQLiteScanShape: Hashable {
     let hasOffset: Bool
     let schemaVersion: Int64
 
-    init(_ request: ScanRequest, schemaVersion: Int64) {
+    init(_ request: ScanRequest, _ schema: CollectionSchema, schemaVersion: Int64) {
         collection = request.collection
         columns = request.columns
-        predicate = request.predicate.map(SQLiteQueryCompiler.shape)
+        predicate = request.predicate.map { SQLiteQueryCompiler.shape(of: $0, schema) }
         ordering = request.ordering
         hasLimit = request.limit != nil
         hasOffset = request.offset > 0

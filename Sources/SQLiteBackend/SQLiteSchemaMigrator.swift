@@ -96,9 +96,15 @@ struct SQLiteSchemaMigrator {
     }
 
     private func createIndex(_ index: IndexDefinition, on table: String) throws {
+        // A nested field's index is on the expression its queries compile to, the path written
+        // as a literal (an index cannot bind one); see `SQLiteQueryCompiler.indexedField`.
+        let indexed =
+            index.path.isEmpty
+            ? index.columns.map(quote).joined(separator: ", ")
+            : SQLiteQueryCompiler.indexedField(quote(index.columns[0]), index.path)
         let sql =
             "CREATE " + (index.isUnique ? "UNIQUE " : "") + "INDEX IF NOT EXISTS " + quote(index.name(in: table))
-            + " ON " + quote(table) + " (" + index.columns.map(quote).joined(separator: ", ") + ")"
+            + " ON " + quote(table) + " (" + indexed + ")"
         try connection.execute(sql, collection: table)
     }
 

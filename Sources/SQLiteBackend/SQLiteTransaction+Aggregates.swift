@@ -20,12 +20,19 @@ extension SQLiteReadTransaction: AggregatingReadTransaction {
         case realAverage(sum: Int, count: Int)
     }
 
+    /// Groups by a field inside a column's JSON text with the expression a nested condition
+    /// uses (`json_extract` with a bound path, null unless the value is valid JSON text).
+    var groupsByNestedFields: Bool { true }
+
     func aggregate(_ request: AggregateRequest) throws -> [[StorageValue]]? {
         try checkActive()
         if isUnpinned { try requirePinnedRead() }
         guard let schema = try storedSchema(of: request.collection) else { return nil }
+        if request.groupPaths.contains(where: { !$0.isEmpty && !SQLiteQueryCompiler.expressible($0) }) { return nil }
         var compiler = SQLiteQueryCompiler(schema: schema)
-        var selected = request.groupBy.map { compiler.column($0) }
+        // The group expressions come first in the statement, so their bound paths (if any) are
+        // the first arguments, before the WHERE clause's.
+        var selected = zip(request.groupBy, request.groupPaths).map { compiler.column($0, path: $1) }
         var readings: [Reading] = []
         for aggregate in request.aggregates {
             let column = aggregate.column.map { compiler.column($0) }
@@ -65,7 +72,9 @@ extension SQLiteReadTransaction: AggregatingReadTransaction {
         if selected.isEmpty { selected = ["NULL"] }
         var sql = "SELECT " + selected.joined(separator: ", ") + " FROM " + quote(request.collection) + whereClause
         if !request.groupBy.isEmpty {
-            let groups = request.groupBy.map { compiler.column($0) }
+            // Each group by its position in the result (SQLite's `GROUP BY 1`), so a nested
+            // field's expression and its bound path are written once.
+            let groups = request.groupBy.indices.map { String($0 + 1) }
             sql += " GROUP BY " + groups.joined(separator: ", ")
             sql += " ORDER BY " + groups.map { $0 + " ASC" }.joined(separator: ", ")
         }

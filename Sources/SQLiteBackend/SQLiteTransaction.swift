@@ -158,12 +158,12 @@ class SQLiteReadTransaction: BackendReadTransaction {
             paging.append(.integer(Int64(request.limit.map { max(0, $0) } ?? -1)))
         }
         if request.offset > 0 { paging.append(.integer(Int64(request.offset))) }
-        let shape = cacheableSchemaVersion.map { SQLiteScanShape(request, schemaVersion: $0) }
+        let shape = cacheableSchemaVersion.map { SQLiteScanShape(request, schema, schemaVersion: $0) }
         if let shape, let sql = connection.scanSQL[shape] {
             return (
                 sql,
-                SQLiteQueryCompiler.arguments(of: request.predicate)
-                    + SQLiteQueryCompiler.orderArguments(request.ordering) + paging
+                SQLiteQueryCompiler.arguments(of: request.predicate, schema)
+                    + SQLiteQueryCompiler.orderArguments(request.ordering, schema) + paging
             )
         }
         var compiler = SQLiteQueryCompiler(schema: schema)
@@ -383,6 +383,9 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, BackendWriteTransacti
         }
         return schema
     }
+
+    /// Indexes on nested fields are expression indexes (`SQLiteQueryCompiler.indexedField`).
+    var indexesNestedFields: Bool { true }
 
     func prepareCollection(_ schema: CollectionSchema) throws -> CollectionSchema {
         try checkActive()

@@ -121,6 +121,35 @@ struct Resident: Codable, Equatable, StorableModel {
     ]
 }
 
+/// `Resident` with an index on a nested field, in its own collection.
+struct IndexedResident: Codable, Equatable, StorableModel {
+    static let collectionName = "indexed_residents"
+    static let indexes: [IndexDefinition] = [IndexDefinition(nested: "address", "city"), IndexDefinition(["age"])]
+    var id: Int64
+    var age: Int
+    var address: NestedAddress?
+}
+
+/// A nested index no engine may accept: a path into an integer column.
+struct BadlyIndexedResident: Codable, StorableModel {
+    static let collectionName = "badly_indexed"
+    static let indexes: [IndexDefinition] = [IndexDefinition(nested: "age", "x")]
+    var id: Int64
+    var age: Int
+}
+
+/// A nested index marked unique, which no engine may accept either.
+struct UniquelyIndexedResident: Codable, StorableModel {
+    static let collectionName = "uniquely_indexed"
+    static var indexes: [IndexDefinition] {
+        var index = IndexDefinition(nested: "address", "city")
+        index.isUnique = true
+        return [index]
+    }
+    var id: Int64
+    var address: NestedAddress?
+}
+
 extension ConformanceSuite {
     /// Fields inside nested `Codable` values (JSON text): `Column("address", "city")` in filters
     /// and orderings, with the same answers on every engine.
@@ -234,6 +263,132 @@ extension ConformanceSuite {
                 orderBy: [.descending(Column("address", "zip"))]
             )
             #expect(rows.map { $0["id"] } == [.integer(7), .integer(1)])
+        },
+        check("nested fields: grouping (missing and null in the null group, named with dots, byte order)") {
+            fixture,
+            directory in
+            let store = try fixture.openStore(in: directory)
+            try store.save(contentsOf: Resident.all)
+            let city = Column("address", "city")
+            let byCity = try store.aggregate(Resident.self, [.count, .sum("age"), .maximum("id")], groupBy: [city])
+            #expect(
+                byCity == [
+                    ["address.city": .null, "count": 2, "sum(age)": 111, "max(id)": 5],
+                    ["address.city": "Bergen", "count": 1, "sum(age)": 25, "max(id)": 2],
+                    ["address.city": "Oslo", "count": 2, "sum(age)": 85, "max(id)": 7],
+                    ["address.city": "Trondheim", "count": 1, "sum(age)": 70, "max(id)": 8],
+                    ["address.city": "oslo", "count": 1, "sum(age)": 33, "max(id)": 3],
+                    ["address.city": "\u{C5}lesund", "count": 1, "sum(age)": 19, "max(id)": 6],
+                ]
+            )
+            // The same through the untyped call, with a condition on a nested field and a column.
+            let older = try store.aggregate(
+                in: Resident.collectionName,
+                [.count],
+                where: Column("age") > 30 && Column("address", "zip") != 150,
+                groupBy: [city]
+            )
+            #expect(
+                older == [
+                    ["address.city": .null, "count": 1], ["address.city": "Oslo", "count": 1],
+                    ["address.city": "Trondheim", "count": 1],
+                ]
+            )
+            // Booleans are 1 and 0; two group columns, a field and a plain column.
+            let verified = try store.aggregate(Resident.self, [.count], groupBy: [Column("address", "verified")])
+            #expect(
+                verified == [
+                    ["address.verified": .null, "count": 4], ["address.verified": 0, "count": 2],
+                    ["address.verified": 1, "count": 2],
+                ]
+            )
+            let pairs = try store.aggregate(
+                Resident.self,
+                [.count],
+                where: Column("age") < 50,
+                groupBy: [Column("address", "verified"), Column("address", "geo", "label")]
+            )
+            #expect(
+                pairs == [
+                    ["address.verified": .null, "address.geo.label": .null, "count": 2],
+                    ["address.verified": 0, "address.geo.label": .null, "count": 2],
+                    ["address.verified": 1, "address.geo.label": "n", "count": 1],
+                ]
+            )
+            // A field of numbers, a boolean and text: numbers by value (5 and 5.0 are one group),
+            // then text; objects group by their JSON text.
+            let flex = try store.aggregate(
+                Resident.self,
+                [.count, .minimum("id")],
+                groupBy: [Column("address", "flex")]
+            )
+            #expect(flex.map { $0["count"] } == [1, 1, 1, 1, 2, 1, 1])
+            #expect(flex.map { $0["min(id)"] } == [4, 8, 5, 3, 1, 6, 2])
+            #expect(flex.first?["address.flex"] == .null)
+            #expect(flex.last?["address.flex"] == "five")
+            let geo = try store.aggregate(Resident.self, [.count], groupBy: [Column("address", "geo")])
+            #expect(geo.map { $0["count"] } == [4, 1, 1, 1, 1])
+            #expect(
+                geo.dropFirst().allSatisfy { row in
+                    guard case .text(let json)? = row["address.geo"] else { return false }
+                    return json.hasPrefix(#"{""#)
+                }
+            )
+            // Text that is not JSON reads as null; one JSON note is its own group.
+            let notes = try store.aggregate(Resident.self, [.count], groupBy: [Column("note", "x")])
+            #expect(notes == [["note.x": .null, "count": 7], ["note.x": 1, "count": 1]])
+            // No records: no groups.
+            #expect(try store.aggregate(Resident.self, [.count], where: Column("age") > 100, groupBy: [city]) == [])
+            // Refused alike everywhere: a path into an integer column, a key SQL cannot carry,
+            // an unknown column, and a result named as the group is.
+            let integer = expectError(.invalidQuery) {
+                _ = try store.aggregate(Resident.self, [.count], groupBy: [Column("age", "x")])
+            }
+            #expect(integer?.column == "age")
+            expectError(.invalidQuery) {
+                _ = try store.aggregate(Resident.self, [.count], groupBy: [Column("address", "a\"b")])
+            }
+            expectError(.unknownColumn) {
+                _ = try store.aggregate(Resident.self, [.count], groupBy: [Column("nowhere", "city")])
+            }
+            let clash = expectError(.invalidQuery) {
+                _ = try store.aggregate(Resident.self, [Aggregate.count.named("address.city")], groupBy: [city])
+            }
+            #expect(clash?.column == "address.city")
+        },
+        check("nested fields: an index on one answers as without it, survives a reopen, and bad ones are refused") {
+            fixture,
+            directory in
+            let indexed = Resident.all.map { IndexedResident(id: $0.id, age: $0.age, address: $0.address) }
+            do {
+                let store = try fixture.openStore(in: directory)
+                try store.save(contentsOf: indexed)
+                try store.close()
+            }
+            let store = try fixture.openStore(in: directory)
+            try store.save(IndexedResident(id: 9, age: 30, address: NestedAddress(city: "Oslo")))
+            let city = Column("address", "city")
+            #expect(try store.fetchAll(IndexedResident.self, where: city == "Oslo").map(\.id) == [1, 7, 9])
+            #expect(try store.fetchAll(IndexedResident.self, where: city > "P").map(\.id) == [3, 6, 8])
+            #expect(try store.fetchAll(IndexedResident.self, where: city == nil).map(\.id) == [4, 5])
+            #expect(
+                try store.fetchAll(IndexedResident.self, orderBy: [.ascending(city)], limit: 4).map(\.id) == [
+                    4, 5, 2, 1,
+                ]
+            )
+            #expect(try store.count(IndexedResident.self, where: city.in(["Oslo", "Bergen"])) == 4)
+            let groups = try store.aggregate(IndexedResident.self, [.count], where: city < "P", groupBy: [city])
+            #expect(groups == [["address.city": "Bergen", "count": 1], ["address.city": "Oslo", "count": 3]])
+            // A path the index does not cover still answers.
+            #expect(
+                try store.fetchAll(IndexedResident.self, where: Column("address", "zip") > 6_000).map(\.id) == [6, 8]
+            )
+            #expect(
+                try store.fetchAll(IndexedResident.self, where: city == "Oslo" && Column("age") > 40).map(\.id) == [7]
+            )
+            expectError(.schemaMismatch) { try store.save(BadlyIndexedResident(id: 1, age: 1)) }
+            expectError(.schemaMismatch) { try store.save(UniquelyIndexedResident(id: 1, address: nil)) }
+            #expect(try store.count(BadlyIndexedResident.self) == 0)
         },
         check("nested fields: hostile keys are plain keys, and paths SQL cannot carry are refused") {
             fixture,

@@ -41,4 +41,44 @@ import Testing
             #expect(averages == [["avg(amount)": 4_611_686_018_427_387_904.0, "sum(price)": 8.0]])
         }
     }
+
+    @Test func groupingByANestedFieldRunsInSQLiteWithItsPathBound() throws {
+        try TemporaryDirectory.with("sqlite-nested-groups") { directory in
+            let backend = try SQLiteStorageBackend(path: directory.appendingPathComponent("n.sqlite").path)
+            let store = ObjectStore(backend: backend)
+            defer { try? store.close() }
+            try store.insert(
+                dictionaries: [
+                    ["id": 1, "address": #"{"city":"Oslo","n":1}"#, "amount": 10],
+                    ["id": 2, "address": #"{"city":"Oslo"}"#, "amount": 5],
+                    ["id": 3, "address": #"{"city":null}"#, "amount": 1],
+                    ["id": 4, "address": "not json", "amount": 2],
+                    ["id": 5, "amount": 3],
+                    ["id": 6, "address": #"{"city":{"a":1}}"#, "amount": 4],
+                    ["id": 7, "address": #"{"city":2}"#, "amount": 7],
+                    ["id": 8, "address": #"{"city":"Oslo"}"#, "amount": 500],
+                ],
+                into: "docs"
+            )
+            // The group's path is bound before the WHERE clause's value: both must land.
+            let request = AggregateRequest(
+                collection: "docs",
+                aggregates: [.count, .sum("amount")],
+                predicate: .compare("amount", .less, .integer(100)),
+                groupBy: ["address"],
+                groupPaths: [["city"]]
+            )
+            let answer: [[StorageValue]] = [[.null, 3, 6], [2, 1, 7], ["Oslo", 2, 15], [#"{"a":1}"#, 1, 4]]
+            #expect(try AggregatePushDown.answer(backend, request) == answer)
+            // The store asks SQLite (it declares groupsByNestedFields) and names the group.
+            let rows = try store.aggregate(
+                in: "docs",
+                [.count, .sum("amount")],
+                where: Column("amount") < 100,
+                groupBy: [Column("address", "city")]
+            )
+            #expect(rows.map { $0["address.city"] } == [.null, 2, "Oslo", #"{"a":1}"#])
+            #expect(rows.map { $0["sum(amount)"] } == [6, 7, 15, 4])
+        }
+    }
 }

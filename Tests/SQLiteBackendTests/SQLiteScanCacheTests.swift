@@ -29,7 +29,7 @@ import Testing
     func argumentsComeInTheOrderTheCompilerBindsThem(_ predicate: StoragePredicate) {
         var compiler = SQLiteQueryCompiler(schema: Self.schema)
         _ = compiler.whereClause(predicate)
-        #expect(SQLiteQueryCompiler.arguments(of: predicate) == compiler.arguments)
+        #expect(SQLiteQueryCompiler.arguments(of: predicate, Self.schema) == compiler.arguments)
     }
 
     @Test func oneShapeServesManyValues() throws {
@@ -63,15 +63,16 @@ import Testing
     @Test func longInListsShareOneSmallShape() {
         let long = Column("a").in(0..<1_000_000)
         let shorter = Column("a").in(0..<500)
-        #expect(SQLiteQueryCompiler.shape(of: long) == SQLiteQueryCompiler.shape(of: shorter))
-        #expect(SQLiteQueryCompiler.shape(of: long) == .in("a", [.integer(0)]))
+        #expect(SQLiteQueryCompiler.shape(of: long, Self.schema) == SQLiteQueryCompiler.shape(of: shorter, Self.schema))
+        #expect(SQLiteQueryCompiler.shape(of: long, Self.schema) == .in("a", [.integer(0)]))
         var longCompiler = SQLiteQueryCompiler(schema: Self.schema)
         var shorterCompiler = SQLiteQueryCompiler(schema: Self.schema)
         #expect(longCompiler.whereClause(long) == shorterCompiler.whereClause(shorter))
         #expect(longCompiler.arguments.count == 1)
         // A short list binds a parameter per value, so its length is part of its shape.
         #expect(
-            SQLiteQueryCompiler.shape(of: Column("a").in([1, 2])) != SQLiteQueryCompiler.shape(of: Column("a").in([1]))
+            SQLiteQueryCompiler.shape(of: Column("a").in([1, 2]), Self.schema)
+                != SQLiteQueryCompiler.shape(of: Column("a").in([1]), Self.schema)
         )
     }
 }

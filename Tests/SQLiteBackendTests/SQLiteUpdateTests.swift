@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import SQLiteBackend
 import Storage
@@ -42,6 +43,48 @@ import Testing
             let store = ObjectStore(backend: backend)
             #expect(try store.update(in: "people", set: ["name": "deep"], where: deep) == 1)
             #expect(try store.fetchDictionaries(from: "people", where: Column("name") == "deep").count == 1)
+        }
+    }
+
+    /// The keys an update reports: gathered by the update hook when the key is the rowid, by
+    /// `RETURNING` otherwise, and the same either way, for a table of this backend's and for
+    /// tables made by hand whose rowids are not their keys.
+    @Test func theKeysOfAnUpdateAreTheRecordsKeysWhateverTheTable() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory + "/keys.sqlite"
+            let store = ObjectStore(backend: try SQLiteStorageBackend(path: path))
+            defer { try? store.close() }
+            try store.insert(dictionaries: (1...6).map { ["id": $0 * 10, "n": $0] }, into: "integers")
+            try store.insert(dictionaries: (1...6).map { ["id": "k\($0)", "n": $0] }, into: "texts")
+            // Made by hand: `INT PRIMARY KEY` and `INTEGER PRIMARY KEY DESC` are not the rowid,
+            // and a table WITHOUT ROWID has none.
+            var database: OpaquePointer?
+            try #require(sqlite3_open_v2(path, &database, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK)
+            for table in [
+                "\"ints\" (\"id\" INT PRIMARY KEY, \"n\" INTEGER)",
+                "\"descending\" (\"id\" INTEGER PRIMARY KEY DESC, \"n\" INTEGER)",
+                "\"norowid\" (\"id\" INTEGER PRIMARY KEY, \"n\" INTEGER) WITHOUT ROWID",
+            ] {
+                let name = String(table.split(separator: " ")[0])
+                let sql = "CREATE TABLE \(table); INSERT INTO \(name) (id, n) VALUES (100, 1), (200, 2), (300, 3)"
+                try #require(sqlite3_exec(database, sql, nil, nil, nil) == SQLITE_OK, "\(sql)")
+            }
+            sqlite3_close_v2(database)
+            let backend = try SQLiteStorageBackend(path: path)
+            defer { try? backend.close() }
+            func keys(_ table: String, _ predicate: StoragePredicate) throws -> Set<StorageValue>? {
+                try backend.write { transaction in
+                    let bulk = try #require(transaction as? any BulkUpdatingWriteTransaction)
+                    return try bulk.updateAll(in: table, columns: ["n"], values: [.integer(0)], where: predicate)
+                        .map(Set.init)
+                }
+            }
+            #expect(try keys("integers", Column("n") >= 4) == [.integer(40), .integer(50), .integer(60)])
+            #expect(try keys("integers", Column("n") > 100) == [])
+            #expect(try keys("texts", Column("n") <= 2) == [.text("k1"), .text("k2")])
+            for table in ["ints", "descending", "norowid"] {
+                #expect(try keys(table, Column("n") >= 2) == [.integer(200), .integer(300)], "\(table)")
+            }
         }
     }
 }

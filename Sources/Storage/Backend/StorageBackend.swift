@@ -325,6 +325,11 @@ public protocol BackendWriteTransaction: BackendReadTransaction {
     /// - Returns: the stored schema after the change.
     func prepareCollection(_ schema: CollectionSchema) throws -> CollectionSchema
 
+    /// Whether `prepareCollection` creates indexes on nested fields
+    /// (``IndexDefinition/path``, an expression index) and reads them back in the stored schema;
+    /// see the default implementation.
+    var indexesNestedFields: Bool { get }
+
     /// A writer that inserts or replaces records of `collection` laid out as `columns`.
     /// `columns` must include the primary key.
     func makeWriter(for collection: String, columns: [String]) throws -> any RecordWriter
@@ -372,6 +377,10 @@ extension BackendReadTransaction {
 }
 
 extension BackendWriteTransaction {
+    /// `false`: the store leaves indexes on nested fields out of the schemas it prepares, so a
+    /// backend that knows only column indexes never sees one (it would index the whole column).
+    public var indexesNestedFields: Bool { false }
+
     /// Does nothing. Backends that keep an auto-key sequence override it.
     /// - Parameters:
     ///   - collection: the name of an auto-keyed collection.

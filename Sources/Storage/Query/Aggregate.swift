@@ -122,6 +122,12 @@ public struct AggregateRequest: Sendable, Hashable {
     public var predicate: StoragePredicate?
     /// The group columns, as stored: one row per distinct combination of their values.
     public var groupBy: [String]
+    /// For each of `groupBy`, the keys of the field inside the column's JSON text that is grouped
+    /// by (as `Column("address", "city")` names it), or no keys for the column itself. Only a
+    /// transaction that declares ``AggregatingReadTransaction/groupsByNestedFields`` is asked
+    /// a request with keys here; the field reads as ``Column`` says (missing, JSON `null` and
+    /// text that is not JSON read as null, which is a group of its own).
+    public var groupPaths: [[String]]
 
     /// Creates a request.
     /// - Parameters:
@@ -130,10 +136,41 @@ public struct AggregateRequest: Sendable, Hashable {
     ///   - predicate: which records; `nil` for all.
     ///   - groupBy: the group columns; empty for one row over every record.
     public init(collection: String, aggregates: [Aggregate], predicate: StoragePredicate?, groupBy: [String]) {
+        self.init(
+            collection: collection,
+            aggregates: aggregates,
+            predicate: predicate,
+            groupBy: groupBy,
+            groupPaths: groupBy.map { _ in [] }
+        )
+    }
+
+    /// Creates a request that may group by fields inside columns' JSON text.
+    /// - Parameters:
+    ///   - collection: the collection read.
+    ///   - aggregates: the results of each row.
+    ///   - predicate: which records; `nil` for all.
+    ///   - groupBy: the group columns; empty for one row over every record.
+    ///   - groupPaths: for each group column, the keys of the field grouped by; none for the
+    ///     column itself. As many as `groupBy`.
+    public init(
+        collection: String,
+        aggregates: [Aggregate],
+        predicate: StoragePredicate?,
+        groupBy: [String],
+        groupPaths: [[String]]
+    ) {
+        precondition(groupPaths.count == groupBy.count, "one path for each group column")
         self.collection = collection
         self.aggregates = aggregates
         self.predicate = predicate
         self.groupBy = groupBy
+        self.groupPaths = groupPaths
+    }
+
+    /// Whether a group is a field inside a column's JSON text.
+    package var groupsByNestedFields: Bool {
+        groupPaths.contains { !$0.isEmpty }
     }
 }
 
@@ -157,4 +194,14 @@ public protocol AggregatingReadTransaction: BackendReadTransaction {
     /// - Throws: ``StorageError``: `.valueOutOfRange` for an integer sum beyond `Int64`, or an
     ///   engine failure.
     func aggregate(_ request: AggregateRequest) throws -> [[StorageValue]]?
+
+    /// Whether ``aggregate(_:)`` reads ``AggregateRequest/groupPaths``: groups by a field inside
+    /// a column's JSON text as ``Column`` reads it. `false` by default, and the store then
+    /// computes such a request in one pass over `scan` without asking.
+    var groupsByNestedFields: Bool { get }
+}
+
+extension AggregatingReadTransaction {
+    /// `false`: a request grouped by a nested field is computed by the store.
+    public var groupsByNestedFields: Bool { false }
 }

@@ -51,11 +51,17 @@ struct AggregateComputation {
     private let functions: [Aggregate.Function]
     /// The position in the scan's columns of each group column.
     private let groupPositions: [Int]
+    /// For each group column, the keys (`NestedField.keys(of:)`) of the field inside its JSON
+    /// text that is grouped by, or `nil` for the column itself; empty when no group is a field.
+    private let groupKeys: [[[UInt8]]?]
     /// The position in the scan's columns of each aggregate's column (`nil` for `count`).
     private let positions: [Int?]
     /// The stored type of each scan column: values read get its affinity, as SQL sees them.
     private let types: [ColumnType]
     private var groupBySingle: [GroupKey: Int] = [:]
+    /// The groups of a single group column whose value is text, found by their bytes
+    /// (`TextGroups`) before `groupBySingle`, which holds them too.
+    private var textGroups: TextGroups? = TextGroups()
     private var groupByMany: [[GroupKey]: Int] = [:]
     private var groupValues: [[StorageValue]] = []
     /// Every group's cells, one run of `aggregates.count` per group.
@@ -70,6 +76,9 @@ struct AggregateComputation {
         aggregates = request.aggregates
         functions = request.aggregates.map(\.function)
         groupPositions = request.groupBy.map { columns.firstIndex(of: $0)! }
+        groupKeys =
+            request.groupsByNestedFields
+            ? request.groupPaths.map { $0.isEmpty ? nil : NestedField.keys(of: $0) } : []
         positions = request.aggregates.map { aggregate in aggregate.column.map { columns.firstIndex(of: $0)! } }
         self.types = types
         if request.groupBy.isEmpty {
@@ -87,18 +96,32 @@ struct AggregateComputation {
         return row.value(at: position).applyingAffinity(types[position])
     }
 
+    /// The value of the group column at `index` of `groupPositions`: the column's value, or the
+    /// field inside its JSON text that is grouped by.
+    @inline(__always)
+    private func groupValue(_ row: any StorageRow, _ index: Int) -> StorageValue {
+        let value = value(row, at: groupPositions[index])
+        guard !groupKeys.isEmpty, let keys = groupKeys[index] else { return value }
+        return NestedField.value(in: value, keys: keys)
+    }
+
     /// The index of the group of `row`, made when it is the group's first record.
     private mutating func group(of row: any StorageRow) -> Int {
         switch groupPositions.count {
         case 0:
             return 0
         case 1:
-            let value = value(row, at: groupPositions[0])
-            if let group = groupBySingle[GroupKey(value: value)] { return group }
+            let value = groupValue(row, 0)
+            if case .text(let text) = value, textGroups != nil {
+                if let group = textGroups!.group(of: text) { return group }
+                if !textGroups!.insert(text, group: groupValues.count) { textGroups = nil }
+            } else if let group = groupBySingle[GroupKey(value: value)] {
+                return group
+            }
             groupBySingle[GroupKey(value: value)] = groupValues.count
             return newGroup([value])
         default:
-            let values = groupPositions.map { value(row, at: $0) }
+            let values = groupPositions.indices.map { groupValue(row, $0) }
             let key = values.map { GroupKey(value: $0) }
             if let group = groupByMany[key] { return group }
             groupByMany[key] = groupValues.count
@@ -204,6 +227,84 @@ struct AggregateComputation {
             }
         case .minimum, .maximum:
             return cell.extreme ?? .null
+        }
+    }
+}
+
+/// The groups of text values, found by their UTF-8 bytes in an open-addressed table with a cheap
+/// hash (FNV-1a from a random start, mixed): a grouped scan's look-up, where the dictionary by
+/// `GroupKey` hashed every record's text with a freshly seeded SipHash. Group values come from
+/// stored data, so a run of colliding texts is bounded: an insert that probes more than
+/// `maximumProbe` slots answers `false`, and the computation goes on with the dictionary alone.
+struct TextGroups {
+    private static let maximumProbe = 64
+    /// For each slot, its group's index plus one; 0 for an empty slot.
+    private var slots: [Int] = Array(repeating: 0, count: 64)
+    /// Each group's text, by the group's index (`nil` for groups of other values).
+    private var texts: [String?] = []
+    private var count = 0
+    private let seed = UInt64.random(in: 0...UInt64.max)
+
+    private func hash(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ seed
+        var copy = text
+        copy.withUTF8 { bytes in
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        }
+        hash ^= hash >> 33
+        hash = hash &* 0xff51_afd7_ed55_8ccd
+        return hash ^ (hash >> 33)
+    }
+
+    private static func same(_ a: String, _ b: String) -> Bool {
+        var (a, b) = (a, b)
+        return a.withUTF8 { left in
+            b.withUTF8 { right in
+                left.count == right.count
+                    && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
+            }
+        }
+    }
+
+    /// The group whose text has `text`'s bytes, if one was inserted.
+    func group(of text: String) -> Int? {
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash(text)) & mask
+        while true {
+            let entry = slots[slot]
+            if entry == 0 { return nil }
+            if let other = texts[entry - 1], Self.same(other, text) { return entry - 1 }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// Records `text` as the value of group `group` (not yet in the table).
+    /// - Returns: `false` when the insert probed too far: the table is then not to be used.
+    mutating func insert(_ text: String, group: Int) -> Bool {
+        if (count + 1) * 2 > slots.count { grow() }
+        if texts.count <= group { texts.append(contentsOf: repeatElement(nil, count: group + 1 - texts.count)) }
+        texts[group] = text
+        count += 1
+        return place(group, hash(text))
+    }
+
+    private mutating func place(_ group: Int, _ hash: UInt64) -> Bool {
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        var probes = 0
+        while slots[slot] != 0 {
+            slot = (slot + 1) & mask
+            probes += 1
+        }
+        slots[slot] = group + 1
+        return probes <= Self.maximumProbe
+    }
+
+    private mutating func grow() {
+        let old = slots
+        slots = Array(repeating: 0, count: old.count * 2)
+        for entry in old where entry != 0 {
+            _ = place(entry - 1, hash(texts[entry - 1]!))
         }
     }
 }

@@ -159,6 +159,39 @@ public struct CollectionSchema: Sendable, Hashable {
                     column: column
                 )
             }
+            if !index.path.isEmpty { try validateNestedIndex(index) }
+        }
+    }
+
+    /// Refuses, with `.schemaMismatch`, a nested index (``IndexDefinition/init(nested:_:)``)
+    /// that no query could use alike on every engine: on more than one column, unique, on a
+    /// column that is not text, or with a path ``Column`` refuses.
+    private func validateNestedIndex(_ index: IndexDefinition) throws {
+        let column = index.columns[0]
+        func refuse(_ reason: String) -> StorageError {
+            StorageError(
+                .schemaMismatch,
+                "index on a field of column \(Identifier.spelling(column)): " + reason,
+                collection: name,
+                column: column
+            )
+        }
+        guard index.columns.count == 1, !index.isUnique else {
+            throw refuse("an index on a nested field names one column and is not unique")
+        }
+        if let type = self.column(named: column)?.type, type != .text, type != .untyped {
+            throw refuse("the column holds \(type) values, not JSON text")
+        }
+        guard index.path.count <= Column.maximumPathDepth else {
+            throw refuse("the path has \(index.path.count) keys; at most \(Column.maximumPathDepth)")
+        }
+        for key in index.path
+        where key.utf8.count > Column.maximumKeyLength
+            || key.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" || $0.value < 0x20 })
+        {
+            throw refuse(
+                "the key \(Identifier.quoted(key)) is longer than 1,024 bytes or holds a quote, a backslash or a control character"
+            )
         }
     }
 }

@@ -9,6 +9,26 @@ public struct IndexDefinition: Sendable, Hashable {
     /// Whether two records may not share the same values in these columns. As in SQLite, records
     /// whose indexed value is null never conflict.
     public var isUnique: Bool
+    /// The keys of a field inside the one indexed column's JSON text, outermost first: an index
+    /// on `Column(columns[0], path…)` (``init(nested:_:)``). Empty for an index on the columns.
+    public var path: [String] = []
+
+    /// Creates an index on a field inside a column's JSON text (a nested `Codable` value):
+    /// `IndexDefinition(nested: "address", "city")` serves `Column("address", "city")` in
+    /// filters and orderings. SQLite creates it as an expression index on the field; engines
+    /// without expression indexes (LMDB, the file archive, PostgreSQL here, memory) accept it
+    /// and leave it out, answering the same queries without it. Never unique, so it does not
+    /// change what any engine accepts. The path follows ``Column``'s rules (at most
+    /// ``Column/maximumPathDepth`` keys, none holding a `"`, a `\` or a control character);
+    /// another is `StorageError.Code.schemaMismatch` when the collection is prepared.
+    /// - Parameters:
+    ///   - column: the text column holding the JSON.
+    ///   - path: the keys of the field, at least one.
+    public init(nested column: String, _ path: String...) {
+        self.columns = [column]
+        self.isUnique = false
+        self.path = path
+    }
 
     /// Creates an index definition.
     /// - Parameters:
@@ -35,6 +55,47 @@ public struct IndexDefinition: Sendable, Hashable {
             }
             return result
         }
+        let keys = path.map { ":" + Self.escaped($0) }.joined()
         return (isUnique ? "storage_unique:" : "storage_index:") + collection + ":" + escaped.joined(separator: ",")
+            + keys
+    }
+
+    /// `text` with `\`, `,` and `:` escaped by a `\`, as `name(in:)` writes names and keys.
+    private static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0 == "\\" || $0 == "," || $0 == ":" }) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if scalar == "\\" || scalar == "," || scalar == ":" { result.unicodeScalars.append("\\") }
+            result.unicodeScalars.append(scalar)
+        }
+        return result
+    }
+
+    /// The column and path of a nested index from its name (`name(in:)`'s, after the
+    /// collection's `prefix:collection:`), or `nil` when `name` has no path. For backends that
+    /// read their indexes back from the engine's catalog.
+    /// - Parameter name: the index's name, whole.
+    /// - Returns: the nested index, or `nil`.
+    package static func nested(named name: String) -> IndexDefinition? {
+        // Split at unescaped `:`: the prefix, the collection (which has no `:`), the column,
+        // then one part per key.
+        var parts: [String] = [""]
+        var escaping = false
+        for scalar in name.unicodeScalars {
+            if escaping {
+                parts[parts.count - 1].unicodeScalars.append(scalar)
+                escaping = false
+            } else if scalar == "\\" {
+                escaping = true
+            } else if scalar == ":" {
+                parts.append("")
+            } else {
+                parts[parts.count - 1].unicodeScalars.append(scalar)
+            }
+        }
+        guard parts.count >= 4, parts[0] == "storage_index" else { return nil }
+        var index = IndexDefinition([parts[2]])
+        index.path = Array(parts[3...])
+        return index
     }
 }

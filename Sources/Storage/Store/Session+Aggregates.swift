@@ -18,18 +18,7 @@ extension Session {
         groupBy: [Column]
     ) throws -> [[String: StorageValue]] {
         try Identifier.validateCollection(collection)
-        if let nested = groupBy.first(where: { !$0.path.isEmpty }) {
-            // Refused rather than grouped by the whole column, which is what a group key of the
-            // column's name alone would do.
-            throw StorageError(
-                .invalidQuery,
-                "grouping by a field inside column \(Identifier.quoted(nested.name))'s JSON is not supported;"
-                    + " group by a column",
-                collection: collection,
-                column: nested.name
-            )
-        }
-        let names = groupBy.map(\.name) + aggregates.map(\.name)
+        let names = groupBy.map(Self.groupName) + aggregates.map(\.name)
         var seen: Set<String> = []
         for name in names where !seen.insert(name).inserted {
             throw StorageError(
@@ -50,6 +39,9 @@ extension Session {
         }
         let plan = catalog.readPlan(for: stored)
         let groupColumns = try groupBy.map { try Self.storedColumn($0.name, plan) }
+        for (group, column) in zip(groupBy, groupColumns) where !group.path.isEmpty {
+            try Self.checkPath(group.path, on: column, plan.schema)
+        }
         let resolved = try aggregates.map { aggregate in
             try aggregate.column.map { aggregate.reading(try Self.storedColumn($0, plan)) } ?? aggregate
         }
@@ -82,10 +74,14 @@ extension Session {
             collection: stored.name,
             aggregates: resolved,
             predicate: scan.predicate,
-            groupBy: groupColumns
+            groupBy: groupColumns,
+            groupPaths: groupBy.map(\.path)
         )
         let rows: [[StorageValue]]
-        if let engine = reader as? any AggregatingReadTransaction, let answered = try engine.aggregate(request) {
+        if let engine = reader as? any AggregatingReadTransaction,
+            !request.groupsByNestedFields || engine.groupsByNestedFields,
+            let answered = try engine.aggregate(request)
+        {
             rows = answered
         } else {
             var computation = AggregateComputation(
@@ -100,6 +96,13 @@ extension Session {
             rows = try computation.rows()
         }
         return rows.map { Self.dictionary(names, $0) }
+    }
+
+    /// The key of a group's value in each row: the column's name, or for a field inside its JSON
+    /// text the name and the path's keys joined by dots (`Column("address", "city")` is
+    /// `"address.city"`).
+    static func groupName(_ column: Column) -> String {
+        column.path.isEmpty ? column.name : ([column.name] + column.path).joined(separator: ".")
     }
 
     /// The stored spelling of the column a query names, or `.unknownColumn` (a column spelt in

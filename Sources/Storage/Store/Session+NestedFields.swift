@@ -41,7 +41,7 @@ extension Session {
         }
     }
 
-    private static func checkPath(_ path: [String], on column: String, _ schema: CollectionSchema) throws {
+    static func checkPath(_ path: [String], on column: String, _ schema: CollectionSchema) throws {
         func refuse(_ reason: String) -> StorageError {
             StorageError(
                 .invalidQuery,

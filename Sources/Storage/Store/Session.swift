@@ -122,6 +122,15 @@ final class Session {
     /// - Returns: the collection's schema after the change.
     /// - Throws: ``StorageError`` with `.schemaMismatch` for a change that is not a safe widening.
     func prepare(_ schema: CollectionSchema, writtenBy typeName: String? = nil) throws -> CollectionSchema {
+        if !schema.indexes.isEmpty, schema.indexes.contains(where: { !$0.path.isEmpty }),
+            try !requireWriter().indexesNestedFields
+        {
+            // Accepted (if valid) and left out where the engine has no expression indexes.
+            try schema.validateShape()
+            var columnsOnly = schema
+            columnsOnly.indexes.removeAll { !$0.path.isEmpty }
+            return try prepare(columnsOnly, writtenBy: typeName)
+        }
         if let known = prepared[schema.name], known.merged(with: schema) == known { return known }
         if let existing = try storedSchema(schema.name) {
             if let conflict = existing.caseConflict(with: schema) {
