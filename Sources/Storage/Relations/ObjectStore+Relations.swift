@@ -100,6 +100,32 @@ extension ObjectStore {
             try self.fetchAll(type, where: predicate, orderBy: ordering, includingAll: related, via: column)
         }
     }
+    /// The references stored for the collection named `collection`: those its model declared
+    /// (``StorableModel/references``) when it was saved, as the store keeps them for every process.
+    ///
+    /// ```swift
+    /// try store.references(of: "books")   // [Reference("authorID", toCollection: "authors", onDelete: .cascade)]
+    /// ```
+    /// - Parameter collection: the referencing collection's name.
+    /// - Returns: its references, by column name; empty when it has none.
+    /// - Throws: ``StorageError`` with `.invalidIdentifier` for a bad name, `.closed` after
+    ///   ``close()-3koi4``.
+    public func references(of collection: String) throws -> [Reference] {
+        try Identifier.validateCollection(collection)
+        return try withReadSession { session in
+            let folded = Identifier.folded(collection)
+            return try session.storedReferences().filter { Identifier.folded($0.collection) == folded }
+                .sorted { $0.column < $1.column }.map(\.reference)
+        }
+    }
+
+    /// The references stored for a collection; see `references(of:)`.
+    /// - Parameter collection: the referencing collection's name.
+    /// - Returns: its references, by column name.
+    /// - Throws: ``StorageError``, or `CancellationError` when the task was cancelled first.
+    public func references(of collection: String) async throws -> [Reference] {
+        try await perform { try self.references(of: collection) }
+    }
 }
 
 extension StoreReadTransaction {
