@@ -136,9 +136,8 @@ struct Loan: Codable, Sendable, StorableModel {
     var bookID: Int64
 }
 
-/// A store holding two authors and four books, one of them anonymous.
-func libraryStore() async throws -> ObjectStore {
-    let store = try ObjectStore(backend: .sqliteInMemory())
+/// Saves two authors and four books, one of them anonymous.
+func stockLibrary(_ store: ObjectStore) async throws {
     try await store.save(contentsOf: [
         Author(id: 1, name: "Hugo", country: "FR"), Author(id: 2, name: "Tolstoy", country: "RU"),
     ])
@@ -146,7 +145,6 @@ func libraryStore() async throws -> ObjectStore {
         Book(id: 10, title: "Les Misérables", authorID: 1), Book(id: 11, title: "War and Peace", authorID: 2),
         Book(id: 12, title: "Notre-Dame de Paris", authorID: 1), Book(id: 13, title: "Beowulf", authorID: nil),
     ])
-    return store
 }
 
 // Sources/Storage/Storage.docc/SchemaEvolution.md:34
@@ -406,9 +404,10 @@ enum StorageQueriesSnippets {
 }
 
 enum StorageRelationsSnippets {
-    /// Sources/Storage/Storage.docc/Relations.md:57
-    static func block57() async throws {
-        let store = try await libraryStore()
+    /// Sources/Storage/Storage.docc/Relations.md:55
+    static func block55() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await stockLibrary(store)
         do {
             try await store.save(Book(id: 14, title: "Nobody's", authorID: 99))
         } catch let error as StorageError where error.code == .constraintViolation {
@@ -420,9 +419,10 @@ enum StorageRelationsSnippets {
         }
     }
 
-    /// Sources/Storage/Storage.docc/Relations.md:79
-    static func block79() async throws {
-        let store = try await libraryStore()
+    /// Sources/Storage/Storage.docc/Relations.md:78
+    static func block78() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await stockLibrary(store)
         try await store.save(Loan(id: 1, bookID: 12))
         do {
             try await store.delete(Author.self, id: 1)  // would delete book 12, which loan 1 holds
@@ -436,15 +436,17 @@ enum StorageRelationsSnippets {
 
     /// Sources/Storage/Storage.docc/Relations.md:97
     static func block97() async throws {
-        let store = try await libraryStore()
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await stockLibrary(store)
         let rules = try await store.references(of: "books")
         print(rules.map { "\($0.column) -> \($0.targetCollection) \($0.onDelete)" })  // ["authorID -> authors cascade"]
         try await store.deleteAll(from: "authors", where: Column("country") == "RU")  // War and Peace goes too
     }
 
-    /// Sources/Storage/Storage.docc/Relations.md:111
-    static func block111() async throws {
-        let store = try await libraryStore()
+    /// Sources/Storage/Storage.docc/Relations.md:112
+    static func block112() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await stockLibrary(store)
         let pairs: [(Book, Author?)] = try await store.fetchAll(Book.self, including: Author.self, via: "authorID")
         for (book, author) in pairs { print(book.title, author?.name ?? "anonymous") }
         let groups: [(Author, [Book])] = try await store.fetchAll(
@@ -457,9 +459,10 @@ enum StorageRelationsSnippets {
         print(groups.map { "\($0.0.name): \($0.1.count)" })  // ["Hugo: 2"]
     }
 
-    /// Sources/Storage/Storage.docc/Relations.md:131
-    static func block131() async throws {
-        let store = try await libraryStore()
+    /// Sources/Storage/Storage.docc/Relations.md:133
+    static func block133() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await stockLibrary(store)
         let french = Column("authorID").in(Author.self, where: Column("country") == "FR")
         print(try await store.fetchAll(Book.self, where: french).map(\.title))  // ["Les Misérables", "Notre-Dame de Paris"]
         print(try await store.count(Book.self, where: !french))  // 1: War and Peace (NOT IN is unknown for a null)
@@ -549,6 +552,11 @@ let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
     ("Sources/Storage/Storage.docc/Queries.md:64", StorageQueriesSnippets.block64),
     ("Sources/Storage/Storage.docc/Queries.md:126", StorageQueriesSnippets.block126),
     ("Sources/Storage/Storage.docc/Queries.md:211", StorageQueriesSnippets.block211),
+    ("Sources/Storage/Storage.docc/Relations.md:55", StorageRelationsSnippets.block55),
+    ("Sources/Storage/Storage.docc/Relations.md:78", StorageRelationsSnippets.block78),
+    ("Sources/Storage/Storage.docc/Relations.md:97", StorageRelationsSnippets.block97),
+    ("Sources/Storage/Storage.docc/Relations.md:112", StorageRelationsSnippets.block112),
+    ("Sources/Storage/Storage.docc/Relations.md:133", StorageRelationsSnippets.block133),
     (
         "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:11",
         StorageTransactionsAndConcurrencySnippets.block11
