@@ -14,6 +14,10 @@ struct SQLiteQueryCompiler {
     /// predicate is then filtered with `PreparedPredicate` instead.
     private(set) var isComplete = true
 
+    /// The stored schema of another collection, for a sub-query over it; `nil` (the default)
+    /// leaves every sub-query to the caller's fallback (`isComplete` is cleared).
+    var lookup: ((String) -> CollectionSchema?)?
+
     init(schema: CollectionSchema) {
         self.schema = schema
     }
@@ -131,11 +135,35 @@ struct SQLiteQueryCompiler {
             return (column(name) + list.sql, list.depth)
         case .nested(let path, let inner):
             return nested(path, inner)
+        case .subquery(let name, let collection, let inner):
+            return subquery(name, collection, inner)
         default:
             // Not AND, OR or NOT (fold passes only terms): a kind of node added later.
             isComplete = false
             return ("NULL", 0)
         }
+    }
+
+    /// `column IN (SELECT key FROM collection WHERE …)`: the sub-query's predicate compiled over
+    /// its own table, its values bound after those before it. A collection `lookup` does not know
+    /// is left to the caller's fallback, which resolves the sub-query with a scan of its own.
+    private mutating func subquery(_ name: String, _ collection: String, _ inner: StoragePredicate?) -> Compiled {
+        guard let lookup, let target = lookup(collection) else {
+            isComplete = false
+            return ("NULL", 0)
+        }
+        var sub = SQLiteQueryCompiler(schema: target)
+        sub.lookup = lookup
+        var sql = column(name) + " IN (SELECT " + quote(target.primaryKey) + " FROM " + quote(target.name)
+        var depth = 3
+        if let inner {
+            let compiled = sub.compile(inner)
+            if !sub.isComplete { isComplete = false }
+            sql += " WHERE " + compiled.sql
+            depth += compiled.depth
+        }
+        arguments.append(contentsOf: sub.arguments)
+        return (sql + ")", depth)
     }
 
     /// A term on a nested field: the term with the field's expression in place of its column.
@@ -192,6 +220,8 @@ struct SQLiteQueryCompiler {
         case .nested(let path, let inner) where expressible(path):
             arguments.append(.text(jsonPath(path)))
             termArguments(inner, into: &arguments)
+        case .subquery(_, _, let inner):
+            inner?.forEachTerm { termArguments($0, into: &arguments) }
         default: break
         }
     }
@@ -215,6 +245,8 @@ struct SQLiteQueryCompiler {
                 case .in(let name, let values): return .in(name, InList.shape(of: values))
                 // The path is bound, so the SQL depends on it only through whether it can be.
                 case .nested(let path, let inner): return .nested(path: expressible(path) ? [] : path, shape(of: inner))
+                case .subquery(let name, let collection, let inner):
+                    return .subquery(name, collection: collection, predicate: inner.map(shape(of:)))
                 default: return term
                 }
             },

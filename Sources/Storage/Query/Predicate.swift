@@ -70,7 +70,8 @@ public indirect enum StoragePredicate: Sendable, Hashable {
     /// collection does not exist).
     ///
     /// Added after the other cases. The store resolves it before a backend sees a query (into
-    /// `.in` over the keys found, in the same transaction), so a backend is never handed one
+    /// `.in` over the keys found, in the same transaction) unless the backend runs sub-queries
+    /// itself (``SubqueryFilteringReadTransaction``); other backends are never handed one
     /// (``PreparedPredicate`` reads one as an empty `.in`).
     case subquery(String, collection: String, predicate: StoragePredicate?)
 

@@ -29,21 +29,6 @@ extension Column {
     }
 }
 
-extension StoragePredicate {
-    /// Whether a `.subquery` node appears anywhere in the predicate.
-    var containsSubquery: Bool {
-        var found = false
-        forEachTerm { term in
-            switch term {
-            case .subquery: found = true
-            case .nested(_, let inner): if inner.containsSubquery { found = true }
-            default: break
-            }
-        }
-        return found
-    }
-}
-
 extension Optional where Wrapped == StoragePredicate {
     /// Whether a query with this predicate reads with one query: not when it holds a sub-query,
     /// which the store may resolve with a query of its own first.
@@ -66,6 +51,39 @@ extension Session {
                     return try resolveSubquery(column, collection, inner)
                 case .nested(let path, let inner) where inner.containsSubquery:
                     return .nested(path: path, try resolveSubqueries(inner))
+                default:
+                    return term
+                }
+            },
+            all: StoragePredicate.all,
+            any: StoragePredicate.any,
+            not: StoragePredicate.not
+        )
+    }
+
+    /// `predicate` with each sub-query checked for a backend that runs them itself
+    /// (``SubqueryFilteringReadTransaction``): its collection spelt as stored and its predicate
+    /// checked and converted as a query's (`makeRequest`); one over a collection that does not
+    /// exist becomes an empty `.in`.
+    func checkSubqueries(_ predicate: StoragePredicate) throws -> StoragePredicate {
+        try predicate.fold(
+            term: { term in
+                switch term {
+                case .subquery(let column, let collection, let inner):
+                    try Identifier.validateCollection(collection, allowingReserved: true)
+                    guard let stored = try storedSchema(collection) else {
+                        return try Self.noCollection(inner, .in(column, []))
+                    }
+                    let request = try makeRequest(
+                        catalog.readPlan(for: stored),
+                        columns: [stored.primaryKey],
+                        where: inner,
+                        orderBy: [],
+                        limit: nil
+                    )
+                    return .subquery(column, collection: stored.name, predicate: request.predicate)
+                case .nested(let path, let inner) where inner.containsSubquery:
+                    return .nested(path: path, try checkSubqueries(inner))
                 default:
                     return term
                 }

@@ -265,7 +265,11 @@ final class Session {
         let stored = plan.schema
         let types = plan.types
         var predicate = predicate
-        if let unresolved = predicate, unresolved.containsSubquery { predicate = try resolveSubqueries(unresolved) }
+        if let unresolved = predicate, unresolved.containsSubquery {
+            predicate =
+                reader is any SubqueryFilteringReadTransaction
+                ? try checkSubqueries(unresolved) : try resolveSubqueries(unresolved)
+        }
         for name in (predicate?.columnNames ?? []) + ordering.map(\.column) {
             if let slot = plan.slotByName[name], Identifier.spelledAlike(plan.columns[slot], name) { continue }
             // The look-up finds a column spelt in another Unicode normalization too (Swift
