@@ -464,7 +464,8 @@ enum StorageRelationsSnippets {
         let store = try ObjectStore(backend: .sqliteInMemory())
         try await stockLibrary(store)
         let french = Column("authorID").in(Author.self, where: Column("country") == "FR")
-        print(try await store.fetchAll(Book.self, where: french).map(\.title))  // ["Les Misérables", "Notre-Dame de Paris"]
+        // ["Les Misérables", "Notre-Dame de Paris"]
+        print(try await store.fetchAll(Book.self, where: french).map(\.title))
         print(try await store.count(Book.self, where: !french))  // 1: War and Peace (NOT IN is unknown for a null)
     }
 }
