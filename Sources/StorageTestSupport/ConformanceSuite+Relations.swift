@@ -110,6 +110,37 @@ extension ConformanceSuite {
             let schema = try #require(try store.schema(of: "books"))
             #expect(schema.indexes.contains { $0.columns == ["authorID"] })
         },
+        check("untyped writes and updates by a store that never saw the model check the stored references") {
+            fixture,
+            directory in
+            let store = try libraryStore(fixture, directory)
+            let other = ObjectStore(backend: store.backend)
+            let error = expectError(.constraintViolation) {
+                try other.insert(
+                    dictionaries: [["id": 20, "title": "t", "authorID": 1], ["id": 21, "authorID": 42]],
+                    into: "books"
+                )
+            }
+            #expect(error?.column == "authorID")
+            #expect(error?.key == .integer(21))
+            expectError(.constraintViolation) {
+                _ = try other.insert(csv: Data("id,title,authorID\n22,t,7\n".utf8), into: "books")
+            }
+            expectError(.constraintViolation) {
+                _ = try other.update(in: "books", set: ["authorID": 42], where: Column("id") == 10)
+            }
+            expectError(.constraintViolation) {
+                _ = try store.update(RelBook.self, set: ["authorID": 42], where: nil)
+            }
+            #expect(try bookIDs(store) == [10, 11, 12, 13, 14])
+            #expect(try store.fetch(RelBook.self, id: 10)?.authorID == 1)
+            try other.insert(
+                dictionaries: [["id": 20, "title": "t", "authorID": 2], ["id": 21, "title": "u"]],
+                into: "books"
+            )
+            #expect(try other.update(in: "books", set: ["authorID": 3], where: Column("id") == 21) == 1)
+            #expect(try store.fetch(RelBook.self, id: 21)?.authorID == 3)
+        },
         check("a reference to a record saved earlier in the same transaction is accepted, one deleted is not") {
             fixture,
             directory in

@@ -87,6 +87,43 @@ extension Session {
         }
     }
 
+    /// The stored references from `collection` as slots of a record laid out as `columns`: for
+    /// the untyped writes (dictionaries, CSV), which check them as a typed save does. Empty when
+    /// the collection has none, or the store keeps no references at all.
+    func referenceSlots(of collection: String, columns: [String]) throws -> [WritePlan.ReferenceSlot] {
+        let folded = Identifier.folded(collection)
+        return try storedReferences().filter { Identifier.folded($0.collection) == folded }.compactMap { rule in
+            columns.firstIndex(of: rule.column).map {
+                WritePlan.ReferenceSlot(index: $0, column: rule.column, target: rule.target)
+            }
+        }
+    }
+
+    /// `checkReferences(of:key:plan:)` for a record of an untyped write.
+    func checkReferences(
+        of record: [StorageValue],
+        key: StorageValue,
+        slots: [WritePlan.ReferenceSlot],
+        in collection: String
+    ) throws {
+        let folded = Identifier.folded(collection)
+        for slot in slots {
+            let value = record[slot.index]
+            if value.isNull { continue }
+            if Identifier.folded(slot.target) == folded, value == key { continue }
+            if try !exists(value, in: slot.target) {
+                throw StorageError(
+                    .constraintViolation,
+                    "a record references \(value) in column \(Identifier.quoted(slot.column)), but collection"
+                        + " \(Identifier.quoted(slot.target)) has no record with that key; nothing was written",
+                    collection: collection,
+                    column: slot.column,
+                    key: key.isNull ? value : key
+                )
+            }
+        }
+    }
+
     /// Whether `collection` holds a record whose primary key is `key` (converted with the key
     /// column's affinity).
     func exists(_ key: StorageValue, in collection: String) throws -> Bool {

@@ -110,6 +110,7 @@ extension Session {
         let types = columns.map { result.column(named: $0.name)?.type ?? .untyped }
         let writer = try requireWriter().makeWriter(for: collection, columns: columns.map(\.name))
         try writer.expectRecords(records.count)
+        let references = try referenceSlots(of: collection, columns: columns.map(\.name))
         var keys: [StorageValue] = []
         keys.reserveCapacity(records.count)
         for (rowIndex, var record) in records.enumerated() {
@@ -132,6 +133,9 @@ extension Session {
                 try Self.checkDuplicate(record[keySlot], row: rowIndex, in: records, &rowByKey!, collection, key)
             }
             do {
+                if !references.isEmpty {
+                    try checkReferences(of: record, key: record[keySlot], slots: references, in: collection)
+                }
                 keys.append(try writer.put(record))
             } catch let error as StorageError {
                 throw error.at("row \(rowIndex)", in: collection)
