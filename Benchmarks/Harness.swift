@@ -35,6 +35,11 @@ enum Operation: String, CaseIterable {
     /// `aggregate(_:_:groupBy:)`, a sum per city, beside the engine's own (`--aggregates`;
     /// Benchmarks/AggregateBenchmarks.swift).
     case aggregate
+    /// `fetchAll(_:including:via:)` of books with their authors, beside two `fetchAll` joined by
+    /// hand (`--relations`; Benchmarks/RelationBenchmarks.swift).
+    case eagerLoad
+    /// A delete cascading to an author's books, beside SQLite's `ON DELETE CASCADE` (`--relations`).
+    case cascadeDelete
 
     /// The baseline and goal of the operations measured alike on every backend.
     static let sharedBaselines: [Operation: String] = [

@@ -19,6 +19,9 @@ let usage = """
       --observe         also single saves with one observe() consumer vs none (ObserveBenchmarks.swift)
       --aggregates      instead: a sum per city over --count sales on sqlite, lmdb and postgresql
                         (those of --backends), beside the engine's own (AggregateBenchmarks.swift)
+      --relations       instead: eager loading of --count books (10,000 if not given) with their
+                        authors on each of --backends, and a cascade delete of as many on sqlite
+                        beside ON DELETE CASCADE (RelationBenchmarks.swift)
       --scale LIST      instead: insert, fetchAll, lookup and filter (those chosen) at each number
                         of records, on fresh stores, sqlite, lmdb and archive (archive: up to 2M,
                         with open + fetchAll); prints rows/s and ratio per size and the growth of
@@ -44,6 +47,7 @@ var measuresCopy = false
 var measuresUpdate = false
 var measuresObserve = false
 var measuresAggregates = false
+var measuresRelations = false
 var scaleSizes: [Int]?
 var plotPath: String?
 
@@ -116,6 +120,8 @@ while let argument = arguments.popFirst() {
         measuresObserve = true
     case "--aggregates":
         measuresAggregates = true
+    case "--relations":
+        measuresRelations = true
     case "--help", "-h":
         print(usage)
         exit(0)
@@ -154,6 +160,17 @@ if measuresAggregates {
     var harness = Harness(count: count, repetitions: repetitions)
     try AggregateBenchmarks.run(&harness, count: count, backends: backends, directory: directory)
     print("\(count) sales, median of \(repetitions) runs; ratio = ours / baseline, higher is better.")
+    harness.printTables()
+    if let jsonPath { try harness.writeJSON(to: jsonPath) }
+    try? FileManager.default.removeItem(at: directory)  // exit skips the defer above
+    exit(0)
+}
+
+if measuresRelations {
+    let books = CommandLine.arguments.contains("--count") ? count : 10_000
+    var harness = Harness(count: books, repetitions: repetitions)
+    try RelationBenchmarks.run(&harness, books: books, backends: backends, directory: directory)
+    print("\(books) books, median of \(repetitions) runs; ratio = ours / baseline, higher is better.")
     harness.printTables()
     if let jsonPath { try harness.writeJSON(to: jsonPath) }
     try? FileManager.default.removeItem(at: directory)  // exit skips the defer above

@@ -14,6 +14,10 @@ struct SQLiteQueryCompiler {
     /// predicate is then filtered with `PreparedPredicate` instead.
     private(set) var isComplete = true
 
+    /// The stored schema of another collection, for a sub-query over it; `nil` (the default)
+    /// leaves every sub-query to the caller's fallback (`isComplete` is cleared).
+    var lookup: ((String) -> CollectionSchema?)?
+
     init(schema: CollectionSchema) {
         self.schema = schema
     }
@@ -72,6 +76,9 @@ struct SQLiteQueryCompiler {
     /// Whether `schema` has an index on the field at `path` inside `column`
     /// (``IndexDefinition/init(nested:_:)``): its queries then write the index's expression,
     /// path and all, for SQLite to match it (a bound path matches no index).
+    /// A schema with no columns and no indexes: the one a sub-query's terms are read against.
+    static let unindexed = CollectionSchema(name: "", columns: [], primaryKey: "")
+
     static func isIndexed(_ column: String, _ path: [String], _ schema: CollectionSchema) -> Bool {
         guard !schema.indexes.isEmpty else { return false }
         return schema.indexes.contains { index in
@@ -169,11 +176,39 @@ struct SQLiteQueryCompiler {
             return (column(name) + list.sql, list.depth)
         case .nested(let path, let inner):
             return nested(path, inner)
+        case .subquery(let name, let collection, let inner):
+            return subquery(name, collection, inner)
         default:
             // Not AND, OR or NOT (fold passes only terms): a kind of node added later.
             isComplete = false
             return ("NULL", 0)
         }
+    }
+
+    /// `column IN (SELECT key FROM collection WHERE …)`: the sub-query's predicate compiled over
+    /// its own table, its values bound after those before it. A collection `lookup` does not know
+    /// is left to the caller's fallback, which resolves the sub-query with a scan of its own.
+    private mutating func subquery(_ name: String, _ collection: String, _ inner: StoragePredicate?) -> Compiled {
+        guard let lookup, let target = lookup(collection) else {
+            isComplete = false
+            return ("NULL", 0)
+        }
+        // Without its nested-field indexes: a sub-query's paths are bound, never written, so
+        // that the statement's arguments do not depend on another table's indexes.
+        var unindexedTarget = target
+        unindexedTarget.indexes.removeAll { !$0.path.isEmpty }
+        var sub = SQLiteQueryCompiler(schema: unindexedTarget)
+        sub.lookup = lookup
+        var sql = column(name) + " IN (SELECT " + quote(target.primaryKey) + " FROM " + quote(target.name)
+        var depth = 3
+        if let inner {
+            let compiled = sub.compile(inner)
+            if !sub.isComplete { isComplete = false }
+            sql += " WHERE " + compiled.sql
+            depth += compiled.depth
+        }
+        arguments.append(contentsOf: sub.arguments)
+        return (sql + ")", depth)
     }
 
     /// A term on a nested field: the term with the field's expression in place of its column.
@@ -242,6 +277,9 @@ struct SQLiteQueryCompiler {
                 arguments.append(.text(jsonPath(path)))
             }
             termArguments(inner, schema, into: &arguments)
+        case .subquery(_, _, let inner):
+            // A sub-query's nested fields are always bound (see `subquery`): no schema's indexes.
+            inner?.forEachTerm { termArguments($0, Self.unindexed, into: &arguments) }
         default: break
         }
     }
@@ -270,6 +308,8 @@ struct SQLiteQueryCompiler {
                     let written =
                         !expressible(path) || (schema.column(named: name) != nil && isIndexed(name, path, schema))
                     return .nested(path: written ? path : [], shape(of: inner, schema))
+                case .subquery(let name, let collection, let inner):
+                    return .subquery(name, collection: collection, predicate: inner.map { shape(of: $0, Self.unindexed) })
                 default: return term
                 }
             },

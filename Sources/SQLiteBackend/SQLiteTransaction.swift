@@ -167,6 +167,7 @@ class SQLiteReadTransaction: BackendReadTransaction {
             )
         }
         var compiler = SQLiteQueryCompiler(schema: schema)
+        if request.predicate?.containsSubquery == true { compiler.lookup = subqueryLookup }
         var sql = "SELECT "
         sql += request.columns.isEmpty ? "NULL" : request.columns.map { compiler.column($0) }.joined(separator: ", ")
         sql += " FROM " + quote(request.collection)
@@ -293,6 +294,7 @@ class SQLiteReadTransaction: BackendReadTransaction {
         if isUnpinned { try requirePinnedRead() }
         guard let schema = try storedSchema(of: collection) else { return 0 }
         var compiler = SQLiteQueryCompiler(schema: schema)
+        if predicate?.containsSubquery == true { compiler.lookup = subqueryLookup }
         guard let whereClause = compiler.whereClause(predicate) else {
             var count = 0
             try forEachMatch(in: collection, schema, predicate, columns: [], ordering: []) { _ in
@@ -458,6 +460,7 @@ final class SQLiteWriteTransaction: SQLiteReadTransaction, BackendWriteTransacti
         try checkActive()
         guard let schema = try storedSchema(of: collection) else { return [] }
         var compiler = SQLiteQueryCompiler(schema: schema)
+        if predicate?.containsSubquery == true { compiler.lookup = subqueryLookup }
         guard let whereClause = compiler.whereClause(predicate) else {
             var keys: [StorageValue] = []
             try forEachMatch(in: collection, schema, predicate, columns: [schema.primaryKey], ordering: []) { row in

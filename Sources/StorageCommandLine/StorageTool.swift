@@ -14,7 +14,7 @@ package enum StorageTool {
 
         commands:
           info STORE                     engine, path, size on disk, collections with record counts
-          schema STORE [COLLECTION]      columns, types, key and indexes
+          schema STORE [COLLECTION]      columns, types, key, indexes and references
           export STORE COLLECTION        records as JSON, NDJSON or CSV
           import STORE COLLECTION FILE   records from a JSON array, NDJSON or CSV file
           update STORE COLLECTION        set columns of the records a --where matches
@@ -43,9 +43,10 @@ package enum StorageTool {
         "schema": """
         usage: storage schema STORE [COLLECTION] [--json]
 
-        Prints each collection's columns with their types, its primary key and its indexes
-        (one collection's, when COLLECTION is given). --json prints a JSON array. The store is
-        opened read-only, and named on standard error.
+        Prints each collection's columns with their types, its primary key, its indexes and the
+        references its records hold to other collections' keys, with their delete rules (one
+        collection's, when COLLECTION is given). --json prints a JSON array. The store is opened
+        read-only, and named on standard error.
         """,
         "export": """
         usage: storage export STORE COLLECTION [--format json|ndjson|csv] [--where EXPR]
@@ -175,6 +176,8 @@ package enum StorageTool {
         } else {
             schemas = try store.collectionNames().compactMap { try store.schema(of: $0) }
         }
+        var references: [String: [Reference]] = [:]
+        for schema in schemas { references[schema.name] = try store.references(of: schema.name) }
         if parsed.flags.contains("json") {
             try writeJSON(
                 schemas.map { schema in
@@ -184,6 +187,9 @@ package enum StorageTool {
                         "autoKey": schema.hasAutoKey,
                         "columns": schema.columns.map { ["name": $0.name, "type": $0.type.rawValue] },
                         "indexes": schema.indexes.map { ["columns": $0.columns, "unique": $0.isUnique] },
+                        "references": (references[schema.name] ?? []).map {
+                            ["column": $0.column, "collection": $0.targetCollection, "onDelete": $0.onDelete.rawValue]
+                        },
                     ] as [String: Any]
                 }
             )
@@ -202,6 +208,11 @@ package enum StorageTool {
                 text +=
                     "  " + (index.isUnique ? "unique index" : "index") + " ("
                     + index.columns.joined(separator: ", ") + ")\n"
+            }
+            for reference in references[schema.name] ?? [] {
+                text +=
+                    "  reference \(reference.column) -> \(reference.targetCollection)"
+                    + " (on delete: \(reference.onDelete.rawValue))\n"
             }
         }
         write(text)

@@ -113,6 +113,40 @@ struct Customer: Codable, Sendable {
     var address: PostalAddress
 }
 
+// Sources/Storage/Storage.docc/Relations.md:14
+struct Author: Codable, Sendable, StorableModel {
+    static let collectionName = "authors"
+    var id: Int64
+    var name: String
+    var country: String
+}
+
+struct Book: Codable, Sendable, StorableModel {
+    static let collectionName = "books"
+    static let references: [Reference] = [Reference("authorID", to: Author.self, onDelete: .cascade)]
+    var id: Int64
+    var title: String
+    var authorID: Int64?
+}
+
+struct Loan: Codable, Sendable, StorableModel {
+    static let collectionName = "loans"
+    static let references: [Reference] = [Reference("bookID", to: Book.self)]  // .restrict
+    var id: Int64
+    var bookID: Int64
+}
+
+/// Saves two authors and four books, one of them anonymous.
+func stockLibrary(_ store: ObjectStore) async throws {
+    try await store.save(contentsOf: [
+        Author(id: 1, name: "Hugo", country: "FR"), Author(id: 2, name: "Tolstoy", country: "RU"),
+    ])
+    try await store.save(contentsOf: [
+        Book(id: 10, title: "Les Misérables", authorID: 1), Book(id: 11, title: "War and Peace", authorID: 2),
+        Book(id: 12, title: "Notre-Dame de Paris", authorID: 1), Book(id: 13, title: "Beowulf", authorID: nil),
+    ])
+}
+
 // Sources/Storage/Storage.docc/SchemaEvolution.md:34
 // Version 2 of a type stored as "Profile": `nickname` is new, so it is optional.
 struct Profile: Codable, Sendable {
@@ -369,6 +403,73 @@ enum StorageQueriesSnippets {
     }
 }
 
+enum StorageRelationsSnippets {
+    /// Sources/Storage/Storage.docc/Relations.md:55
+    static func block55() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await stockLibrary(store)
+        do {
+            try await store.save(Book(id: 14, title: "Nobody's", authorID: 99))
+        } catch let error as StorageError where error.code == .constraintViolation {
+            print(error.column ?? "", error.key ?? .null)  // authorID 14
+        }
+        try await store.transaction { tx in  // a target saved earlier in the same transaction counts
+            try tx.save(Author(id: 3, name: "Zola", country: "FR"))
+            try tx.save(Book(id: 15, title: "Germinal", authorID: 3))
+        }
+    }
+
+    /// Sources/Storage/Storage.docc/Relations.md:78
+    static func block78() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await stockLibrary(store)
+        try await store.save(Loan(id: 1, bookID: 12))
+        do {
+            try await store.delete(Author.self, id: 1)  // would delete book 12, which loan 1 holds
+        } catch let error as StorageError where error.code == .constraintViolation {
+            print(error.collection ?? "")  // loans
+        }
+        try await store.delete(Loan.self, id: 1)
+        try await store.delete(Author.self, id: 1)  // books 10 and 12 go with the author
+        print(try await store.count(Book.self))  // 2
+    }
+
+    /// Sources/Storage/Storage.docc/Relations.md:97
+    static func block97() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await stockLibrary(store)
+        let rules = try await store.references(of: "books")
+        print(rules.map { "\($0.column) -> \($0.targetCollection) \($0.onDelete)" })  // ["authorID -> authors cascade"]
+        try await store.deleteAll(from: "authors", where: Column("country") == "RU")  // War and Peace goes too
+    }
+
+    /// Sources/Storage/Storage.docc/Relations.md:112
+    static func block112() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await stockLibrary(store)
+        let pairs: [(Book, Author?)] = try await store.fetchAll(Book.self, including: Author.self, via: "authorID")
+        for (book, author) in pairs { print(book.title, author?.name ?? "anonymous") }
+        let groups: [(Author, [Book])] = try await store.fetchAll(
+            Author.self,
+            where: Column("country") == "FR",
+            orderBy: [.ascending("name")],
+            includingAll: Book.self,
+            via: "authorID"
+        )
+        print(groups.map { "\($0.0.name): \($0.1.count)" })  // ["Hugo: 2"]
+    }
+
+    /// Sources/Storage/Storage.docc/Relations.md:133
+    static func block133() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await stockLibrary(store)
+        let french = Column("authorID").in(Author.self, where: Column("country") == "FR")
+        // ["Les Misérables", "Notre-Dame de Paris"]
+        print(try await store.fetchAll(Book.self, where: french).map(\.title))
+        print(try await store.count(Book.self, where: !french))  // 1: War and Peace (NOT IN is unknown for a null)
+    }
+}
+
 enum StorageTheUntypedPathSnippets {
     /// Sources/Storage/Storage.docc/TheUntypedPath.md:17
     static func block17() async throws {
@@ -460,6 +561,11 @@ let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
     ("Sources/Storage/Storage.docc/Queries.md:64", StorageQueriesSnippets.block64),
     ("Sources/Storage/Storage.docc/Queries.md:126", StorageQueriesSnippets.block126),
     ("Sources/Storage/Storage.docc/Queries.md:211", StorageQueriesSnippets.block211),
+    ("Sources/Storage/Storage.docc/Relations.md:55", StorageRelationsSnippets.block55),
+    ("Sources/Storage/Storage.docc/Relations.md:78", StorageRelationsSnippets.block78),
+    ("Sources/Storage/Storage.docc/Relations.md:97", StorageRelationsSnippets.block97),
+    ("Sources/Storage/Storage.docc/Relations.md:112", StorageRelationsSnippets.block112),
+    ("Sources/Storage/Storage.docc/Relations.md:133", StorageRelationsSnippets.block133),
     (
         "Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:11",
         StorageTransactionsAndConcurrencySnippets.block11

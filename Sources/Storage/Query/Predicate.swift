@@ -64,6 +64,16 @@ public indirect enum StoragePredicate: Sendable, Hashable {
     /// Added after the other cases: a backend that does not know it evaluates it with
     /// ``PreparedPredicate``, as for every node it does not know (see "For backends" above).
     case nested(path: [String], StoragePredicate)
+    /// `column IN (SELECT primaryKey FROM collection WHERE predicate)`: a sub-query, as
+    /// ``Column/in(_:where:)`` builds it, with the semantics of `.in` over the primary keys of
+    /// the records of `collection` matching `predicate` (all of them when `nil`; none when the
+    /// collection does not exist).
+    ///
+    /// Added after the other cases. The store resolves it before a backend sees a query (into
+    /// `.in` over the keys found, in the same transaction) unless the backend runs sub-queries
+    /// itself (``SubqueryFilteringReadTransaction``); other backends are never handed one
+    /// (``PreparedPredicate`` reads one as an empty `.in`).
+    case subquery(String, collection: String, predicate: StoragePredicate?)
 
     /// Every column the predicate names, in order of appearance (a column named twice appears
     /// twice).
@@ -75,6 +85,8 @@ public indirect enum StoragePredicate: Sendable, Hashable {
                 names.append(column)
             case .nested(_, let inner):
                 names.append(contentsOf: inner.columnNames)
+            case .subquery(let column, _, _):
+                names.append(column)
             default:
                 break
             }

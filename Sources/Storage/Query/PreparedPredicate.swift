@@ -98,6 +98,10 @@ public struct PreparedPredicate: Sendable {
                 case .nested(let path, let inner):
                     // The store hands over only a term here, one level deep (`Session` checks it).
                     return .nested(inner.columnNames.first ?? "", path, node(inner))
+                case .subquery(let column, _, _):
+                    // The store resolves a sub-query before a backend sees it; one evaluated
+                    // unresolved matches nothing, as an empty IN list.
+                    return .member(column, MemberList([]))
                 case .and, .or, .not: preconditionFailure("fold passes only terms")
                 }
             },

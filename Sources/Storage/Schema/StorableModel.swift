@@ -14,6 +14,9 @@ public protocol StorableModel: Codable {
     static var primaryKey: String { get }
     /// Secondary indexes, unique or not. Default: none.
     static var indexes: [IndexDefinition] { get }
+    /// Columns holding the primary key of another record, with what a delete of that record does
+    /// (see ``Reference``). Each referencing column gets an index. Default: none.
+    static var references: [Reference] { get }
 }
 
 extension StorableModel {
@@ -23,4 +26,6 @@ extension StorableModel {
     public static var primaryKey: String { "id" }
     /// None.
     public static var indexes: [IndexDefinition] { [] }
+    /// None.
+    public static var references: [Reference] { [] }
 }

@@ -176,6 +176,7 @@ extension Session {
         let types = columns.map { result.column(named: $0.name)?.type ?? .untyped }
         let writer = try requireWriter().makeWriter(for: collection, columns: columns.map(\.name))
         try writer.expectRecords(batch.count)
+        let references = try referenceSlots(of: collection, columns: columns.map(\.name))
         let natural = key != CollectionSchema.autoKeyColumn
         // Rows seen per key, for a natural key only: two rows of one batch under one key must
         // agree, or the file has an error the last row would silently hide.
@@ -216,6 +217,9 @@ extension Session {
             do {
                 for index in record.indices {
                     record[index] = try Self.converted(record[index], to: types[index], column: columns[index].name)
+                }
+                if !references.isEmpty {
+                    try checkReferences(of: record, key: record[keySlot!], slots: references, in: collection)
                 }
                 keys.append(try writer.put(record))
             } catch let error as StorageError {

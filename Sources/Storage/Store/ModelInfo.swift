@@ -8,6 +8,9 @@ struct ModelInfo: Sendable {
     /// than a type with an auto-assigned key.
     let keyIsExplicit: Bool
     let indexes: [IndexDefinition]
+    /// The type's ``StorableModel/references``: each referencing column also has an index in
+    /// `indexes`.
+    let references: [Reference]
     /// Whether the type is one of the store's own, stored in a reserved (`_`) collection.
     let isInternal: Bool
     /// The columns in property order, with the auto-key column first when the type has no key.
@@ -20,8 +23,10 @@ struct ModelInfo: Sendable {
             collection = model.collectionName
             declaredKey = model.primaryKey
             keyIsExplicit = model.primaryKey != "id"
-            indexes = model.indexes
+            references = model.references
+            indexes = Self.indexes(model.indexes, covering: references)
         } else {
+            references = []
             collection = typeName
             declaredKey = "id"
             keyIsExplicit = false
@@ -34,6 +39,16 @@ struct ModelInfo: Sendable {
                 "; the name comes from the type \(typeName): conform it to StorableModel and set collectionName"
             throw error
         }
+    }
+
+    /// `declared` and an index on each referencing column that no declared index begins with, so
+    /// that a delete finds the records referencing a key by the index, not by a scan.
+    static func indexes(_ declared: [IndexDefinition], covering references: [Reference]) -> [IndexDefinition] {
+        var indexes = declared
+        for reference in references where !indexes.contains(where: { $0.columns.first == reference.column }) {
+            indexes.append(IndexDefinition([reference.column]))
+        }
+        return indexes
     }
 
     /// The schema for a discovered layout: the declared key when the type has it, else a

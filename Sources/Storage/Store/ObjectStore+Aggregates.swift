@@ -27,7 +27,7 @@ extension ObjectStore {
         where predicate: StoragePredicate? = nil,
         groupBy: [Column] = []
     ) throws -> [[String: StorageValue]] {
-        try withReadSession(singleQuery: true) {
+        try withReadSession(singleQuery: predicate.isSingleQuery) {
             try $0.aggregate(type, aggregates, where: predicate, groupBy: groupBy)
         }
     }
@@ -54,7 +54,7 @@ extension ObjectStore {
         where predicate: StoragePredicate? = nil,
         groupBy: [Column] = []
     ) throws -> [[String: StorageValue]] {
-        try withReadSession(singleQuery: true) {
+        try withReadSession(singleQuery: predicate.isSingleQuery) {
             try $0.aggregate(in: collection, aggregates, where: predicate, groupBy: groupBy)
         }
     }

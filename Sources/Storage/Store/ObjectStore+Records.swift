@@ -84,7 +84,7 @@ extension ObjectStore {
         limit: Int? = nil,
         offset: Int = 0
     ) throws -> [T] {
-        try withReadSession(singleQuery: true) {
+        try withReadSession(singleQuery: predicate.isSingleQuery) {
             try $0.fetchAll(type, where: predicate, orderBy: ordering, limit: limit, offset: offset)
         }
     }
@@ -104,7 +104,7 @@ extension ObjectStore {
         orderBy ordering: [Ordering] = [],
         _ body: (T) throws -> Void
     ) throws {
-        try withReadSession(singleQuery: true) { session in
+        try withReadSession(singleQuery: predicate.isSingleQuery) { session in
             try session.scan(type, where: predicate, orderBy: ordering, limit: nil) { value in
                 try body(value)
                 return true
@@ -120,7 +120,7 @@ extension ObjectStore {
     /// - Throws: ``StorageError``: `.unknownColumn` for a column the collection lacks, `.closed`
     ///   after ``close()-3koi4``.
     public func count<T>(_ type: T.Type, where predicate: StoragePredicate? = nil) throws -> Int {
-        try withReadSession(singleQuery: true) { try $0.count(type, where: predicate) }
+        try withReadSession(singleQuery: predicate.isSingleQuery) { try $0.count(type, where: predicate) }
     }
 
     /// Deletes the value of `type` with primary key `id`.

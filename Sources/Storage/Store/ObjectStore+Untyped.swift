@@ -13,7 +13,9 @@ extension ObjectStore {
     ///   predicate naming a column the collection does not have.
     public func count(in collection: String, where predicate: StoragePredicate? = nil) throws -> Int {
         try Identifier.validateCollection(collection)
-        return try withReadSession(singleQuery: true) { try $0.count(in: collection, where: predicate) }
+        return try withReadSession(singleQuery: predicate.isSingleQuery) {
+            try $0.count(in: collection, where: predicate)
+        }
     }
 
     /// Deletes the records of the collection named `collection` matching `predicate`, in one

@@ -59,6 +59,7 @@ extension Session {
         let result = try prepare(schema)
         let types = columns.map { result.column(named: $0.name)?.type ?? .untyped }
         let writer = try requireWriter().makeWriter(for: collection, columns: columns.map(\.name))
+        let references = try referenceSlots(of: collection, columns: columns.map(\.name))
 
         var record = CSVRecord()
         guard try reader.next(into: &record) else { return 0 }  // the header, read in the first pass
@@ -105,6 +106,9 @@ extension Session {
                 }
             }
             do {
+                if !references.isEmpty {
+                    try checkReferences(of: values, key: values[keySlot], slots: references, in: collection)
+                }
                 keys.append(try writer.put(values))
             } catch let error as StorageError {
                 throw error.at("line \(record.line)", in: collection)

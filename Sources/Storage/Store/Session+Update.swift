@@ -61,6 +61,11 @@ extension Session {
             limit: nil
         )
         try check?(stored, checked, request)
+        // A reference set to a key must name a record, as a save's does.
+        let references = try referenceSlots(of: stored.name, columns: checked.columns)
+        if !references.isEmpty {
+            try checkReferences(of: checked.values, key: .null, slots: references, in: stored.name)
+        }
         let writer = try requireWriter()
         let bulk = writer as? any BulkUpdatingWriteTransaction
         if !observed, let bulk,

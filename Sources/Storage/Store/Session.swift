@@ -7,6 +7,9 @@ final class Session {
     private var prepared: [String: CollectionSchema] = [:]
     /// What this session wrote, by folded collection name, for change observation.
     private(set) var changeLogs: [String: ChangeLog] = [:]
+    /// What this session knows of the store's references (`Session+References.swift`); `nil`
+    /// until a save or delete of the session first needs it.
+    var relations: RelationState?
 
     init(catalog: ModelCatalog, reader: any BackendReadTransaction, writer: (any BackendWriteTransaction)?) {
         self.catalog = catalog
@@ -53,6 +56,7 @@ final class Session {
     /// stored schema of the type's collection is the one the plan was checked against, else
     /// worked out again (`makeWriteState`).
     private func writeState<T: Encodable>(for value: T, info: ModelInfo, cached: WritePlan?) throws -> WriteState {
+        if !info.references.isEmpty { try registerReferences(of: info) }
         if let cached, let stored = try storedSchema(info.collection), stored == cached.stored {
             let writer = try requireWriter().makeWriter(for: cached.schema.name, columns: cached.columnNames)
             return WriteState(plan: cached, encoder: cached.takeEncoder(), writer: writer)
@@ -236,6 +240,7 @@ final class Session {
                 column: plan.schema.primaryKey
             )
         }
+        if !plan.referenceSlots.isEmpty { try checkReferences(of: record, key: key, plan: plan) }
         do {
             return try current.writer.put(record)
         } catch let error as StorageError {
@@ -268,6 +273,12 @@ final class Session {
     ) throws -> ScanRequest {
         let stored = plan.schema
         let types = plan.types
+        var predicate = predicate
+        if let unresolved = predicate, unresolved.containsSubquery {
+            predicate =
+                reader is any SubqueryFilteringReadTransaction
+                ? try checkSubqueries(unresolved) : try resolveSubqueries(unresolved)
+        }
         for name in (predicate?.columnNames ?? []) + ordering.map(\.column) {
             if let slot = plan.slotByName[name], Identifier.spelledAlike(plan.columns[slot], name) { continue }
             // The look-up finds a column spelt in another Unicode normalization too (Swift
@@ -314,7 +325,7 @@ final class Session {
 
     /// The scan request for a typed query and the decoder for its rows, or nil when nothing was
     /// ever stored in the type's collection.
-    private func prepareScan<T: Decodable>(
+    func prepareScan<T: Decodable>(
         _ type: T.Type,
         where predicate: StoragePredicate?,
         orderBy ordering: [Ordering],
@@ -543,7 +554,15 @@ final class Session {
         try Identifier.validateCollection(collection)
         guard let stored = try storedSchema(collection) else { return false }
         let writer = try requireWriter()
-        let keys = try writer.deleteAll(from: stored.name, where: nil)
+        let keys: [StorageValue]
+        if try references(targeting: stored.name).isEmpty {
+            keys = try writer.deleteAll(from: stored.name, where: nil)
+        } else {
+            // The rules apply to every record; the records' own change is noted by the delete.
+            _ = try deleteApplyingReferences(try self.keys(of: stored, where: nil), of: stored)
+            keys = []
+        }
+        try unregisterReferences(from: stored.name)
         try writer.dropCollection(stored.name)
         let folded = Identifier.folded(stored.name)
         for name in prepared.keys where Identifier.folded(name) == folded { prepared[name] = nil }
@@ -557,6 +576,10 @@ final class Session {
         let info = try catalog.info(for: type)
         guard let stored = try storedSchema(info.collection) else { return false }
         let key = try Self.normalizedKey(id, catalog.readPlan(for: stored))
+        if try !references(targeting: stored.name).isEmpty {
+            guard try exists(key, in: stored.name) else { return false }
+            return try !deleteApplyingReferences([key], of: stored).isEmpty
+        }
         let deleted = try requireWriter().delete(from: info.collection, key: key)
         if deleted { noteChange(.delete([key]), in: info.collection) }
         return deleted
@@ -575,6 +598,9 @@ final class Session {
             orderBy: [],
             limit: nil
         )
+        if try !references(targeting: stored.name).isEmpty {
+            return try deleteApplyingReferences(try self.keys(of: stored, where: request.predicate), of: stored)
+        }
         let keys = try requireWriter().deleteAll(from: collection, where: request.predicate)
         if !keys.isEmpty { noteChange(.delete(keys), in: collection) }
         return keys

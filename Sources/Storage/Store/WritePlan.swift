@@ -26,6 +26,16 @@ final class WritePlan: Sendable {
     let affinityFixes: [AffinityFix]
     /// The collection's folded name, for the change log.
     let foldedCollection: String
+    /// The type's references, by position in `layout`: each non-null value is checked to name a
+    /// record before the record is written (`Session.checkReferences`). Empty for a type without
+    /// references, whose saves do nothing more.
+    let referenceSlots: [ReferenceSlot]
+
+    struct ReferenceSlot: Sendable {
+        let index: Int
+        let column: String
+        let target: String
+    }
 
     struct AffinityFix: Sendable {
         let index: Int
@@ -49,6 +59,11 @@ final class WritePlan: Sendable {
         self.keyIndex = keyIndex
         self.affinityFixes = affinityFixes
         foldedCollection = Identifier.folded(info.collection)
+        referenceSlots = info.references.compactMap { reference in
+            schema.columns.firstIndex { $0.name == reference.column }.map {
+                ReferenceSlot(index: $0, column: reference.column, target: reference.targetCollection)
+            }
+        }
     }
 
     /// An encoder kept for the next save of the type: making one builds its slot table and its
