@@ -309,7 +309,8 @@ struct SQLiteQueryCompiler {
                         !expressible(path) || (schema.column(named: name) != nil && isIndexed(name, path, schema))
                     return .nested(path: written ? path : [], shape(of: inner, schema))
                 case .subquery(let name, let collection, let inner):
-                    return .subquery(name, collection: collection, predicate: inner.map { shape(of: $0, Self.unindexed) })
+                    let predicate = inner.map { shape(of: $0, Self.unindexed) }
+                    return .subquery(name, collection: collection, predicate: predicate)
                 default: return term
                 }
             },

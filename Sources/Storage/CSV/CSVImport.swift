@@ -38,7 +38,12 @@ package struct CSVImport {
     static let progressInterval = 4_096
 
     /// The first pass: reads every record of `input`, checking its shape and its UTF-8.
-    /// - Parameter progress: called every `progressInterval` records and at the end.
+    /// - Parameters:
+    ///   - input: the file or the text.
+    ///   - collection: the collection the records are for.
+    ///   - progress: called every `progressInterval` records and at the end.
+    /// - Throws: ``StorageError`` with `.invalidCSV` naming the line, `.invalidIdentifier` for a
+    ///   header name, `.io` when the file cannot be read.
     init(
         _ input: CSVReader.Input,
         collection: String,

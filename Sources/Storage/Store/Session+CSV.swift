@@ -10,8 +10,14 @@ extension Session {
     }
 
     /// Stores every record of `reader` in `collection`.
-    /// - Parameter progress: called every `CSVImport.progressInterval` records stored.
+    /// - Parameters:
+    ///   - reader: the input, from its start (the header is read again).
+    ///   - plan: the first pass's findings.
+    ///   - requested: the primary key asked for, or nil.
+    ///   - progress: called every `CSVImport.progressInterval` records stored.
     /// - Returns: the number of records stored.
+    /// - Throws: ``StorageError`` naming the line: a record whose values the columns cannot take,
+    ///   without its key, or differing from an earlier one under the same natural key.
     func insert(
         csv reader: CSVReader,
         plan: CSVImport,
