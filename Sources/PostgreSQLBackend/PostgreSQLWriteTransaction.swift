@@ -18,13 +18,13 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
     }
 
     /// The schemas this transaction changed, published to the cache only when it commits.
-    private(set) var changedSchemas: [String: CollectionSchema] = [:]
+    var changedSchemas: [String: CollectionSchema] = [:]
     /// The catalog stamps of `changedSchemas` (see `PostgreSQLCatalog.stampSQL(parameter:)`), by
     /// folded name, published with them.
-    private(set) var changedStamps: [String: Int64] = [:]
+    var changedStamps: [String: Int64] = [:]
     /// The folded names of the collections this transaction dropped (and did not create again),
     /// removed from the cache only when it commits.
-    private(set) var droppedCollections: Set<String> = []
+    var droppedCollections: Set<String> = []
     /// Writers holding records not yet sent.
     private var writers: [PostgreSQLRecordWriter] = []
     /// The largest number of records a writer buffers before it sends them.

@@ -35,7 +35,11 @@ extension ConformanceSuite {
             #expect(try first.appliedMigrations(in: store) == [])
             #expect(try first.migrate(store) == ["b-first", "a-second", "c-third"])
             #expect(try first.migrate(store) == [])
-            #expect(try ticks(store) == [.init(id: "b-first", before: 0), .init(id: "a-second", before: 1), .init(id: "c-third", before: 2)])
+            #expect(
+                try ticks(store) == [
+                    .init(id: "b-first", before: 0), .init(id: "a-second", before: 1), .init(id: "c-third", before: 2),
+                ]
+            )
             // A later version registers one more: only it runs.
             let later = tickingMigrator(["b-first", "a-second", "c-third", "d-fourth"])
             #expect(try later.migrate(store) == ["d-fourth"])
@@ -70,7 +74,10 @@ extension ConformanceSuite {
             let schema = try #require(try store.schema(of: "mig_people"))
             #expect(schema.column(named: "name") != nil && schema.column(named: "fullName") == nil)
             #expect(Set(schema.indexes) == Set(MigratedPersonV1.indexes))
-            #expect(try store.fetchAll(MigratedPersonV1.self, orderBy: [.ascending("id")]) == (1...50).map { MigratedPersonV1.make($0) })
+            #expect(
+                try store.fetchAll(MigratedPersonV1.self, orderBy: [.ascending("id")])
+                    == (1...50).map { MigratedPersonV1.make($0) }
+            )
             // Fixed, it goes on from the migration that failed.
             var fixed = Migrator()
             fixed.register("1-tick") { m in try m.tick() }
@@ -127,7 +134,11 @@ extension ConformanceSuite {
             #expect(try store.count(in: "mig_persons", where: Column("fullName") >= "n99990") == 9)
             // The unique index still holds.
             expectError(.constraintViolation) {
-                _ = try store.insert(dictionaries: [["id": 1, "fullName": "dup", "email": "p2@example.com"]], into: "mig_persons", primaryKey: "id")
+                _ = try store.insert(
+                    dictionaries: [["id": 1, "fullName": "dup", "email": "p2@example.com"]],
+                    into: "mig_persons",
+                    primaryKey: "id"
+                )
             }
             // The auto-key sequence went with the rename: key 5 (deleted) is not used again.
             #expect(try store.count(in: "mig_memos") == 4)
@@ -164,7 +175,12 @@ extension ConformanceSuite {
                 let old = MigratedPersonV1.make(id)
                 #expect(
                     try store.fetch(MigratedPersonV3.self, id: id)
-                        == MigratedPersonV3(id: id, fullName: old.name.uppercased(), email: old.email, nameLength: old.name.count)
+                        == MigratedPersonV3(
+                            id: id,
+                            fullName: old.name.uppercased(),
+                            email: old.email,
+                            nameLength: old.name.count
+                        )
                 )
             }
             #expect(try store.count(MigratedPersonV3.self, where: Column("nameLength") == 6) == 90_000)
@@ -190,10 +206,15 @@ extension ConformanceSuite {
             attempt(.schemaMismatch) { try $0.renameCollection("nowhere", to: "elsewhere") }
             attempt(.invalidIdentifier) { try $0.renameCollection("mig_people", to: "_hidden") }
             attempt(.unknownColumn) { try $0.addIndex(IndexDefinition(["nothing"]), to: "mig_people") }
-            attempt(.constraintViolation) { try $0.addIndex(IndexDefinition(["legacy"], unique: true), to: "mig_people") }
+            attempt(.constraintViolation) {
+                try $0.addIndex(IndexDefinition(["legacy"], unique: true), to: "mig_people")
+            }
             #expect(try Migrator().appliedMigrations(in: store) == [])
             #expect(try store.schema(of: "mig_people")?.columns.map(\.name) == ["id", "name", "email", "legacy"])
-            #expect(try store.fetchAll(MigratedPersonV1.self, orderBy: [.ascending("id")]) == (1...5).map { MigratedPersonV1.make($0) })
+            #expect(
+                try store.fetchAll(MigratedPersonV1.self, orderBy: [.ascending("id")])
+                    == (1...5).map { MigratedPersonV1.make($0) }
+            )
         },
         check("addIndex and dropIndex change the indexes a query and a unique check use") { fixture, directory in
             let store = try fixture.openStore(in: directory)
@@ -210,7 +231,11 @@ extension ConformanceSuite {
             #expect(Set(schema.indexes) == [IndexDefinition(["name"]), IndexDefinition(["legacy", "name"])])
             #expect(try store.count(in: "mig_people", where: Column("legacy") == 3 && Column("name") > "n5") == 8)
             // No unique index on email any more: a second record with the same email is stored.
-            try store.insert(dictionaries: [["id": 1000, "name": "d", "email": "p1@example.com", "legacy": 0]], into: "mig_people", primaryKey: "id")
+            try store.insert(
+                dictionaries: [["id": 1000, "name": "d", "email": "p1@example.com", "legacy": 0]],
+                into: "mig_people",
+                primaryKey: "id"
+            )
             #expect(try store.count(in: "mig_people", where: Column("email") == "p1@example.com") == 2)
         },
         check("the context reads and writes like a transaction, and sees its own writes") { fixture, directory in
@@ -226,12 +251,19 @@ extension ConformanceSuite {
                 try m.save(MigratedPersonV2(id: 20, fullName: "twenty", email: "t@example.com"))
                 #expect(try m.fetch(MigratedPersonV2.self, id: 20)?.fullName == "twenty")
                 #expect(try m.fetchAll(MigratedPersonV2.self, where: Column("fullName") == "n3").map(\.id) == [3])
-                #expect(try m.fetchDictionaries(from: "mig_people", where: Column("id") == 1).first?["fullName"] == .text("n1"))
+                #expect(
+                    try m.fetchDictionaries(from: "mig_people", where: Column("id") == 1).first?["fullName"]
+                        == .text("n1")
+                )
                 #expect(try m.schema(of: "mig_people")?.column(named: "legacy") == nil)
                 #expect(try m.collectionNames().contains("mig_people"))
             }
             try migrator.migrate(store)
-            #expect(try store.fetchAll(MigratedPersonV2.self, orderBy: [.ascending("id")]).map(\.id) == [1, 2, 3, 4, 5, 6, 7, 20])
+            #expect(
+                try store.fetchAll(MigratedPersonV2.self, orderBy: [.ascending("id")]).map(\.id) == [
+                    1, 2, 3, 4, 5, 6, 7, 20,
+                ]
+            )
         },
         check("two stores migrating one store at once run each migration exactly once") { fixture, directory in
             let names = (1...6).map { "m\($0)" }

@@ -56,7 +56,12 @@ package struct MigratedPersonV3: Codable, Equatable, Sendable, StorableModel {
 
     /// What the transform makes of `old`.
     package static func from(_ old: MigratedPersonV2) -> MigratedPersonV3 {
-        MigratedPersonV3(id: old.id, fullName: old.fullName.uppercased(), email: old.email, nameLength: old.fullName.count)
+        MigratedPersonV3(
+            id: old.id,
+            fullName: old.fullName.uppercased(),
+            email: old.email,
+            nameLength: old.fullName.count
+        )
     }
 }
 
