@@ -1,9 +1,10 @@
 package import Storage
 
-/// A person as the first version of an app stored it, for the migration checks.
+/// A person as the first version of an app stored it, for the migration checks. Its indexes are
+/// not unique: the in-memory backend checks a unique index against every record on each save.
 package struct MigratedPersonV1: Codable, Equatable, Sendable, StorableModel {
     package static let collectionName = "mig_people"
-    package static let indexes: [IndexDefinition] = [.init(["email"], unique: true), .init(["name"])]
+    package static let indexes: [IndexDefinition] = [.init(["email"]), .init(["name"])]
 
     package var id: Int64
     package var name: String
