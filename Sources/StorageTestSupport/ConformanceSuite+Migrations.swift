@@ -22,10 +22,16 @@ extension ConformanceSuite {
         return migrator
     }
 
-    /// 100,000 records, on every backend but the in-memory one, whose every save copies its table
-    /// (a test backend, quadratic in the records of one transaction): 5,000 there.
+    /// 100,000 records, on every backend but two: the in-memory one, whose every save copies its
+    /// table (a test backend, quadratic in the records of one transaction), gets 5,000; the file
+    /// archive, which writes one file per record (100,000 files per copy of the collection, and a
+    /// migration copies it three times), 10,000. An external backend's fixture gets 100,000.
     static func largeMigrationCount(_ fixture: BackendFixture) -> Int64 {
-        fixture.name == BackendFixture.inMemory.name ? 5_000 : 100_000
+        switch fixture.name {
+        case BackendFixture.inMemory.name: 5_000
+        case "archive": 10_000
+        default: 100_000
+        }
     }
 
     static func ticks(_ store: ObjectStore) throws -> [MigrationTick] {
@@ -108,7 +114,7 @@ extension ConformanceSuite {
             var migrator = tickingMigrator(["1", "2"])
             migrator.register("1") { m in try m.tick() }
             let error = expectError(.misuse) { _ = try migrator.migrate(store) }
-            #expect(error?.message.contains("\"1\"") == true)
+            #expect(error?.message.contains("'1'") == true)
             expectError(.misuse) { _ = try migrator.appliedMigrations(in: store) }
             #expect(try store.count(in: MigrationTick.collectionName) == 0)
         },
@@ -186,7 +192,7 @@ extension ConformanceSuite {
         },
         check("schema changes refuse what they cannot do with typed errors, and change nothing") { fixture, directory in
             let store = try fixture.openStore(in: directory)
-            try store.save(contentsOf: (1...5).map { MigratedPersonV1.make($0) })
+            try store.save(contentsOf: (1...10).map { MigratedPersonV1.make($0) })
             try store.save(MigrationTick(id: "t", before: 0))
             func attempt(_ code: StorageError.Code, _ body: @escaping @Sendable (MigrationContext) throws -> Void) {
                 var migrator = Migrator()
@@ -211,7 +217,7 @@ extension ConformanceSuite {
             #expect(try store.schema(of: "mig_people")?.columns.map(\.name) == ["id", "name", "email", "legacy"])
             #expect(
                 try store.fetchAll(MigratedPersonV1.self, orderBy: [.ascending("id")])
-                    == (1...5).map { MigratedPersonV1.make($0) }
+                    == (1...10).map { MigratedPersonV1.make($0) }
             )
         },
         check("renames keep a unique index enforced") { fixture, directory in
@@ -257,7 +263,7 @@ extension ConformanceSuite {
             #expect(try migrator.migrate(store) == ["2-drop"])
             let schema = try #require(try store.schema(of: "mig_people"))
             #expect(Set(schema.indexes) == [IndexDefinition(["name"]), IndexDefinition(["legacy", "name"])])
-            #expect(try store.count(in: "mig_people", where: Column("legacy") == 3 && Column("name") > "n5") == 8)
+            #expect(try store.count(in: "mig_people", where: Column("legacy") == 3 && Column("name") > "n5") == 7)
             // No unique index on email any more: a second record with the same email is stored.
             try store.insert(dictionaries: duplicate, into: "mig_people", primaryKey: "id")
             #expect(try store.count(in: "mig_people", where: Column("email") == "p1@example.com") == 2)
