@@ -132,7 +132,10 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
         for statement in catalog.migration(from: current, to: target) {
             do {
                 try connection.execute(statement, collection: requested.name)
-            } catch let error as StorageError where error.postgreSQL?.code.map(Self.catalogRaces.contains) == true {
+            } catch let error as StorageError
+                where error.postgreSQL?.code.map(Self.catalogRaces.contains) == true
+                && !Self.isDuplicateData(error)
+            {
                 // Another process created or changed the same table at the same moment (the
                 // loser of concurrent `CREATE TABLE IF NOT EXISTS` gets a unique violation in
                 // PostgreSQL's own catalog): run the transaction again, against the new catalog.
@@ -161,6 +164,14 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
         }
         droppedCollections.remove(folded)
         return target
+    }
+
+    /// Whether `error` is a unique index that cannot be built over the records already stored
+    /// (`could not create unique index`): the data breaks it, which no retry changes, unlike a
+    /// race in PostgreSQL's own catalog (a unique violation there too).
+    private static func isDuplicateData(_ error: StorageError) -> Bool {
+        error.postgreSQL?.code == .uniqueViolation
+            && error.postgreSQL?.message.contains("could not create unique index") == true
     }
 
     func dropCollection(_ collection: String) throws {
