@@ -223,7 +223,7 @@ final class LMDBWriteTransaction: LMDBReadTransaction, BackendWriteTransaction {
 
     // MARK: Catalog
 
-    private func save(_ collection: LMDBCollection) throws {
+    func save(_ collection: LMDBCollection) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let bytes = [UInt8](try encoder.encode(collection))

@@ -10,7 +10,12 @@ import Storage
 /// A predicate it cannot express (a `LIKE` on a non-text column) makes `compile` return `nil`;
 /// the caller then filters with `PreparedPredicate`.
 struct PostgreSQLQueryCompiler {
-    let schema: CollectionSchema
+    /// The schema of the table the SQL reads (a sub-query's while its predicate is compiled).
+    private(set) var schema: CollectionSchema
+    /// The stored schema and the qualified table of a sub-query's collection, by its name and
+    /// the columns its predicate names, or `nil` for none: a sub-query is then not compiled
+    /// (`compile` returns `nil`).
+    var subqueryTarget: ((String, [String]) -> (schema: CollectionSchema, table: String)?)?
     /// The values of the placeholders, in order (`.null` in the place of an array).
     private(set) var arguments: [StorageValue] = []
     /// The array placeholders (an `in` list), by their index in `arguments`: the elements and
@@ -30,13 +35,17 @@ struct PostgreSQLQueryCompiler {
         }
         return parameters
     }
-    private let columnsByFoldedName: [String: ColumnDefinition]
+    private var columnsByFoldedName: [String: ColumnDefinition]
 
     init(schema: CollectionSchema) {
         self.schema = schema
+        columnsByFoldedName = Self.columns(of: schema)
+    }
+
+    private static func columns(of schema: CollectionSchema) -> [String: ColumnDefinition] {
         var columns: [String: ColumnDefinition] = [:]
         for column in schema.columns { columns[Identifier.folded(column.name)] = column }
-        columnsByFoldedName = columns
+        return columns
     }
 
     /// The stored definition of the column `name` (compared ignoring ASCII case).
@@ -113,6 +122,8 @@ struct PostgreSQLQueryCompiler {
             return value ? "TRUE" : "FALSE"
         case .in(let name, let values):
             return member(name, values)
+        case .subquery(let name, let collection, let inner):
+            return subquery(name, collection, inner)
         default:
             // Not AND, OR or NOT (fold passes only terms): a kind of node added later.
             return nil
@@ -173,6 +184,40 @@ struct PostgreSQLQueryCompiler {
         arrays[arguments.count] = (elements, type.oid)
         arguments.append(.null)
         return "(" + identifier + " = ANY($\(arguments.count)::" + type.name + "[]))"
+    }
+
+    /// `(column IN (SELECT key FROM table WHERE …))`, the sub-query's predicate compiled over its
+    /// own table with the placeholders numbered on from those before it. `nil` (the caller
+    /// resolves the sub-query itself) without `subqueryTarget`, for a collection it does not
+    /// know, for a column the table lacks (an empty sub-query is false there, any other unknown),
+    /// and where the column's class and the key's differ (SQL would refuse `int8 = text`, and
+    /// compare an integer with a real through a double).
+    private mutating func subquery(_ name: String, _ collection: String, _ inner: StoragePredicate?) -> String? {
+        guard let subqueryTarget, let target = subqueryTarget(collection, inner?.columnNames ?? []),
+            let column = definition(of: name),
+            let key = target.schema.primaryKeyColumn, Self.sameClass(column.type, key.type)
+        else { return nil }
+        let outer = (schema, columnsByFoldedName)
+        schema = target.schema
+        columnsByFoldedName = Self.columns(of: target.schema)
+        var filter = ""
+        var compiled = true
+        if let inner {
+            if let condition = compile(inner) { filter = " WHERE " + condition } else { compiled = false }
+        }
+        (schema, columnsByFoldedName) = outer
+        guard compiled else { return nil }
+        return "(" + PostgreSQLIdentifier.quoted(name) + " IN (SELECT " + PostgreSQLIdentifier.quoted(key.name)
+            + " FROM " + target.table + filter + "))"
+    }
+
+    /// Whether values of columns of types `a` and `b` compare in SQL as `.in` compares them.
+    private static func sameClass(_ a: ColumnType, _ b: ColumnType) -> Bool {
+        switch (a, b) {
+        case (.integer, .integer), (.real, .real), (.blob, .blob): true
+        case (.text, .text), (.text, .untyped), (.untyped, .text), (.untyped, .untyped): true
+        default: false
+        }
     }
 
     private mutating func compare(

@@ -24,7 +24,7 @@ extension PostgreSQLReadTransaction: AggregatingReadTransaction {
         try willRunStatement()
         let named = request.groupBy + request.aggregates.compactMap(\.column) + (request.predicate?.columnNames ?? [])
         guard let (schema, stamp) = try storedEntry(of: request.collection, needing: named) else { return nil }
-        var compiler = PostgreSQLQueryCompiler(schema: schema)
+        var compiler = makeCompiler(schema)
         var selected = request.groupBy.map(compiler.selected)
         var readings: [Reading] = []
         for aggregate in request.aggregates {

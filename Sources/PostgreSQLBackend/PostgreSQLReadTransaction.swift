@@ -214,13 +214,21 @@ class PostgreSQLReadTransaction: BackendReadTransaction {
     }
 
     func scan(_ request: ScanRequest, _ body: (any StorageRow) throws -> Bool) throws {
-        if Self.readsNestedFields(request) { return try scanWithNestedFields(request, body) }
+        if Self.readsNestedFields(request) {
+            // Filtered here in part: the sub-queries' keys are read first.
+            if let predicate = request.predicate, predicate.containsSubquery {
+                var resolved = request
+                resolved.predicate = try resolvingSubqueries(predicate)
+                return try scan(resolved, body)
+            }
+            return try scanWithNestedFields(request, body)
+        }
         try checkActive()
         try willRunStatement()
         let predicateColumns = request.predicate?.columnNames ?? []
         guard let (schema, stamp) = try storedEntry(of: request.collection, needing: request.columns + predicateColumns)
         else { return }
-        var compiler = PostgreSQLQueryCompiler(schema: schema)
+        var compiler = makeCompiler(schema)
         let table = catalog.table(of: request.collection)
         var selected = request.columns.map(compiler.selected)
         let condition = request.predicate.map { compiler.compile($0) }
@@ -233,6 +241,12 @@ class PostgreSQLReadTransaction: BackendReadTransaction {
             checked = true
         }
         if let condition, condition == nil, let predicate = request.predicate {
+            if predicate.containsSubquery {
+                // A sub-query SQL cannot take here (or a term beside it): its keys are read first.
+                var resolved = request
+                resolved.predicate = try resolvingSubqueries(predicate)
+                return try scan(resolved, body)
+            }
             // Filtered here, with SQLite's semantics, over the predicate's columns too.
             selected += predicateColumns.map(compiler.selected)
             selected.append(catalog.stampSQL(parameter: 1))
@@ -323,7 +337,7 @@ class PostgreSQLReadTransaction: BackendReadTransaction {
         try checkActive()
         try willRunStatement()
         guard let schema = try storedSchema(of: collection, needing: predicate?.columnNames ?? []) else { return 0 }
-        var compiler = PostgreSQLQueryCompiler(schema: schema)
+        var compiler = makeCompiler(schema)
         var sql = "SELECT count(*) FROM " + catalog.table(of: collection)
         if let predicate {
             guard let condition = compiler.compile(predicate) else {

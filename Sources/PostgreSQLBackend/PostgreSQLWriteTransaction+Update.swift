@@ -16,7 +16,7 @@ extension PostgreSQLWriteTransaction: BulkUpdatingWriteTransaction {
         try willRunStatement()
         guard let schema = try storedSchema(of: collection, needing: columns + (predicate?.columnNames ?? []))
         else { return [] }
-        var compiler = PostgreSQLQueryCompiler(schema: schema)
+        var compiler = makeCompiler(schema)
         var condition = ""
         if let predicate {
             guard let compiled = compiler.compile(predicate) else { return nil }

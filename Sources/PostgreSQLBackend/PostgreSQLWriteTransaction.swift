@@ -18,13 +18,13 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
     }
 
     /// The schemas this transaction changed, published to the cache only when it commits.
-    private(set) var changedSchemas: [String: CollectionSchema] = [:]
+    var changedSchemas: [String: CollectionSchema] = [:]
     /// The catalog stamps of `changedSchemas` (see `PostgreSQLCatalog.stampSQL(parameter:)`), by
     /// folded name, published with them.
-    private(set) var changedStamps: [String: Int64] = [:]
+    var changedStamps: [String: Int64] = [:]
     /// The folded names of the collections this transaction dropped (and did not create again),
     /// removed from the cache only when it commits.
-    private(set) var droppedCollections: Set<String> = []
+    var droppedCollections: Set<String> = []
     /// Writers holding records not yet sent.
     private var writers: [PostgreSQLRecordWriter] = []
     /// The largest number of records a writer buffers before it sends them.
@@ -132,7 +132,10 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
         for statement in catalog.migration(from: current, to: target) {
             do {
                 try connection.execute(statement, collection: requested.name)
-            } catch let error as StorageError where error.postgreSQL?.code.map(Self.catalogRaces.contains) == true {
+            } catch let error as StorageError
+                where error.postgreSQL?.code.map(Self.catalogRaces.contains) == true
+                && !Self.isDuplicateData(error)
+            {
                 // Another process created or changed the same table at the same moment (the
                 // loser of concurrent `CREATE TABLE IF NOT EXISTS` gets a unique violation in
                 // PostgreSQL's own catalog): run the transaction again, against the new catalog.
@@ -160,6 +163,14 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
         }
         droppedCollections.remove(folded)
         return target
+    }
+
+    /// Whether `error` is a unique index that cannot be built over the records already stored
+    /// (`could not create unique index`): the data breaks it, which no retry changes, unlike a
+    /// race in PostgreSQL's own catalog (a unique violation there too).
+    private static func isDuplicateData(_ error: StorageError) -> Bool {
+        error.postgreSQL?.code == .uniqueViolation
+            && error.postgreSQL?.message.contains("could not create unique index") == true
     }
 
     func dropCollection(_ collection: String) throws {
@@ -225,7 +236,7 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
         try checkActive()
         try willRunStatement()
         guard let schema = try storedSchema(of: collection, needing: predicate?.columnNames ?? []) else { return [] }
-        var compiler = PostgreSQLQueryCompiler(schema: schema)
+        var compiler = makeCompiler(schema)
         let table = catalog.table(of: collection)
         let key = PostgreSQLIdentifier.quoted(schema.primaryKey)
         var sql = "DELETE FROM " + table

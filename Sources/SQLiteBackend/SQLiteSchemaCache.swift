@@ -42,14 +42,24 @@ final class SQLiteSchemaCache: Sendable {
     /// Publishes the schemas a write transaction changed, once it has committed.
     /// - Parameters:
     ///   - changes: the new schemas of the collections the transaction changed.
+    ///   - dropped: the folded names of the collections it dropped (or renamed) and did not make
+    ///     again, whose entries from `baseVersion` no longer hold.
     ///   - baseVersion: the version the transaction started from.
     ///   - newVersion: the version after the commit.
-    func publish(_ changes: [String: CollectionSchema], from baseVersion: Int64, to newVersion: Int64) {
+    func publish(
+        _ changes: [String: CollectionSchema],
+        dropped: Set<String> = [],
+        from baseVersion: Int64,
+        to newVersion: Int64
+    ) {
         state.withLock { state in
             if state.version != baseVersion {
                 state = State(version: newVersion, schemas: [:])
             }
             state.version = newVersion
+            for folded in dropped {
+                state.schemas[folded] = nil
+            }
             for (name, schema) in changes {
                 state.schemas[Identifier.folded(name)] = .some(schema)
             }

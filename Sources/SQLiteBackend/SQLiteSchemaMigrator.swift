@@ -96,16 +96,19 @@ struct SQLiteSchemaMigrator {
     }
 
     private func createIndex(_ index: IndexDefinition, on table: String) throws {
-        // A nested field's index is on the expression its queries compile to, the path written
-        // as a literal (an index cannot bind one); see `SQLiteQueryCompiler.indexedField`.
+        try connection.execute(Self.createIndexSQL(index, on: table), collection: table)
+    }
+
+    /// `CREATE INDEX IF NOT EXISTS` for `index` on `table`, under the index's stable name. A
+    /// nested field's index is on the expression its queries compile to, the path written as a
+    /// literal (an index cannot bind one); see `SQLiteQueryCompiler.indexedField`.
+    static func createIndexSQL(_ index: IndexDefinition, on table: String) -> String {
         let indexed =
             index.path.isEmpty
             ? index.columns.map(quote).joined(separator: ", ")
             : SQLiteQueryCompiler.indexedField(quote(index.columns[0]), index.path)
-        let sql =
-            "CREATE " + (index.isUnique ? "UNIQUE " : "") + "INDEX IF NOT EXISTS " + quote(index.name(in: table))
+        return "CREATE " + (index.isUnique ? "UNIQUE " : "") + "INDEX IF NOT EXISTS " + quote(index.name(in: table))
             + " ON " + quote(table) + " (" + indexed + ")"
-        try connection.execute(sql, collection: table)
     }
 
     /// Rebuilds the table with new column types: SQLite cannot change a column's type in place.

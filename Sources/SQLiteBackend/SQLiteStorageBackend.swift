@@ -428,7 +428,12 @@ public final class SQLiteStorageBackend: StorageBackend {
                 let newVersion = changed.isEmpty ? nil : try connection.schemaVersion()
                 try connection.execute("COMMIT", cached: true)
                 if let newVersion, let baseVersion = transaction.baseSchemaVersion {
-                    schemaCache.publish(changed, from: baseVersion, to: newVersion)
+                    schemaCache.publish(
+                        changed,
+                        dropped: transaction.droppedCollections,
+                        from: baseVersion,
+                        to: newVersion
+                    )
                 }
                 result = value
             } catch {

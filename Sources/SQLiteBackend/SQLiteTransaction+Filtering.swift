@@ -15,7 +15,7 @@ extension SQLiteReadTransaction {
         _ body: (any StorageRow) throws -> Bool
     ) throws {
         var predicate = predicate
-        if let unresolved = predicate, unresolved.containsSubquery { predicate = try resolveSubqueries(unresolved) }
+        if let unresolved = predicate, unresolved.containsSubquery { predicate = try resolvingSubqueries(unresolved) }
         let prepared = PreparedPredicate(predicate)
         var positions: [String: Int] = [:]
         var selected = columns
@@ -39,37 +39,11 @@ extension SQLiteReadTransaction {
     }
 }
 
-/// Sub-queries: compiled into the statement (`SQLiteQueryCompiler.subquery`), or resolved here
-/// where a predicate is filtered with `PreparedPredicate` instead.
+/// Sub-queries: compiled into the statement (`SQLiteQueryCompiler.subquery`), or resolved
+/// (`resolvingSubqueries`) where a predicate is filtered with `PreparedPredicate` instead.
 extension SQLiteReadTransaction: SubqueryFilteringReadTransaction {
     /// The stored schema of a sub-query's collection, for the compiler.
     var subqueryLookup: (String) -> CollectionSchema? {
         { [unowned self] collection in try? self.storedSchema(of: collection) }
-    }
-
-    /// `predicate` with each sub-query replaced by `.in` over the keys it selects, read with a
-    /// scan of this transaction.
-    func resolveSubqueries(_ predicate: StoragePredicate) throws -> StoragePredicate {
-        try predicate.fold(
-            term: { term in
-                switch term {
-                case .subquery(let column, let collection, let inner):
-                    guard let target = try storedSchema(of: collection) else { return .in(column, []) }
-                    var keys: [StorageValue] = []
-                    try scan(ScanRequest(collection: target.name, columns: [target.primaryKey], predicate: inner)) {
-                        keys.append($0.value(at: 0))
-                        return true
-                    }
-                    return .in(column, keys)
-                case .nested(let path, let inner) where inner.containsSubquery:
-                    return .nested(path: path, try resolveSubqueries(inner))
-                default:
-                    return term
-                }
-            },
-            all: StoragePredicate.all,
-            any: StoragePredicate.any,
-            not: StoragePredicate.not
-        )
     }
 }

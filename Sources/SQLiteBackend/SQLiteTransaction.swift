@@ -322,10 +322,10 @@ class SQLiteReadTransaction: BackendReadTransaction {
 /// A write transaction on the writer connection: `BEGIN IMMEDIATE` ... `COMMIT`.
 final class SQLiteWriteTransaction: SQLiteReadTransaction, BackendWriteTransaction {
     /// The schemas this transaction changed, published to the cache only when it commits.
-    private(set) var changedSchemas: [String: CollectionSchema] = [:]
+    var changedSchemas: [String: CollectionSchema] = [:]
     /// The collections this transaction dropped (and did not create again), by folded name: the
     /// cache, keyed by the schema version the transaction began at, still has them.
-    private var droppedCollections: Set<String> = []
+    var droppedCollections: Set<String> = []
 
     override var cacheableSchemaVersion: Int64? {
         changedSchemas.isEmpty && droppedCollections.isEmpty ? baseSchemaVersion : nil

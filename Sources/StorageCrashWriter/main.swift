@@ -22,6 +22,9 @@
 //                               the memory it took (see CSVWorkload).
 //   --workload stream --count N   saves N records and streams them back, printing how far the
 //       resident set grew while streaming (see StreamWorkload).
+//   --workload migrate [--start-at SECONDS]   runs MigrationWorkload's migrator on a seeded store,
+//       printing "begin NAME" as each migration starts and "ran NAMES" at the end (the kill -9 and
+//       concurrent-migration tests, MigrationProcessTests).
 //   --workload deep [--depths 1000,5000,10000]   counts with predicates nested that deep, on the
 //       main thread, printing each answer (see DeepPredicateWorkload).
 import Foundation
@@ -126,6 +129,14 @@ do {
     case "deep":
         let depths = (option("--depths") ?? "1000,5000,10000").split(separator: ",").compactMap { Int($0) }
         try DeepPredicateWorkload.run(on: try openStore(backend: backend, path: path), depths: depths, report: say)
+        exit(0)
+    case "migrate":
+        let store = try openStore(backend: backend, path: path)
+        try MigrationWorkloadRunner.run(
+            on: store,
+            startAt: option("--start-at").flatMap(Double.init).map { Date(timeIntervalSince1970: $0) },
+            report: say
+        )
         exit(0)
     case nil, "batches":
         break

@@ -2,8 +2,8 @@ import Storage
 import StorageTestSupport
 import Testing
 
-/// The relation checks alone (they are also in `ConformanceSuite.checks`), so that they can be
-/// run by name: `swift test --filter relationConformance`.
+/// The relation checks alone (also in `ConformanceSuite.checks`; `conformance` leaves them to this
+/// test), so that they can be run by name: `swift test --filter relationConformance`.
 @Test(.dedicatedThreads, arguments: fixtures, ConformanceSuite.relationChecks)
 func relationConformance(_ fixture: BackendFixture, _ check: ConformanceCheck) throws {
     try check.run(fixture)

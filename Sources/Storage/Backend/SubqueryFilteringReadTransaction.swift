@@ -33,3 +33,36 @@ extension StoragePredicate {
         return found
     }
 }
+
+extension SubqueryFilteringReadTransaction {
+    /// `predicate` with each sub-query replaced by `.in` over the primary keys of the records it
+    /// selects, read with this transaction's own `scan` (so in its snapshot, with its writes): for
+    /// the places where the backend evaluates a predicate itself rather than in its engine. A
+    /// sub-query over a collection the snapshot lacks selects nothing.
+    /// - Parameter predicate: a predicate holding sub-queries, as the store hands them over.
+    /// - Returns: the same predicate with no `.subquery` left.
+    /// - Throws: ``StorageError`` when a sub-query's records cannot be read.
+    public func resolvingSubqueries(_ predicate: StoragePredicate) throws -> StoragePredicate {
+        try predicate.fold(
+            term: { term in
+                switch term {
+                case .subquery(let column, let collection, let inner):
+                    guard let target = try schema(of: collection) else { return .in(column, []) }
+                    var keys: [StorageValue] = []
+                    try scan(ScanRequest(collection: target.name, columns: [target.primaryKey], predicate: inner)) {
+                        keys.append($0.value(at: 0))
+                        return true
+                    }
+                    return .in(column, keys)
+                case .nested(let path, let inner) where inner.containsSubquery:
+                    return .nested(path: path, try resolvingSubqueries(inner))
+                default:
+                    return term
+                }
+            },
+            all: StoragePredicate.all,
+            any: StoragePredicate.any,
+            not: StoragePredicate.not
+        )
+    }
+}

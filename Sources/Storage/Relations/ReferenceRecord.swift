@@ -23,6 +23,10 @@ struct ReferenceRecord: Codable, StorableModel, InternalModel, Hashable {
         id = Self.id(collection: collection, column: reference.column)
     }
 
+    init(collection: String, column: String, target: String, rule: Reference.DeleteRule) {
+        self.init(collection: collection, reference: Reference(column, toCollection: target, onDelete: rule))
+    }
+
     static func id(collection: String, column: String) -> String {
         let data = (try? JSONEncoder().encode([collection, column])) ?? Data()
         return String(decoding: data, as: UTF8.self)

@@ -4,7 +4,7 @@ final class Session {
     let catalog: ModelCatalog
     let reader: any BackendReadTransaction
     let writer: (any BackendWriteTransaction)?
-    private var prepared: [String: CollectionSchema] = [:]
+    var prepared: [String: CollectionSchema] = [:]
     /// What this session wrote, by folded collection name, for change observation.
     private(set) var changeLogs: [String: ChangeLog] = [:]
     /// What this session knows of the store's references (`Session+References.swift`); `nil`

@@ -142,7 +142,7 @@ public class StoreReadTransaction {
 /// The handle `ObjectStore.transaction(_:)` passes to its closure: the same calls as the store,
 /// all inside one write transaction, seeing its own writes. Valid only inside the closure, on
 /// the thread running it.
-public final class StoreTransaction: StoreReadTransaction {
+public class StoreTransaction: StoreReadTransaction {
     /// The store's change streams, which an update asks whether anyone observes.
     var changeHub: ChangeHub?
 
