@@ -10,7 +10,8 @@ extension StorageTool {
 
         Writes one record per group of the --group-by columns' values (one record in all
         without it), groups in ascending order with nulls first, each holding its group values
-        and each AGGREGATE under its name:
+        and each AGGREGATE under its name. A --group-by name that is no column but starts with
+        one and a dot (address.city) groups by that field of the column's JSON. AGGREGATEs:
           count  count(COLUMN)  count(distinct COLUMN)  sum(COLUMN)  avg(COLUMN)
           min(COLUMN)  max(COLUMN)
         followed by ` as NAME` for another name: "sum(Worldwide Gross) as gross". EXPR filters
@@ -46,7 +47,7 @@ extension StorageTool {
             in: schema.name,
             aggregates,
             where: predicate,
-            groupBy: groups.map { Column($0) }
+            groupBy: groups.map { groupColumn($0, in: schema) }
         )
         let output = try OutputFile(parsed.options["output"])
         var writer = RecordWriter(format: format, columns: groups + aggregates.map(\.name))
@@ -61,6 +62,16 @@ extension StorageTool {
             throw error
         }
         writeError("\(ProgressLine.counted(rows.count, "group")) of \(schema.name) in \(named(location))\n")
+    }
+
+    /// The column `name` names in `schema`: the column of that name (ignoring ASCII case), or else,
+    /// for `column.key…` whose first part names a column, the field at `key…` inside it; else
+    /// the column `name` (which the store refuses with `.unknownColumn`).
+    static func groupColumn(_ name: String, in schema: CollectionSchema) -> Column {
+        if schema.column(named: name) != nil { return Column(name) }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count > 1, !parts.contains(""), schema.column(named: parts[0]) != nil else { return Column(name) }
+        return Column(name: parts[0], path: Array(parts.dropFirst()))
     }
 
     /// `count`, `sum(amount)`, `count(distinct city)`, … with an optional ` as NAME`.

@@ -11,7 +11,8 @@ package import Storage
 /// value; `like 'pattern'`; `in (v, …)` and `not in (…)`; `== nil` and `!= nil` (`null` too).
 /// Values are integers, reals, `'text'` or `"text"` (a quote doubled, or `\`-escaped, inside),
 /// `true`, `false` and `nil`. `&&` binds tighter than `||`; `!` negates; `and`, `or` and `not`
-/// may be written for them.
+/// may be written for them. `address.city` names the field `city` inside column `address`'s JSON
+/// (a nested `Codable` value), as `Column("address", "city")` does.
 package enum WhereExpression {
     /// Parses `text` into a predicate.
     /// - Throws: `WhereSyntaxError` naming the offending character.
@@ -132,6 +133,25 @@ package enum WhereExpression {
 
         mutating func parseComparison() throws -> StoragePredicate {
             let column = try parseColumn()
+            // `column.key.key`: a field inside the column's JSON.
+            var path: [String] = []
+            while position < characters.count, characters[position] == "." {
+                position += 1
+                guard let key = peekWord() else { throw error("expected a field name after '.'") }
+                position += key.count
+                path.append(key)
+            }
+            let comparison = try parseComparison(on: column)
+            return path.isEmpty ? comparison : Self.applying(path, to: comparison)
+        }
+
+        /// `predicate` (on one column; `!` of one for `not in` and `!= nil`) on the field at `path`.
+        static func applying(_ path: [String], to predicate: StoragePredicate) -> StoragePredicate {
+            if case .not(let inner) = predicate { return .not(.nested(path: path, inner)) }
+            return .nested(path: path, predicate)
+        }
+
+        mutating func parseComparison(on column: String) throws -> StoragePredicate {
             let operatorStart: Int = {
                 var copy = self
                 copy.skipSpace()

@@ -52,6 +52,29 @@ struct AggregateCommandTests {
             // CSV lines end in CRLF, as RFC 4180 has them.
             #expect(all.stdout == "min(city),max(amount)\r\nBergen,40\r\n")
 
+            // A field inside a column's JSON, in --group-by and --where.
+            let people = """
+                [{"id": 1, "home": {"city": "Oslo"}, "n": 1}, {"id": 2, "home": {"city": "Rome"}, "n": 2},
+                 {"id": 3, "home": {"city": "Oslo"}, "n": 3}, {"id": 4, "home": null, "n": 4}]
+                """
+            try people.write(to: directory.appendingPathComponent("people.json"), atomically: true, encoding: .utf8)
+            let importedPeople = try StorageProcess.run(["import", store, "people", "people.json"], in: directory)
+            #expect(importedPeople.status == 0, "\(importedPeople.stderr)")
+            let nested = try StorageProcess.run(
+                [
+                    "aggregate", store, "people", "sum(n)", "--group-by", "home.city", "--where", "n > 1", "--format",
+                    "csv",
+                ],
+                in: directory
+            )
+            #expect(nested.status == 0, "\(nested.stderr)")
+            #expect(nested.stdout == "home.city,sum(n)\r\n,4\r\nOslo,3\r\nRome,2\r\n")
+            let filtered = try StorageProcess.run(
+                ["aggregate", store, "people", "count", "--where", "home.city == 'Oslo'", "--format", "csv"],
+                in: directory
+            )
+            #expect(filtered.stdout == "count\r\n2\r\n", "\(filtered.stderr)")
+
             // Bad input: a usage error for a malformed aggregate, the store's error for a column.
             let malformed = try StorageProcess.run(["aggregate", store, "sales", "median(price)"], in: directory)
             #expect(malformed.status == 2)

@@ -7,6 +7,18 @@ import Testing
 
 @Suite("The --where language")
 struct WhereExpressionTests {
+    @Test func aDottedNameIsAFieldInsideTheColumnsJSON() throws {
+        #expect(try WhereExpression.parse("address.city == 'Oslo'") == (Column("address", "city") == "Oslo"))
+        #expect(
+            try WhereExpression.parse("address.geo.lat > 1 && address.city != nil && tags.x not in (1, 2)")
+                == (Column("address", "geo", "lat") > 1 && Column("address", "city") != nil
+                    && !Column("tags", "x").in([1, 2]))
+        )
+        #expect(try WhereExpression.parse("a.b like 'x%'") == Column("a", "b").like("x%"))
+        #expect(throws: (any Error).self) { try WhereExpression.parse("address. == 1") }
+        #expect(throws: (any Error).self) { try WhereExpression.parse("address.1 == 1") }
+    }
+
     @Test func expressionsParseIntoTheSamePredicatesAsColumnsOperators() throws {
         #expect(
             try WhereExpression.parse("age >= 30 && name like 'A%' && email != nil")

@@ -25,6 +25,16 @@ public struct Column: Sendable {
         self.path = path
     }
 
+    /// A reference to the field at `path` of column `name`, the path as an array (for the
+    /// `storage` command's parsers).
+    /// - Parameters:
+    ///   - name: the column's name.
+    ///   - path: the keys of the field; none for the column itself.
+    package init(name: String, path: [String]) {
+        self.name = name
+        self.path = path
+    }
+
     /// The most keys a nested field's path may have: 32.
     public static let maximumPathDepth = 32
     /// The longest key a nested field's path may have, in UTF-8 bytes: 1,024.
