@@ -640,23 +640,28 @@ final class PostgreSQLConnection: @unchecked Sendable {
         }
         let broken = PQstatus(handle) != CONNECTION_OK || sqlState == nil
         if broken { machine.broke() }
-        if broken, !reportedLoss, let events {
-            reportedLoss = true
-            events.report(
-                StoreEvent(
-                    .connectionLost,
-                    backend: "PostgreSQL",
-                    code: .connectionLost,
-                    reason: sqlState.map { "SQLSTATE \($0)" } ?? "no answer from the server",
-                    location: endpoint.server
-                )
-            )
-        }
         if broken && sqlState == nil {
             message = "the connection to \(endpoint.server) was lost: " + message
         }
         let error = PostgreSQLError(sqlState: sqlState, message: message)
-        return error.storageError(context, collection: collection, connectionBroken: broken)
+        let storageError = error.storageError(context, collection: collection, connectionBroken: broken)
+        if broken || storageError.code == .connectionLost { reportLoss(sqlState: sqlState) }
+        return storageError
+    }
+
+    /// Reports the loss of this connection (`connectionLost`), once.
+    private func reportLoss(sqlState: String?) {
+        guard !reportedLoss, let events else { return }
+        reportedLoss = true
+        events.report(
+            StoreEvent(
+                .connectionLost,
+                backend: "PostgreSQL",
+                code: .connectionLost,
+                reason: sqlState.map { "SQLSTATE \($0)" } ?? "no answer from the server",
+                location: endpoint.server
+            )
+        )
     }
 
     /// Runs SQL without parameters (several statements allowed); any rows are discarded.
