@@ -35,7 +35,7 @@ extension LMDBStorageBackend {
         /// refuses writes); one it has open read-only cannot also be opened read-write until
         /// every store on it is closed. Default: `false`.
         public var readOnly: Bool
-        /// Where the store reports its events (``StoreEvent``: the map grown, by this process or
+        /// Where the store reports its events (`StoreEvent`: the map grown, by this process or
         /// adopted from another), to this reporter's handler and to
         /// `ObjectStore.events(bufferingNewest:)`; `nil` for a reporter of the store's own. Unlike
         /// the other settings it is the store's own, not the file's first opener's. Default: `nil`.

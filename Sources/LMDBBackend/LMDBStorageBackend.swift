@@ -254,7 +254,9 @@ public final class LMDBStorageBackend: StorageBackend, StoreEventSource {
             if environment.readDepth == 0 { environment.mapGate.waitForGrowths() }
             runs += 1
             if let retryReason {
-                eventReporter.report(StoreEvent(.retry, backend: "LMDB", attempt: runs, reason: retryReason, location: path))
+                eventReporter.report(
+                    StoreEvent(.retry, backend: "LMDB", attempt: runs, reason: retryReason, location: path)
+                )
             }
             environment.writerLock.lock()
             environment.holdsWriterLock = true

@@ -105,7 +105,7 @@ extension PostgreSQLStorageBackend {
         /// connection of their own for the listener's life, which a transaction pooler does not
         /// give. `nil` for the store's URL. Default: `nil`.
         public var listenURL: String?
-        /// Where the store reports its events (``StoreEvent``: retries, conflicts, slow
+        /// Where the store reports its events (`StoreEvent`: retries, conflicts, slow
         /// statements, connections opened and lost), to this reporter's handler and to
         /// `ObjectStore.events(bufferingNewest:)`; `nil` for a reporter of the backend's own
         /// (streams only, no statement timed). Default: `nil`.

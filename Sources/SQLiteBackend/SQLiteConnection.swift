@@ -38,6 +38,8 @@ final class SQLiteConnection: @unchecked Sendable {
     ///   - path: the path SQLite opens (already checked and created by the backend).
     ///   - flags: `sqlite3_open_v2` flags.
     ///   - busyTimeout: how long to wait for another process's lock.
+    ///   - events: where waits for a lock and slow statements are reported (a busy handler and
+    ///     SQLite's profile callback), or `nil` for none (`sqlite3_busy_timeout`).
     /// - Throws: `StorageError` (`.cannotOpen`, `.corrupt`, `.io`, ...) naming the path when the
     ///   database cannot be opened or a setting cannot be applied.
     init(path: String, flags: Int32, busyTimeout: Duration, events: StoreEventReporter? = nil) throws {

@@ -34,7 +34,7 @@ extension SQLiteStorageBackend {
         /// `.cannotOpen`) and, read-only, leaves them there (an empty `-wal`) when it closes.
         /// Default: `false`.
         public var readOnly: Bool
-        /// Where the store reports its events (``StoreEvent``: a lock held by another process
+        /// Where the store reports its events (`StoreEvent`: a lock held by another process
         /// waited for, slow statements), to this reporter's handler and to
         /// `ObjectStore.events(bufferingNewest:)`; `nil` for a reporter of the store's own (streams
         /// only, no statement timed). Default: `nil`.

@@ -533,6 +533,20 @@ enum StorageTransactionsAndConcurrencySnippets {
             print(person.name)
         }
     }
+
+    /// Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:154
+    static func block154() async throws {
+        let events = StoreEventReporter(slowStatementThreshold: .milliseconds(250)) { event in
+            if event.kind == .retry { print(event) }  // or count it: a metrics counter, an atomic
+        }
+        let store = try ObjectStore(backend: .sqlite(path: "app.sqlite", configuration: .init(events: events)))
+        let stream = store.events()
+        Task {
+            for await event in stream where event.kind == .slowStatement {
+                print(event)  // SQLite slowStatement: took 0.31 seconds, SELECT … WHERE "age" > ? on app.sqlite
+            }
+        }
+    }
 }
 
 enum StorageTypedSettingsSnippets {

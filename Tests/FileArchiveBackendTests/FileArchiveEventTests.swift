@@ -18,7 +18,10 @@ func aWriteWaitingForAnotherProcessesLockFileReportsAConflict() throws {
         let events = Locked<[StoreEvent]>([])
         let reporter = StoreEventReporter { event in events.withLock { $0.append(event) } }
         let store = try ObjectStore(
-            backend: .fileArchive(directory: path, configuration: .init(lockTimeout: .milliseconds(200), events: reporter))
+            backend: .fileArchive(
+                directory: path,
+                configuration: .init(lockTimeout: .milliseconds(200), events: reporter)
+            )
         )
         try store.save(Note(id: 1))
         #expect(events.withLock { $0 }.isEmpty)

@@ -93,7 +93,7 @@ import Testing
         )
         try withStore("slow-statements", configuration: configuration) { store, _ in
             try store.save(Secret(id: 1, password: "hunter2-secret"))
-            try store.save(contentsOf: [Secret(id: 2, password: "hunter2-secret-2")])
+            try store.save(contentsOf: (2...5).map { Secret(id: $0, password: "hunter2-secret-\($0)") })
             #expect(try store.fetch(Secret.self, id: 1)?.password == "hunter2-secret")
             #expect(try store.count(Secret.self, where: Column("password") == "hunter2-secret") == 1)
             let slow = recorder.all.filter { $0.kind == .slowStatement }

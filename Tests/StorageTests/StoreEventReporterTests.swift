@@ -40,13 +40,17 @@ import Testing
         let reporter = backend.eventReporter
         #expect(!reporter.isListening)
         let built = Locked(0)
-        reporter.report({ built.withLock { $0 += 1 }; return Self.retry(2) }())
+        func made() -> StoreEvent {
+            built.withLock { $0 += 1 }
+            return Self.retry(2)
+        }
+        reporter.report(made())
         #expect(built.withLock { $0 } == 0)
         #expect(reporter.statementStarting() == nil)
         do {
             let stream = store.events()
             #expect(reporter.isListening)
-            reporter.report({ built.withLock { $0 += 1 }; return Self.retry(2) }())
+            reporter.report(made())
             #expect(built.withLock { $0 } == 1)
             #expect(stream.droppedCount == 0)
         }
@@ -92,7 +96,9 @@ import Testing
         #expect(events.first?.statement == "SELECT ? FROM t")
         #expect(events.first?.description.hasPrefix("Test slowStatement: took ") == true)
         #expect(StoreEventReporter(slowStatementThreshold: .seconds(1)).statementStarting() == nil)
-        let far = StoreEventReporter(slowStatementThreshold: .seconds(3600)) { event in seen.withLock { $0.append(event) } }
+        let far = StoreEventReporter(slowStatementThreshold: .seconds(3600)) { event in
+            seen.withLock { $0.append(event) }
+        }
         far.statementEnded(startedAt: far.statementStarting(), "SELECT 1", backend: "Test")
         #expect(seen.withLock { $0.count } == 1)
     }

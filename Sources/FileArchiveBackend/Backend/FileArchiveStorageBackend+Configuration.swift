@@ -22,7 +22,7 @@ extension FileArchiveStorageBackend {
         /// so is a store whose last commit a crash interrupted (its journal is there): opening it
         /// read-write once completes it. Default: `false`.
         public var readOnly: Bool
-        /// Where the store reports its events (``StoreEvent``: a lock file held by another
+        /// Where the store reports its events (`StoreEvent`: a lock file held by another
         /// process waited for, as `conflict`), to this reporter's handler and to
         /// `ObjectStore.events(bufferingNewest:)`; `nil` for a reporter of the store's own.
         /// Default: `nil`.

@@ -100,7 +100,13 @@ public final class FileArchiveStorageBackend: StorageBackend, StoreEventSource {
             descriptor = try files.root.openFile(FileNames.lockFile, flags: O_RDWR | O_CREAT, code: .cannotOpen)
         }
         do {
-            try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout, shared: readOnly, events: eventReporter)
+            try Self.lock(
+                descriptor,
+                path: files.lockPath,
+                timeout: configuration.lockTimeout,
+                shared: readOnly,
+                events: eventReporter
+            )
             defer { _ = flock(descriptor, LOCK_UN) }
             if readOnly {
                 try Self.checkNoInterruptedCommit(files)
@@ -275,7 +281,13 @@ public final class FileArchiveStorageBackend: StorageBackend, StoreEventSource {
         let readOnly = configuration.readOnly
         let descriptor = try files.root.openFile(FileNames.lockFile, flags: readOnly ? O_RDONLY : O_RDWR, code: .io)
         defer { closeDescriptor(descriptor) }
-        try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout, shared: readOnly, events: eventReporter)
+        try Self.lock(
+            descriptor,
+            path: files.lockPath,
+            timeout: configuration.lockTimeout,
+            shared: readOnly,
+            events: eventReporter
+        )
         defer { _ = flock(descriptor, LOCK_UN) }
         if readOnly {
             try Self.checkNoInterruptedCommit(files)
@@ -312,7 +324,12 @@ public final class FileArchiveStorageBackend: StorageBackend, StoreEventSource {
             begun &+= 1
             writerThread.withLock { $0 = pthread_self() }
             defer { writerThread.withLock { $0 = nil } }
-            try Self.lock(lockDescriptor, path: files.lockPath, timeout: configuration.lockTimeout, events: eventReporter)
+            try Self.lock(
+                lockDescriptor,
+                path: files.lockPath,
+                timeout: configuration.lockTimeout,
+                events: eventReporter
+            )
             defer { _ = flock(lockDescriptor, LOCK_UN) }
             var snapshot = committed.withLock { $0 }
             var generation = files.generation(lockDescriptor)

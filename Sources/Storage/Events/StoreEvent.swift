@@ -10,7 +10,7 @@ public import Foundation
 ///
 /// ```swift
 /// for await event in store.events() where event.kind == .retry {
-///     print(event)   // PostgreSQL retry: run 2 after serialization failure (40001) on db1:5432/app
+///     print(event)   // PostgreSQL retry: run 2, after serialization failure (40001) on db1:5432/app
 /// }
 /// ```
 public struct StoreEvent: Sendable, CustomStringConvertible {
@@ -109,7 +109,7 @@ public struct StoreEvent: Sendable, CustomStringConvertible {
     }
 
     /// One line: the backend, the kind and what it carries, for example
-    /// `PostgreSQL retry: run 2 after serialization failure (40001) on db1:5432/app`.
+    /// `PostgreSQL retry: run 2, after serialization failure (40001) on db1:5432/app`.
     public var description: String {
         var text = backend + " " + kind.name
         var parts: [String] = []

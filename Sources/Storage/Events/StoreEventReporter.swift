@@ -107,7 +107,13 @@ public final class StoreEventReporter: Sendable, Hashable {
         let elapsed = ContinuousClock.now - start
         guard elapsed >= threshold else { return }
         report(
-            StoreEvent(.slowStatement, backend: backend, duration: elapsed, statement: description(), location: location())
+            StoreEvent(
+                .slowStatement,
+                backend: backend,
+                duration: elapsed,
+                statement: description(),
+                location: location()
+            )
         )
     }
 
