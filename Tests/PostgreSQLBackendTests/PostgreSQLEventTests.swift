@@ -38,8 +38,8 @@ import Testing
     /// The test: two processes each increment one shared counter 500 times in
     /// read-modify-write transactions, counting their closure's runs and the `retry` events they
     /// are given. In each, every run beyond the first of a transaction was reported (retries ==
-    /// runs − 500), the store's event stream delivered the same retries and dropped none, and
-    /// the counter ends at 1,000.
+    /// runs − 500, less any call the workload made again after `.busy`), the store's event stream
+    /// delivered the same retries and dropped none, and the counter ends at 1,000.
     @Test func twoProcessesCountEveryRetryOfTheirReadModifyWrites() throws {
         let increments = 500
         try withStore("retry-events") { store, path in
@@ -59,11 +59,18 @@ import Testing
                 #expect(status == 0, "writer \(index + 1): \(lines.suffix(3))")
                 let counts = try #require(lines.last.map(Self.counts), "writer \(index + 1): \(lines.suffix(3))")
                 #expect(counts["runs"].map { $0 >= increments } == true, "\(counts)")
-                #expect(counts["retries"] == counts["runs"].map { $0 - increments }, "writer \(index + 1): \(counts)")
+                // A call that failed with `.busy` (its retries used up, on a loaded machine) was made
+                // again by the workload: one more call, whose first run is no retry.
+                let calls = increments + (counts["busy"] ?? 0)
+                #expect(counts["retries"] == counts["runs"].map { $0 - calls }, "writer \(index + 1): \(counts)")
                 #expect(counts["streamed"] == counts["retries"], "writer \(index + 1): \(counts)")
                 #expect(counts["dropped"] == 0, "writer \(index + 1): \(counts)")
-                // A closure runs again only after a conflict here (no connection is lost).
-                #expect(counts["conflicts"] == counts["retries"], "writer \(index + 1): \(counts)")
+                // Each failed run of a conflict is reported (a call that failed with `.busy` had one
+                // more than its retries); a run again after a schema another process changed (two
+                // writers creating the ticks' table at once) is a retry without a conflict.
+                let conflicts = counts["conflicts"] ?? 0
+                #expect(conflicts <= (counts["retries"] ?? 0) + (counts["busy"] ?? 0), "\(counts)")
+                #expect(counts["retries"] == 0 || conflicts > 0, "writer \(index + 1): \(counts)")
                 totalRetries += counts["retries"] ?? 0
             }
             #expect(try store.fetch(LoadCounter.self, id: 1)?.value == Int64(2 * increments))
