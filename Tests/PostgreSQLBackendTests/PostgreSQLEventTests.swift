@@ -72,6 +72,7 @@ import Testing
                 #expect(conflicts <= (counts["retries"] ?? 0) + (counts["busy"] ?? 0), "\(counts)")
                 #expect(counts["retries"] == 0 || conflicts > 0, "writer \(index + 1): \(counts)")
                 totalRetries += counts["retries"] ?? 0
+                print("writer \(index + 1): \(lines.last ?? "")")
             }
             #expect(try store.fetch(LoadCounter.self, id: 1)?.value == Int64(2 * increments))
             let values = try store.fetchAll(LoadTick.self).map(\.value).sorted()
