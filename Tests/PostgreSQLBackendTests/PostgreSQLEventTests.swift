@@ -127,7 +127,12 @@ import Testing
         try TemporaryDirectory.with("postgres-events-lost") { directory in
             let recorder = Recorder()
             let name = "storage-events-" + UUID().uuidString.prefix(8).lowercased()
-            let url = try PostgreSQLTestServer.url() + "&application_name=" + name
+            // The store's own connections, to end them and no other test's.
+            let base = try PostgreSQLTestServer.url()
+            let url =
+                base.hasPrefix("postgres")
+                ? base + (base.contains("?") ? "&" : "?") + "application_name=" + name
+                : base + " application_name=" + name
             let store = try ObjectStore(
                 backend: .postgreSQL(
                     url: url,
