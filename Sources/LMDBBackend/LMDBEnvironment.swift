@@ -573,6 +573,34 @@ final class LMDBEnvironment: @unchecked Sendable {
                 throw StorageError.lmdb(rc, "cannot adopt the grown map", path: path)
             }
         }
+        reportMapGrown(reason: "grown by another process")
+    }
+
+    /// The event reporters of the backends sharing this environment (one each; a map growth is
+    /// rare, so a lock is cheap enough).
+    private let reporters = Locked<[StoreEventReporter]>([])
+
+    /// Adds the reporter of a backend that opened the environment.
+    func addReporter(_ reporter: StoreEventReporter) {
+        reporters.withLock { $0.append(reporter) }
+    }
+
+    /// Removes the reporter of a backend that closed (one occurrence: backends may share one).
+    func removeReporter(_ reporter: StoreEventReporter) {
+        reporters.withLock { reporters in
+            if let index = reporters.firstIndex(where: { $0 === reporter }) { reporters.remove(at: index) }
+        }
+    }
+
+    /// Reports the map's new size (`mapGrown`) to every backend sharing the environment, after
+    /// the growth (the map no longer held exclusively).
+    private func reportMapGrown(reason: String) {
+        let listening = reporters.withLock { $0.filter(\.isListening) }
+        guard !listening.isEmpty else { return }
+        let size = mapUsage().mapSize
+        for reporter in listening {
+            reporter.report(StoreEvent(.mapGrown, backend: "LMDB", reason: reason, size: size, location: path))
+        }
     }
 
     /// Runs `body` while no transaction of the process is live.
@@ -643,6 +671,7 @@ final class LMDBEnvironment: @unchecked Sendable {
     /// - Throws: `StorageError.Code.io` when the map is at `configuration.maximumMapSize`;
     ///   `.busy` as `withExclusiveMap` says.
     func growMap(from size: Int, attempt: Int = 0, toFit needed: Int? = nil) throws {
+        var grown = false
         try withExclusiveMap(for: "grow the map") {
             let usage = mapUsageLocked()
             guard usage.mapSize <= size else { return }  // already grown
@@ -667,7 +696,9 @@ final class LMDBEnvironment: @unchecked Sendable {
             let rc = mdb_env_set_mapsize(env, min(target, maximum))
             guard LMDBResultCode(rc) == .success else { throw StorageError.lmdb(rc, "cannot grow the map", path: path) }
             isNearlyFull.store(false, ordering: .relaxed)
+            grown = true
         }
+        if grown { reportMapGrown(reason: needed == nil ? "full" : "a large write") }
     }
 
     /// Grows the map before a transaction when a commit left more than half of it in use,

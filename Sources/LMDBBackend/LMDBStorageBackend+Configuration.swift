@@ -1,3 +1,5 @@
+public import Storage
+
 extension LMDBStorageBackend {
     /// How the LMDB backend opens and uses its environment.
     ///
@@ -33,6 +35,11 @@ extension LMDBStorageBackend {
         /// refuses writes); one it has open read-only cannot also be opened read-write until
         /// every store on it is closed. Default: `false`.
         public var readOnly: Bool
+        /// Where the store reports its events (`StoreEvent`: the map grown, by this process or
+        /// adopted from another), to this reporter's handler and to
+        /// `ObjectStore.events(bufferingNewest:)`; `nil` for a reporter of the store's own. Unlike
+        /// the other settings it is the store's own, not the file's first opener's. Default: `nil`.
+        public var events: StoreEventReporter?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -42,14 +49,17 @@ extension LMDBStorageBackend {
         ///   - maximumReaders: the number of concurrent read transactions.
         ///   - mapResizeTimeoutSeconds: how long a map resize waits for open transactions.
         ///   - readOnly: whether the store is only read.
+        ///   - events: where the store reports its events, or `nil` for a reporter of its own.
         public init(
             initialMapSize: Int = 64 << 20,
             maximumMapSize: Int = 1 << 40,
             maximumDatabases: Int = 1024,
             maximumReaders: Int = 126,
             mapResizeTimeoutSeconds: Int = 30,
-            readOnly: Bool = false
+            readOnly: Bool = false,
+            events: StoreEventReporter? = nil
         ) {
+            self.events = events
             self.initialMapSize = initialMapSize
             self.maximumMapSize = maximumMapSize
             self.maximumDatabases = maximumDatabases

@@ -29,7 +29,7 @@ import Darwin
 /// a bulk load redoes at most those records, whatever its size (docs/ARCHITECTURE.md). Keep write
 /// closures free of side effects outside the transaction, since such a closure may run more than
 /// once. A growth waits only for the transactions already open: new ones wait for it.
-public final class LMDBStorageBackend: StorageBackend {
+public final class LMDBStorageBackend: StorageBackend, StoreEventSource {
     /// The store file.
     public let path: String
     /// The configuration the environment was opened with (the first store of the process on the
@@ -37,6 +37,7 @@ public final class LMDBStorageBackend: StorageBackend {
     public var configuration: Configuration {
         var configuration = environment.configuration
         configuration.readOnly = isReadOnly
+        configuration.events = eventReporter
         return configuration
     }
 
@@ -44,6 +45,10 @@ public final class LMDBStorageBackend: StorageBackend {
     /// write with `StorageError.Code.readOnly`, even on an environment the process shares with
     /// a store that writes.
     public let isReadOnly: Bool
+
+    /// Where the store reports its map's growth (`mapGrown`): `configuration.events`, or a
+    /// reporter of its own.
+    public let eventReporter: StoreEventReporter
 
     let environment: LMDBEnvironment
     /// Set by `close()`, after which the environment may be closed and nothing may use it.
@@ -62,6 +67,8 @@ public final class LMDBStorageBackend: StorageBackend {
         self.path = path
         self.isReadOnly = configuration.readOnly
         self.environment = try LMDBEnvironment.open(path: path, configuration: configuration)
+        eventReporter = configuration.events ?? StoreEventReporter()
+        environment.addReporter(eventReporter)
     }
 
     /// Closes the store: when no other backend of the process has the same file open, its
@@ -70,11 +77,15 @@ public final class LMDBStorageBackend: StorageBackend {
     /// - Throws: nothing today; declared for the protocol.
     public func close() throws {
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        environment.removeReporter(eventReporter)
         environment.release()
     }
 
     deinit {
-        if !isClosed.load(ordering: .acquiring) { environment.release() }
+        if !isClosed.load(ordering: .acquiring) {
+            environment.removeReporter(eventReporter)
+            environment.release()
+        }
     }
 
     private func checkOpen() throws {
@@ -224,6 +235,9 @@ public final class LMDBStorageBackend: StorageBackend {
         }
         var growth: (from: Int, attempt: Int, needed: Int?)?
         var adopt = false
+        /// The closure's runs so far, and why the last one did not commit (for `retry` events).
+        var runs = 0
+        var retryReason: String?
         while true {
             // The map is changed here, holding no lock: a growth waits for every live transaction,
             // and a read (a forEach) may be waiting for the writer lock to write inside it.
@@ -238,6 +252,12 @@ public final class LMDBStorageBackend: StorageBackend {
             // A growth asked for now is waited for before the writer lock is taken, so later
             // writers do not hold it up; a write inside a read goes on, as the growth waits for it.
             if environment.readDepth == 0 { environment.mapGate.waitForGrowths() }
+            runs += 1
+            if let retryReason {
+                eventReporter.report(
+                    StoreEvent(.retry, backend: "LMDB", attempt: runs, reason: retryReason, location: path)
+                )
+            }
             environment.writerLock.lock()
             environment.holdsWriterLock = true
             let step: WriteStep<Result>
@@ -257,8 +277,10 @@ public final class LMDBStorageBackend: StorageBackend {
                 return outcome
             case .mapFull(let size, let needed):
                 growth = (size, (growth?.attempt ?? -1) + 1, needed)
+                retryReason = "map full"
             case .mapGrownElsewhere:
                 adopt = true
+                retryReason = "map grown by another process"
             }
         }
     }

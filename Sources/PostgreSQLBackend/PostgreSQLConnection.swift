@@ -26,6 +26,10 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// server connections go to another client after each transaction: every statement is then
     /// sent unnamed, parsed with its execution.
     private let namesStatements: Bool
+    /// Where slow statements and a lost connection are reported (set by the pool).
+    var events: StoreEventReporter?
+    /// Whether the loss of this connection was reported: once per connection.
+    private var reportedLoss = false
 
     /// Connects to the server `url` names; with `defaultIsolation` (`SERIALIZABLE` or
     /// `REPEATABLE READ`), a statement run outside a transaction block runs at that level.
@@ -372,6 +376,15 @@ final class PostgreSQLConnection: @unchecked Sendable {
     ///   run, and the transaction is left to roll back), or the commit's; `.connectionLost` when
     ///   the connection broke (the commit's outcome is then unknown).
     func runAndCommit(_ statements: [PipelinedStatement]) throws {
+        let started = events?.statementStarting()
+        defer {
+            events?.statementEnded(
+                startedAt: started,
+                (statements.map(\.sql) + ["COMMIT"]).joined(separator: "; "),
+                backend: "PostgreSQL",
+                location: endpoint.server
+            )
+        }
         for statement in statements {
             try statement.parameters.checkSize(statement.context, collection: statement.collection)
         }
@@ -445,6 +458,8 @@ final class PostgreSQLConnection: @unchecked Sendable {
         collection: String?,
         marker: (code: PostgreSQLError.Code, error: any Error)? = nil
     ) throws -> Int {
+        let started = events?.statementStarting()
+        defer { events?.statementEnded(startedAt: started, sql, backend: "PostgreSQL", location: endpoint.server) }
         try extra.checkSize(context, collection: collection)
         try prepare()
         machine.beginAutocommit()
@@ -629,11 +644,30 @@ final class PostgreSQLConnection: @unchecked Sendable {
             message = "the connection to \(endpoint.server) was lost: " + message
         }
         let error = PostgreSQLError(sqlState: sqlState, message: message)
-        return error.storageError(context, collection: collection, connectionBroken: broken)
+        let storageError = error.storageError(context, collection: collection, connectionBroken: broken)
+        if broken || storageError.code == .connectionLost { reportLoss(sqlState: sqlState) }
+        return storageError
+    }
+
+    /// Reports the loss of this connection (`connectionLost`), once.
+    private func reportLoss(sqlState: String?) {
+        guard !reportedLoss, let events else { return }
+        reportedLoss = true
+        events.report(
+            StoreEvent(
+                .connectionLost,
+                backend: "PostgreSQL",
+                code: .connectionLost,
+                reason: sqlState.map { "SQLSTATE \($0)" } ?? "no answer from the server",
+                location: endpoint.server
+            )
+        )
     }
 
     /// Runs SQL without parameters (several statements allowed); any rows are discarded.
     func execute(_ sql: String, collection: String? = nil) throws {
+        let started = events?.statementStarting()
+        defer { events?.statementEnded(startedAt: started, sql, backend: "PostgreSQL", location: endpoint.server) }
         try prepare()
         try sendPendingBegin(collection: collection)
         let result = exec(sql)
@@ -714,6 +748,8 @@ final class PostgreSQLConnection: @unchecked Sendable {
         _ context: String,
         collection: String? = nil
     ) throws -> PostgreSQLResult {
+        let started = events?.statementStarting()
+        defer { events?.statementEnded(startedAt: started, sql, backend: "PostgreSQL", location: endpoint.server) }
         try parameters.checkSize(context, collection: collection)
         try prepare()
         let name = try preparedStatement(sql, collection: collection)
@@ -900,6 +936,8 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// - Throws: the server's error for the copy (`.constraintViolation` for a unique
     ///   violation), `.connectionLost` when the connection broke.
     func copyIn(_ sql: String, _ tuples: UnsafeRawBufferPointer, _ context: String, collection: String?) throws {
+        let started = events?.statementStarting()
+        defer { events?.statementEnded(startedAt: started, sql, backend: "PostgreSQL", location: endpoint.server) }
         try prepare()
         try sendPendingBegin(collection: collection)
         let start = exec(sql)

@@ -53,6 +53,8 @@ final class PostgreSQLConnectionPool: Sendable {
             defaultIsolation: defaultIsolation,
             transactionPooling: configuration.transactionPooling
         )
+        connection.events = configuration.events
+        configuration.events?.report(StoreEvent(.connectionOpened, backend: "PostgreSQL", location: endpoint.server))
         // Through a transaction pooler a session setting would stay on the server connection for
         // the next client: reads begin `READ ONLY` anyway, and writes are refused before sending.
         if configuration.readOnly, !configuration.transactionPooling {

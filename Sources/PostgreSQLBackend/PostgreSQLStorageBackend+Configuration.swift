@@ -1,3 +1,5 @@
+public import Storage
+
 extension PostgreSQLStorageBackend {
     /// How the PostgreSQL backend connects and runs transactions.
     ///
@@ -103,6 +105,11 @@ extension PostgreSQLStorageBackend {
         /// connection of their own for the listener's life, which a transaction pooler does not
         /// give. `nil` for the store's URL. Default: `nil`.
         public var listenURL: String?
+        /// Where the store reports its events (`StoreEvent`: retries, conflicts, slow
+        /// statements, connections opened and lost), to this reporter's handler and to
+        /// `ObjectStore.events(bufferingNewest:)`; `nil` for a reporter of the backend's own
+        /// (streams only, no statement timed). Default: `nil`.
+        public var events: StoreEventReporter?
 
         /// Creates a configuration; every parameter is the property of the same name.
         /// - Parameters:
@@ -122,6 +129,7 @@ extension PostgreSQLStorageBackend {
         ///   - readOnly: whether the store is only read.
         ///   - transactionPooling: whether the URL leads to a pooler in transaction pooling mode.
         ///   - listenURL: the connection string of the change listener, or `nil` for the URL.
+        ///   - events: where the store reports its events, or `nil` for a reporter of its own.
         public init(
             schema: String = "public",
             poolSize: Int = 4,
@@ -138,8 +146,10 @@ extension PostgreSQLStorageBackend {
             changeRetention: Duration = .seconds(300),
             readOnly: Bool = false,
             transactionPooling: Bool = false,
-            listenURL: String? = nil
+            listenURL: String? = nil,
+            events: StoreEventReporter? = nil
         ) {
+            self.events = events
             self.readOnly = readOnly
             self.transactionPooling = transactionPooling
             self.listenURL = listenURL

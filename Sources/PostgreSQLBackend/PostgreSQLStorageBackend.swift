@@ -30,9 +30,12 @@ import Darwin
 /// an invalid value) is `.cannotOpen` saying which part is wrong without quoting it, and a
 /// password the server refuses, or asks for and was not given, is `.permissionDenied` rather than
 /// a refused connection (`.cannotOpen`).
-public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSource {
-    /// The configuration the backend was opened with.
+public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSource, StoreEventSource {
+    /// The configuration the backend was opened with (its `events` set to `eventReporter`).
     public let configuration: Configuration
+    /// Where the backend reports retries, conflicts, slow statements and connections opened and
+    /// lost: `configuration.events`, or a reporter of its own.
+    public let eventReporter: StoreEventReporter
     /// The server, database and user, for messages (never the password).
     public var server: String { endpoint.description }
 
@@ -121,6 +124,10 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                     + " \(configuration.connectionTimeout))"
             )
         }
+        let eventReporter = configuration.events ?? StoreEventReporter()
+        var configuration = configuration
+        configuration.events = eventReporter
+        self.eventReporter = eventReporter
         self.configuration = configuration
         primary = try PostgreSQLConnectionPool(url: url, configuration: configuration)
         writePool = try PostgreSQLConnectionPool(
@@ -356,7 +363,10 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 let began = connection.hasBegun
                 finish(connection, in: pool)
                 attempt += 1
-                if try shouldRetry(error, pool: pool, attempt: attempt, began: began, limit: 3) { continue }
+                if try shouldRetry(error, pool: pool, attempt: attempt, began: began, limit: 3) {
+                    reportRetry(after: error, run: attempt + 1)
+                    continue
+                }
                 throw error
             }
         }
@@ -449,6 +459,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                     // ... up to 128 ms), so that processes conflicting on one row spread out even when
                     // a transaction takes longer than the first bounds (a loaded server).
                     usleep(UInt32.random(in: 0...(UInt32(500) << UInt32(min(attempt, 8)))))
+                    reportRetry(after: error, run: attempt + 1)
                     continue
                 }
                 throw error
@@ -578,6 +589,48 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         pool.checkIn(connection)
     }
 
+    /// Why a transaction failed, in words that hold no data (a server's message may quote values).
+    private static func eventReason(_ error: any Error) -> String {
+        guard let error = error as? StorageError else { return "an error" }
+        if error.underlying is PostgreSQLSchemaChanged { return "schema changed by another process" }
+        if error.underlying is PostgreSQLCatalogRace { return "catalog changed by another process" }
+        if error.code == .connectionLost { return "connection lost" }
+        guard let cause = error.postgreSQL, let code = cause.code else { return error.code.description }
+        switch code {
+        case .serializationFailure: return "serialization failure (40001)"
+        case .deadlockDetected: return "deadlock (40P01)"
+        default: return cause.isStaleSchema ? "stale schema (\(code))" : "SQLSTATE \(code)"
+        }
+    }
+
+    /// Reports that a transaction's closure runs again (run `run`) after `error`.
+    private func reportRetry(after error: any Error, run: Int) {
+        eventReporter.report(
+            StoreEvent(
+                .retry,
+                backend: "PostgreSQL",
+                attempt: run,
+                code: (error as? StorageError)?.code,
+                reason: Self.eventReason(error),
+                location: endpoint.server
+            )
+        )
+    }
+
+    /// Reports that run `run` of a transaction conflicted with another (`error`).
+    private func reportConflict(_ error: StorageError, run: Int) {
+        eventReporter.report(
+            StoreEvent(
+                .conflict,
+                backend: "PostgreSQL",
+                attempt: run,
+                code: error.code,
+                reason: Self.eventReason(error),
+                location: endpoint.server
+            )
+        )
+    }
+
     /// Whether a failed transaction runs again: after a serialization failure or deadlock, after
     /// a schema change by another process made this one's cached view stale, or when a pooled
     /// connection turned out to be broken before the closure ran.
@@ -595,6 +648,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             return attempt <= limit
         }
         if let race = error.underlying as? PostgreSQLCatalogRace {
+            reportConflict(error, run: attempt)
             // Another process changed the catalog at the same moment: run again, as after a
             // serialization failure, against the new catalog.
             guard attempt <= limit else {
@@ -621,6 +675,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             return attempt <= limit
         }
         guard cause.isSerializationFailure else { return false }
+        reportConflict(error, run: attempt)
         guard attempt <= limit else {
             throw StorageError(
                 .busy,

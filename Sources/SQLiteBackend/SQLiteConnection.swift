@@ -38,9 +38,11 @@ final class SQLiteConnection: @unchecked Sendable {
     ///   - path: the path SQLite opens (already checked and created by the backend).
     ///   - flags: `sqlite3_open_v2` flags.
     ///   - busyTimeout: how long to wait for another process's lock.
+    ///   - events: where waits for a lock and slow statements are reported (a busy handler and
+    ///     SQLite's profile callback), or `nil` for none (`sqlite3_busy_timeout`).
     /// - Throws: `StorageError` (`.cannotOpen`, `.corrupt`, `.io`, ...) naming the path when the
     ///   database cannot be opened or a setting cannot be applied.
-    init(path: String, flags: Int32, busyTimeout: Duration) throws {
+    init(path: String, flags: Int32, busyTimeout: Duration, events: StoreEventReporter? = nil) throws {
         var database: OpaquePointer?
         let code = SQLiteResultCode(sqlite3_open_v2(path, &database, flags, nil))
         guard code == .ok, let database else {
@@ -58,7 +60,11 @@ final class SQLiteConnection: @unchecked Sendable {
         let timeout =
             milliseconds.overflow
             ? Int32.max : Int32(clamping: milliseconds.partialValue + attoseconds / 1_000_000_000_000_000)
-        try check(sqlite3_busy_timeout(database, timeout), "cannot set the busy timeout")
+        if let events {
+            reportEvents(to: events, busyTimeout: timeout)
+        } else {
+            try check(sqlite3_busy_timeout(database, timeout), "cannot set the busy timeout")
+        }
         try check(SQLiteExactSum.register(on: database), "cannot register the exact sum of reals")
         busyMilliseconds = timeout
         try execute("PRAGMA foreign_keys = OFF")
@@ -66,11 +72,18 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// The busy timeout the connection was opened with, in milliseconds.
     private var busyMilliseconds: Int32 = 0
+    /// The busy handler's and the profile callback's context, when events are reported; the
+    /// connection keeps it alive for as long as SQLite may call them.
+    var eventContext: SQLiteEventContext?
 
     /// Sets whether a lock held elsewhere is waited for (the busy timeout) or answered at once
     /// with `SQLITE_BUSY` (a read on the caller's task, `readSingleQueryWithoutWaiting`).
     func waitsWhenBusy(_ waits: Bool) {
-        sqlite3_busy_timeout(handle, waits ? busyMilliseconds : 0)
+        if let eventContext {
+            eventContext.busyTimeout = waits ? busyMilliseconds : 0
+        } else {
+            sqlite3_busy_timeout(handle, waits ? busyMilliseconds : 0)
+        }
     }
 
     deinit {

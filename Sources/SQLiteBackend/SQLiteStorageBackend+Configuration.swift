@@ -1,3 +1,5 @@
+public import Storage
+
 extension SQLiteStorageBackend {
     /// How the SQLite backend opens and uses its database.
     ///
@@ -32,6 +34,11 @@ extension SQLiteStorageBackend {
         /// `.cannotOpen`) and, read-only, leaves them there (an empty `-wal`) when it closes.
         /// Default: `false`.
         public var readOnly: Bool
+        /// Where the store reports its events (`StoreEvent`: a lock held by another process
+        /// waited for, slow statements), to this reporter's handler and to
+        /// `ObjectStore.events(bufferingNewest:)`; `nil` for a reporter of the store's own (streams
+        /// only, no statement timed). Default: `nil`.
+        public var events: StoreEventReporter?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -39,12 +46,15 @@ extension SQLiteStorageBackend {
         ///   - maximumReaders: how many idle reader connections to keep.
         ///   - synchronous: the durability of commits.
         ///   - readOnly: whether the database is only read.
+        ///   - events: where the store reports its events, or `nil` for a reporter of its own.
         public init(
             busyTimeout: Duration = .seconds(5),
             maximumReaders: Int = 4,
             synchronous: Synchronous = .normal,
-            readOnly: Bool = false
+            readOnly: Bool = false,
+            events: StoreEventReporter? = nil
         ) {
+            self.events = events
             self.busyTimeout = busyTimeout
             self.maximumReaders = maximumReaders
             self.synchronous = synchronous

@@ -20,11 +20,16 @@ import Darwin
 /// connection). Each read transaction runs on a reader connection of its own, so reads run in
 /// parallel with each other and with the writer. Collections are tables; predicates are compiled
 /// to `WHERE` clauses with bound parameters; every identifier is quoted.
-public final class SQLiteStorageBackend: StorageBackend {
+public final class SQLiteStorageBackend: StorageBackend, StoreEventSource {
     /// The database file, or `nil` for an in-memory database.
     public let path: String?
-    /// The configuration the backend was opened with.
+    /// The configuration the backend was opened with (its `events` set to `eventReporter`).
     public let configuration: Configuration
+    /// Where the backend reports waits for another process's lock (`conflict`) and slow
+    /// statements: `configuration.events`, or a reporter of its own.
+    public var eventReporter: StoreEventReporter { configuration.events ?? Self.silentReporter }
+    /// The reporter of an in-memory database, which waits for no lock and times no statement.
+    private static let silentReporter = StoreEventReporter()
 
     /// The read-only connection that answers `externalCommitCount()`, opened on first use; its
     /// own lock, so the check never waits for the writer or a reader. Declared before the writer,
@@ -73,6 +78,8 @@ public final class SQLiteStorageBackend: StorageBackend {
         // Absolute: SQLite cannot mistake it for ":memory:" or a "file:" URI, and reader
         // connections opened later find the same file even if the working directory changed.
         let databasePath = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var configuration = configuration
+        if configuration.events == nil { configuration.events = StoreEventReporter() }
         let connection: SQLiteConnection
         if configuration.readOnly {
             connection = try Self.openReadOnly(path: path, databasePath: databasePath, configuration: configuration)
@@ -95,7 +102,8 @@ public final class SQLiteStorageBackend: StorageBackend {
         let connection = try SQLiteConnection(
             path: databasePath,
             flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
-            busyTimeout: configuration.busyTimeout
+            busyTimeout: configuration.busyTimeout,
+            events: configuration.events
         )
         let mode = try Self.failingToOpen {
             try connection.withStatement("PRAGMA journal_mode = WAL") { statement -> StorageValue in
@@ -129,7 +137,8 @@ public final class SQLiteStorageBackend: StorageBackend {
             let connection = try SQLiteConnection(
                 path: databasePath,
                 flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
-                busyTimeout: configuration.busyTimeout
+                busyTimeout: configuration.busyTimeout,
+                events: configuration.events
             )
             _ = try connection.schemaVersion()
             return connection
@@ -310,7 +319,8 @@ public final class SQLiteStorageBackend: StorageBackend {
         let connection = try SQLiteConnection(
             path: databasePath,
             flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
-            busyTimeout: configuration.busyTimeout
+            busyTimeout: configuration.busyTimeout,
+            events: configuration.events
         )
         return SQLiteReadTransaction(connection: connection, schemaCache: schemaCache)
     }
@@ -483,7 +493,8 @@ extension SQLiteStorageBackend: ExternalCommitCounter {
                 connection = try SQLiteConnection(
                     path: databasePath,
                     flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
-                    busyTimeout: configuration.busyTimeout
+                    busyTimeout: configuration.busyTimeout,
+                    events: configuration.events
                 )
             }
             return UInt64(bitPattern: try connection!.integer("PRAGMA data_version") ?? 0)

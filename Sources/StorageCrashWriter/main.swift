@@ -8,6 +8,9 @@
 //       counter and inserting a tick, printing "ack N I" after each commit and "busy I: ..." before
 //       running again a transaction that failed with .busy (several writer
 //       processes on one store);
+//   --workload retries --writer N --count K   the counter workload counting its closure runs and
+//       the retry events it is given, printing "runs R retries T conflicts C streamed S dropped D"
+//       at the end (RetryCountWorkload);
 //   --workload cycles --cycles N [--write-every M]   opens and closes the store N times, reading
 //       one record each time and writing one every M cycles, and prints the process's open file
 //       descriptors and resident memory ("fds ... rss ...") after a warm-up and at the end;
@@ -65,6 +68,17 @@ do {
         try CounterWorkload.run(on: store, writer: writer, count: count, report: say) { index in
             say("ack \(writer) \(index)")
         }
+        exit(0)
+    case "retries":
+        guard let writer = option("--writer").flatMap(Int64.init), let count = option("--count").flatMap(Int.init),
+            let disk = DiskBackend(rawValue: backend)
+        else { throw UsageError(description: "usage: --workload retries --writer N --count K") }
+        try RetryCountWorkload.run(
+            writer: writer,
+            count: count,
+            open: { events in try disk.openStore(path: path, events: events) },
+            report: say
+        )
         exit(0)
     case "cycles":
         guard let cycles = option("--cycles").flatMap(Int.init), cycles > 0 else {

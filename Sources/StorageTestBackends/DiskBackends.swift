@@ -49,6 +49,18 @@ package enum DiskBackend: String, CaseIterable, Sendable, CustomStringConvertibl
         }
     }
 
+    /// Opens (or reopens) the store at `path` reporting its events to `events`, otherwise with
+    /// the backend's default configuration.
+    package func openStore(path: String, events: StoreEventReporter) throws -> ObjectStore {
+        switch self {
+        case .sqlite: try ObjectStore(backend: .sqlite(path: path, configuration: .init(events: events)))
+        case .lmdb: try ObjectStore(backend: .lmdb(path: path, configuration: .init(events: events)))
+        case .archive: try ObjectStore(backend: .fileArchive(directory: path, configuration: .init(events: events)))
+        case .postgresql:
+            try PostgreSQLTestServer.openStore(path: path, configuration: .init(poolSize: 2, events: events))
+        }
+    }
+
     /// The conformance fixture for this backend: the store lives at `storePath(in:)`.
     package var fixture: BackendFixture {
         let backend = self

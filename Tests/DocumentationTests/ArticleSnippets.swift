@@ -70,6 +70,31 @@ extension Airport: StorableModel {
     static let indexes: [IndexDefinition] = [IndexDefinition(["city"])]
 }
 
+// Sources/Storage/Storage.docc/Migrations.md:18
+// Version 1, as the app once saved it.
+struct ContactV1: Codable, Sendable, StorableModel {
+    static let collectionName = "contacts"
+    static let indexes: [IndexDefinition] = [.init(["name"])]
+    var id: Int64
+    var name: String
+    var legacy: Int
+}
+
+// After the rename, the drop and the move.
+struct ContactRenamed: Codable, Sendable, StorableModel {
+    static let collectionName = "people"
+    var id: Int64
+    var fullName: String
+}
+
+// Version 2: what the app saves from now on.
+struct Contact: Codable, Sendable, StorableModel {
+    static let collectionName = "people"
+    var id: Int64
+    var fullName: String
+    var initials: String
+}
+
 // Sources/Storage/Storage.docc/ModelsAndTypeMapping.md:12
 struct Address: Codable, Sendable, Equatable {
     var city: String
@@ -147,7 +172,7 @@ func stockLibrary(_ store: ObjectStore) async throws {
     ])
 }
 
-// Sources/Storage/Storage.docc/SchemaEvolution.md:34
+// Sources/Storage/Storage.docc/SchemaEvolution.md:41
 // Version 2 of a type stored as "Profile": `nickname` is new, so it is optional.
 struct Profile: Codable, Sendable {
     var id: Int64
@@ -297,6 +322,30 @@ enum StorageGettingStartedSnippets {
         print(losAngeles.map(\.iata), north)
 
         try await store.close()
+    }
+}
+
+enum StorageMigrationsSnippets {
+    /// Sources/Storage/Storage.docc/Migrations.md:46
+    static func block46() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await store.save(ContactV1(id: 1, name: "Ada Lovelace", legacy: 0))  // a store of version 1
+
+        var migrator = Migrator()
+        migrator.register("1-rename") { m in try m.renameColumn("name", to: "fullName", in: "contacts") }
+        migrator.register("2-drop") { m in try m.dropColumn("legacy", from: "contacts") }
+        migrator.register("3-move") { m in try m.renameCollection("contacts", to: "people") }
+        migrator.register("4-derive") { m in
+            try m.transform(ContactRenamed.self, to: Contact.self) { old in
+                let initials = old.fullName.split(separator: " ").compactMap(\.first)
+                return Contact(id: old.id, fullName: old.fullName, initials: String(initials))
+            }
+        }
+        let ran: [String] = try await migrator.migrate(store)  // ["1-rename", "2-drop", "3-move", "4-derive"]
+        let again: [String] = try await migrator.migrate(store)  // []: each runs once per store
+        let done: [String] = try await migrator.appliedMigrations(in: store)
+        let ada = try await store.fetch(Contact.self, id: 1)  // fullName "Ada Lovelace", initials "AL"
+        print(ran, again, done, ada as Any)
     }
 }
 
@@ -533,6 +582,20 @@ enum StorageTransactionsAndConcurrencySnippets {
             print(person.name)
         }
     }
+
+    /// Sources/Storage/Storage.docc/TransactionsAndConcurrency.md:154
+    static func block154() async throws {
+        let events = StoreEventReporter(slowStatementThreshold: .milliseconds(250)) { event in
+            if event.kind == .retry { print(event) }  // or count it: a metrics counter, an atomic
+        }
+        let store = try ObjectStore(backend: .sqlite(path: "app.sqlite", configuration: .init(events: events)))
+        let stream = store.events()
+        Task {
+            for await event in stream where event.kind == .slowStatement {
+                print(event)  // SQLite slowStatement: took 0.31 seconds, SELECT … WHERE "age" > ? on app.sqlite
+            }
+        }
+    }
 }
 
 enum StorageTypedSettingsSnippets {
@@ -555,6 +618,7 @@ enum StorageTypedSettingsSnippets {
 let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
     ("Sources/Storage/Storage.docc/Aggregates.md:47", StorageAggregatesSnippets.block47),
     ("Sources/Storage/Storage.docc/CustomColumnCoding.md:51", StorageCustomColumnCodingSnippets.block51),
+    ("Sources/Storage/Storage.docc/Migrations.md:46", StorageMigrationsSnippets.block46),
     ("Sources/Storage/Storage.docc/Observation.md:14", StorageObservationSnippets.block14),
     ("Sources/Storage/Storage.docc/Observation.md:52", StorageObservationSnippets.block52),
     ("Sources/Storage/Storage.docc/Queries.md:15", StorageQueriesSnippets.block15),

@@ -1,3 +1,5 @@
+public import Storage
+
 extension FileArchiveStorageBackend {
     /// How the file archive backend uses its store.
     ///
@@ -20,12 +22,19 @@ extension FileArchiveStorageBackend {
         /// so is a store whose last commit a crash interrupted (its journal is there): opening it
         /// read-write once completes it. Default: `false`.
         public var readOnly: Bool
+        /// Where the store reports its events (`StoreEvent`: a lock file held by another
+        /// process waited for, as `conflict`), to this reporter's handler and to
+        /// `ObjectStore.events(bufferingNewest:)`; `nil` for a reporter of the store's own.
+        /// Default: `nil`.
+        public var events: StoreEventReporter?
 
         /// Creates a configuration.
         /// - Parameters:
         ///   - lockTimeout: how long to wait for another process's lock.
         ///   - readOnly: whether the store is only read.
-        public init(lockTimeout: Duration = .seconds(10), readOnly: Bool = false) {
+        ///   - events: where the store reports its events, or `nil` for a reporter of its own.
+        public init(lockTimeout: Duration = .seconds(10), readOnly: Bool = false, events: StoreEventReporter? = nil) {
+            self.events = events
             self.lockTimeout = lockTimeout
             self.readOnly = readOnly
         }

@@ -27,11 +27,14 @@ import Darwin
 /// Waits for the lock file are bounded by `Configuration.lockTimeout`: when another process
 /// holds it longer (it is hung, or stopped), opening, writing or reloading fails with
 /// `StorageError.Code.busy` before changing anything.
-public final class FileArchiveStorageBackend: StorageBackend {
+public final class FileArchiveStorageBackend: StorageBackend, StoreEventSource {
     /// The store folder.
     public let directory: String
-    /// The configuration the backend was opened with.
+    /// The configuration the backend was opened with (its `events` set to `eventReporter`).
     public let configuration: Configuration
+    /// Where the backend reports waits for another process's lock file (`conflict`):
+    /// `configuration.events`, or a reporter of its own.
+    public let eventReporter: StoreEventReporter
 
     /// The record files left out when the store was opened (or last reloaded after another
     /// process committed), with the reason: files written by older versions under names that
@@ -83,6 +86,9 @@ public final class FileArchiveStorageBackend: StorageBackend {
         let absolute =
             directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
         let readOnly = configuration.readOnly
+        let eventReporter = configuration.events ?? StoreEventReporter()
+        var configuration = configuration
+        configuration.events = eventReporter
         let files: StoreFiles
         let descriptor: Int32
         if readOnly {
@@ -94,7 +100,13 @@ public final class FileArchiveStorageBackend: StorageBackend {
             descriptor = try files.root.openFile(FileNames.lockFile, flags: O_RDWR | O_CREAT, code: .cannotOpen)
         }
         do {
-            try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout, shared: readOnly)
+            try Self.lock(
+                descriptor,
+                path: files.lockPath,
+                timeout: configuration.lockTimeout,
+                shared: readOnly,
+                events: eventReporter
+            )
             defer { _ = flock(descriptor, LOCK_UN) }
             if readOnly {
                 try Self.checkNoInterruptedCommit(files)
@@ -110,6 +122,7 @@ public final class FileArchiveStorageBackend: StorageBackend {
         }
         self.directory = directory
         self.configuration = configuration
+        self.eventReporter = eventReporter
         self.files = files
         self.lockDescriptor = descriptor
     }
@@ -170,7 +183,13 @@ public final class FileArchiveStorageBackend: StorageBackend {
     /// non-blocking attempt is retried after sleeps growing from 1 ms to 50 ms until the deadline,
     /// measured on the monotonic clock.
     /// - Throws: `StorageError` with code `.busy` naming the lock file when the deadline passes.
-    private static func lock(_ descriptor: Int32, path: String, timeout: Duration, shared: Bool = false) throws {
+    private static func lock(
+        _ descriptor: Int32,
+        path: String,
+        timeout: Duration,
+        shared: Bool = false,
+        events: StoreEventReporter
+    ) throws {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         var pause = Duration.milliseconds(1)
@@ -185,6 +204,18 @@ public final class FileArchiveStorageBackend: StorageBackend {
                     "another process holds the store's lock file \(path) (waited \(timeout))",
                     path: path,
                     underlying: POSIXError(.EWOULDBLOCK)
+                )
+            }
+            if pause == .milliseconds(1) {
+                events.report(
+                    StoreEvent(
+                        .conflict,
+                        backend: "FileArchive",
+                        attempt: 1,
+                        code: .busy,
+                        reason: "lock file held by another process, waiting up to \(timeout)",
+                        location: path
+                    )
                 )
             }
             Self.sleep(for: min(pause, remaining))
@@ -250,7 +281,13 @@ public final class FileArchiveStorageBackend: StorageBackend {
         let readOnly = configuration.readOnly
         let descriptor = try files.root.openFile(FileNames.lockFile, flags: readOnly ? O_RDONLY : O_RDWR, code: .io)
         defer { closeDescriptor(descriptor) }
-        try Self.lock(descriptor, path: files.lockPath, timeout: configuration.lockTimeout, shared: readOnly)
+        try Self.lock(
+            descriptor,
+            path: files.lockPath,
+            timeout: configuration.lockTimeout,
+            shared: readOnly,
+            events: eventReporter
+        )
         defer { _ = flock(descriptor, LOCK_UN) }
         if readOnly {
             try Self.checkNoInterruptedCommit(files)
@@ -287,7 +324,12 @@ public final class FileArchiveStorageBackend: StorageBackend {
             begun &+= 1
             writerThread.withLock { $0 = pthread_self() }
             defer { writerThread.withLock { $0 = nil } }
-            try Self.lock(lockDescriptor, path: files.lockPath, timeout: configuration.lockTimeout)
+            try Self.lock(
+                lockDescriptor,
+                path: files.lockPath,
+                timeout: configuration.lockTimeout,
+                events: eventReporter
+            )
             defer { _ = flock(lockDescriptor, LOCK_UN) }
             var snapshot = committed.withLock { $0 }
             var generation = files.generation(lockDescriptor)

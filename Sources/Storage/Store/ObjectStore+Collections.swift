@@ -47,6 +47,7 @@ extension ObjectStore {
         defer { lifecycle.didClose() }
         executor.shutDown()
         changeHub.finishAll()
+        finishEventStreams()
         try backend.close()
     }
 }
