@@ -82,6 +82,21 @@ launch() {
         -o "-p $(cat "$dir/port") -k $dir" start >/dev/null
 }
 
+# Launches the cluster in DIR on PORT, or on a free port when PORT is empty. Another process can
+# take a free port between the look and the server's bind (tests start servers in parallel, and
+# other programs listen too): then another free port is tried, up to five in all.
+launch_on_port() {
+    local dir="$1" port="$2" attempt
+    for attempt in 1 2 3 4 5; do
+        echo "${port:-$(free_port)}" >"$dir/port"
+        if [ -f "$dir/server.log" ]; then : >"$dir/server.log"; fi
+        if launch "$dir"; then return 0; fi
+        if [ -n "$port" ] || ! grep -q "Address already in use" "$dir/server.log" 2>/dev/null; then break; fi
+    done
+    tail -n 20 "$dir/server.log" >&2
+    return 1
+}
+
 command="${1:-}"
 case "$command" in
 start)
@@ -103,8 +118,7 @@ client_min_messages = warning
 CONF
         echo "host replication all 127.0.0.1/32 trust" >>"$dir/data/pg_hba.conf"
     fi
-    echo "${3:-$(free_port)}" >"$dir/port"
-    launch "$dir" || { tail -n 20 "$dir/server.log" >&2; exit 1; }
+    launch_on_port "$dir" "${3:-}" || exit 1
     url_of "$dir"
     ;;
 standby)
@@ -113,8 +127,7 @@ standby)
     prepare_dir "$dir"
     as_owner "$bindir/pg_basebackup" -h 127.0.0.1 -p "$(cat "$primary/port")" -U postgres -D "$dir/data" -R -c fast \
         -X stream >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log" >&2; exit 1; }
-    echo "${4:-$(free_port)}" >"$dir/port"
-    launch "$dir" || { tail -n 20 "$dir/server.log" >&2; exit 1; }
+    launch_on_port "$dir" "${4:-}" || exit 1
     url_of "$dir"
     ;;
 restart)

@@ -59,7 +59,9 @@ public struct Migrator: Sendable {
     }
 
     /// Runs the migrations not yet applied to `store`, in registration order, each in a write
-    /// transaction of its own.
+    /// transaction of its own. While another process holds the store's write lock (migrating it,
+    /// say) past the backend's wait, the transaction is begun again, for about ten minutes with
+    /// the default waits, before `.busy` is thrown.
     /// - Parameter store: the store to migrate.
     /// - Returns: the names of the migrations this call ran, in order (none when the store was up
     ///   to date, or when other stores or processes ran them meanwhile).
@@ -75,24 +77,58 @@ public struct Migrator: Sendable {
         let done = Set(applied)
         var ran: [String] = []
         for migration in migrations where !done.contains(migration.name) {
-            let didRun = try store.migrationTransaction(named: migration.name) { context, session in
-                // Under the write lock: the list as it is now, whoever else migrated meanwhile.
-                let current = try session.appliedMigrationNames()
-                try checkKnown(current, in: store)
-                if current.contains(migration.name) { return false }
-                try migration.body(context)
-                _ = try session.save(
-                    one: MigrationRecord(
-                        id: migration.name,
-                        position: Int64(current.count + 1),
-                        appliedAt: Date()
-                    )
-                )
-                return true
+            let didRun = try Self.waitingForTheLock { began in
+                try store.migrationTransaction(named: migration.name) { context, session in
+                    began()
+                    return try run(migration, context, session, in: store)
+                }
             }
             if didRun { ran.append(migration.name) }
         }
         return ran
+    }
+
+    /// How many times a migration's transaction is begun again when the store's write lock stays
+    /// held past the backend's wait (`.busy` before the migration began): with the default waits
+    /// (10 s on SQLite and the file archive), about ten minutes.
+    static let lockAttempts = 60
+
+    /// Calls `body` until it does not fail with `.busy` before the migration began (the write
+    /// lock held by another process migrating, say), at most `lockAttempts` times. `body`
+    /// calls its argument once the migration's transaction has begun; an error after that is
+    /// rethrown as it is.
+    private static func waitingForTheLock<R>(_ body: (_ began: () -> Void) throws -> R) throws -> R {
+        var attempt = 1
+        while true {
+            var began = false
+            do {
+                return try body { began = true }
+            } catch let error as StorageError where error.code == .busy && !began && attempt < lockAttempts {
+                attempt += 1
+            }
+        }
+    }
+
+    /// Runs `migration` in its transaction unless it is applied already; whether it ran.
+    private func run(
+        _ migration: (name: String, body: @Sendable (MigrationContext) throws -> Void),
+        _ context: MigrationContext,
+        _ session: Session,
+        in store: ObjectStore
+    ) throws -> Bool {
+        // Under the write lock: the list as it is now, whoever else migrated meanwhile.
+        let current = try session.appliedMigrationNames()
+        try checkKnown(current, in: store)
+        if current.contains(migration.name) { return false }
+        try migration.body(context)
+        _ = try session.save(
+            one: MigrationRecord(
+                id: migration.name,
+                position: Int64(current.count + 1),
+                appliedAt: Date()
+            )
+        )
+        return true
     }
 
     /// The names of the migrations applied to `store`, in the order they were applied, whether or
