@@ -27,7 +27,7 @@ extension PostgreSQLWriteTransaction: SchemaAlteringWriteTransaction {
         for (old, new) in zip(current.indexes, target.indexes) where old != new {
             try renameIndex(old, of: current.name, to: new, of: current.name)
         }
-        return try record(target, folded: Identifier.folded(current.name))
+        return try recordSchema(target, folded: Identifier.folded(current.name))
     }
 
     func dropColumn(_ column: String, from collection: String) throws -> CollectionSchema? {
@@ -40,7 +40,7 @@ extension PostgreSQLWriteTransaction: SchemaAlteringWriteTransaction {
             "ALTER TABLE " + catalog.table(of: current.name) + " DROP COLUMN " + PostgreSQLIdentifier.quoted(column),
             collection: current.name
         )
-        return try record(target, folded: Identifier.folded(current.name))
+        return try recordSchema(target, folded: Identifier.folded(current.name))
     }
 
     func renameCollection(_ collection: String, to newName: String) throws -> CollectionSchema? {
@@ -72,7 +72,7 @@ extension PostgreSQLWriteTransaction: SchemaAlteringWriteTransaction {
         changedSchemas[oldFolded] = nil
         changedStamps[oldFolded] = nil
         droppedCollections.insert(oldFolded)
-        return try record(target, folded: newFolded)
+        return try recordSchema(target, folded: newFolded)
     }
 
     func dropIndex(_ index: IndexDefinition, from collection: String) throws -> CollectionSchema? {
@@ -84,7 +84,7 @@ extension PostgreSQLWriteTransaction: SchemaAlteringWriteTransaction {
                 + PostgreSQLIdentifier.indexName(index, in: current.name),
             collection: current.name
         )
-        return try record(target, folded: Identifier.folded(current.name))
+        return try recordSchema(target, folded: Identifier.folded(current.name))
     }
 
     /// The collection's schema as the catalog has it now (not the cache: another process may
@@ -111,23 +111,5 @@ extension PostgreSQLWriteTransaction: SchemaAlteringWriteTransaction {
             "ALTER INDEX " + catalog.schemaName + "." + old + " RENAME TO " + new,
             collection: newCollection
         )
-    }
-
-    /// Writes `target` to the catalog row `folded` and makes it this transaction's view.
-    private func record(_ target: CollectionSchema, folded: String) throws -> CollectionSchema {
-        let written = try connection.query(
-            catalog.upsertSQL,
-            PostgreSQLParameters([.text(folded), .text(PostgreSQLCatalog.encode(target))]),
-            "cannot update the store's catalog",
-            collection: target.name
-        )
-        changedSchemas[folded] = target
-        if case .integer(let stamp)? = written.firstValue {
-            changedStamps[folded] = stamp
-        } else {
-            changedStamps[folded] = nil
-        }
-        droppedCollections.remove(folded)
-        return target
     }
 }

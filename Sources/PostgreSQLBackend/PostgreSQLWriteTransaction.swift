@@ -149,11 +149,16 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
                 )
             }
         }
+        return try recordSchema(target, folded: folded)
+    }
+
+    /// Writes `target` to the catalog row `folded` and makes it this transaction's view.
+    func recordSchema(_ target: CollectionSchema, folded: String) throws -> CollectionSchema {
         let written = try connection.query(
             catalog.upsertSQL,
             PostgreSQLParameters([.text(folded), .text(PostgreSQLCatalog.encode(target))]),
             "cannot update the store's catalog",
-            collection: requested.name
+            collection: target.name
         )
         changedSchemas[folded] = target
         if case .integer(let stamp)? = written.firstValue {
