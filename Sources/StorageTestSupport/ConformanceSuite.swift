@@ -91,14 +91,14 @@ public enum ConformanceSuite {
         + hostileInputChecks + concurrencyChecks + keyChecks + settingsChecks + exactValueChecks + typeChangeChecks
         + inferenceChecks + naturalKeyChecks + columnNameChecks + typedReadChecks + writePlanChecks
         + randomChecks + deepPredicateChecks + twinNameChecks + csvImportChecks + fixtureDataChecks
-        + updateWhereChecks + aggregateChecks + nestedFieldChecks + jsonFileChecks + relationChecks
+        + updateWhereChecks + aggregateChecks + nestedFieldChecks + jsonFileChecks + relationChecks + searchChecks
 
     /// Every asynchronous check: the store's async API, streams, closing, change observation and
     /// typed settings.
     public static let asyncChecks: [ConformanceCheck] =
         storeAPIAsyncChecks + csvImportAsyncChecks + observationAsyncChecks + settingsTierAsyncChecks
         + untypedAsyncAsyncChecks + updateWhereAsyncChecks + liveResultsAsyncChecks + aggregateAsyncChecks
-        + nestedFieldAsyncChecks + jsonFileAsyncChecks + relationAsyncChecks
+        + nestedFieldAsyncChecks + jsonFileAsyncChecks + relationAsyncChecks + searchAsyncChecks
 
     /// Every check, synchronous and asynchronous: ``checks`` then ``asyncChecks``.
     public static var allChecks: [ConformanceCheck] { checks + asyncChecks }
