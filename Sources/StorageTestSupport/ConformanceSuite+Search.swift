@@ -44,8 +44,9 @@ enum SearchReference {
         return count
     }
 
-    static func matches(_ query: Query, _ film: SearchFilm) -> Bool {
-        let fields = fields(film)
+    static func matches(_ query: Query, _ film: SearchFilm) -> Bool { matches(query, fields: fields(film)) }
+
+    static func matches(_ query: Query, fields: [[String]]) -> Bool {
         for clause in query.clauses {
             let any = clause.atoms.contains { hits($0, fields) > 0 }
             if any == clause.excluded { return false }
@@ -55,7 +56,11 @@ enum SearchReference {
 
     /// The ids of the matching films, best first, as FTS5's bm25() with k1 1.2 and b 0.75 ranks them.
     static func ranked(_ query: Query, _ films: [SearchFilm]) -> [Int64] {
-        let all = films.map { (film: $0, fields: fields($0)) }
+        ranked(query, documents: films.map { ($0.id, fields($0)) })
+    }
+
+    /// The ids of the matching documents (an id and the words of each field), best first.
+    static func ranked(_ query: Query, documents all: [(id: Int64, fields: [[String]])]) -> [Int64] {
         let count = Double(all.count)
         let average = Double(all.reduce(0) { $0 + $1.fields.joined().count }) / count
         let atoms = query.clauses.filter { !$0.excluded }.flatMap(\.atoms)
@@ -65,7 +70,7 @@ enum SearchReference {
             return idf <= 0 ? 1e-6 : idf
         }
         var scored: [(Int64, Double)] = []
-        for (film, fields) in all where matches(query, film) {
+        for (id, fields) in all where matches(query, fields: fields) {
             let length = Double(fields.joined().count)
             var score = 0.0
             for (atom, idf) in zip(atoms, idfs) {
@@ -73,7 +78,7 @@ enum SearchReference {
                 if frequency == 0 { continue }
                 score += idf * (frequency * (1.2 + 1)) / (frequency + 1.2 * (1 - 0.75 + 0.75 * length / average))
             }
-            scored.append((film.id, score))
+            scored.append((id, score))
         }
         scored.sort { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }
         return scored.map(\.0)
