@@ -1,17 +1,17 @@
-import Storage
+package import Storage
 
 /// Film-like records for the full-text search checks: titles (some in French, Italian, German,
 /// some with accents), years and genres, written for the tests (no external data set).
-struct SearchFilm: Codable, Equatable, Sendable, StorableModel {
-    static let collectionName = "films"
-    static let indexes: [IndexDefinition] = [.fullText(["title", "genre"]), .init(["year"])]
-    var id: Int64
-    var title: String
-    var year: Int
-    var genre: String?
+package struct SearchFilm: Codable, Equatable, Sendable, StorableModel {
+    package static let collectionName = "films"
+    package static let indexes: [IndexDefinition] = [.fullText(["title", "genre"]), .init(["year"])]
+    package var id: Int64
+    package var title: String
+    package var year: Int
+    package var genre: String?
 
     /// The films, keyed 1, 2, 3, …
-    static let all: [SearchFilm] = [
+    package static let all: [SearchFilm] = [
         SearchFilm(id: 1, title: "Star Wars: Episode IV – A New Hope", year: 1977, genre: "Science Fiction"),
         SearchFilm(
             id: 2,

@@ -129,9 +129,11 @@ package enum SearchRanking {
             for document in found {
                 guard let (hits, length) = list[document] else { continue }
                 let frequency = Double(hits)
+                // FTS5's expression, operation for operation (`fts5Bm25Function`), so that every
+                // score rounds as SQLite's does.
                 let score =
-                    idf * (frequency * (k1 + 1))
-                    / (frequency + k1 * (1 - b + b * Double(length) / averageLength))
+                    idf
+                    * ((frequency * (k1 + 1.0)) / (frequency + k1 * (1 - b + b * Double(length) / averageLength)))
                 scores[document]! += score
             }
         }
