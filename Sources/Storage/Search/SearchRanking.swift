@@ -1,34 +1,48 @@
 import Foundation
 
 /// Where one indexed word occurs in one record: the record's length in words (every indexed
-/// field together) and the positions of the word in each field.
+/// field together) and the positions of the word in each field, as stored.
 package struct SearchPosting: Sendable {
     /// The record's key, encoded (`SearchIndexKeys.document(_:)`).
     package var document: String
     /// The number of words of the record, all indexed fields together.
     package var length: Int
-    /// The positions of the word, by field index (counting words from 0 in each field).
-    package var positions: [Int: [Int]]
-
     /// The positions as stored: `field:position,position;field:position`.
-    package var encodedPositions: String {
-        positions.keys.sorted().map { field in
+    package var encodedPositions: String
+
+    /// A posting of `positions` (by field index, counting words from 0 in each field).
+    package init(document: String, length: Int, positions: [Int: [Int]]) {
+        self.document = document
+        self.length = length
+        encodedPositions = positions.keys.sorted().map { field in
             "\(field):" + positions[field]!.map(String.init).joined(separator: ",")
         }.joined(separator: ";")
     }
 
-    /// Reads the stored form of `encodedPositions`.
-    package static func positions(from text: String) -> [Int: [Int]] {
+    /// A posting as read back.
+    package init(document: String, length: Int, encodedPositions: String) {
+        self.document = document
+        self.length = length
+        self.encodedPositions = encodedPositions
+    }
+
+    /// The positions of the word, by field index; parsed only for phrases.
+    package var positions: [Int: [Int]] {
         var result: [Int: [Int]] = [:]
-        for part in text.split(separator: ";") {
+        for part in encodedPositions.split(separator: ";") {
             guard let colon = part.firstIndex(of: ":"), let field = Int(part[..<colon]) else { continue }
             result[field] = part[part.index(after: colon)...].split(separator: ",").compactMap { Int($0) }
         }
         return result
     }
 
-    /// How many times the word occurs in the record.
-    package var hits: Int { positions.values.reduce(0) { $0 + $1.count } }
+    /// How many times the word occurs in the record: one more than the separators of positions
+    /// (`,` within a field, `;` between fields), read without parsing.
+    package var hits: Int {
+        var count = 0
+        for byte in encodedPositions.utf8 where byte == UInt8(ascii: ",") || byte == UInt8(ascii: ";") { count += 1 }
+        return encodedPositions.isEmpty ? 0 : count + 1
+    }
 }
 
 /// BM25 as SQLite's FTS5 computes `bm25()` with equal column weights, with k1 = 1.2 and b = 0.75:
@@ -84,13 +98,13 @@ package enum SearchRanking {
                 }
                 let shortest = lists.indices.min { lists[$0].count < lists[$1].count }!
                 for (document, _) in lists[shortest] {
-                    guard let first = lists[0][document] else { continue }
+                    guard let first = lists[0][document],
+                        lists.allSatisfy({ $0[document] != nil })
+                    else { continue }
+                    let others = lists.dropFirst().map { $0[document]!.positions }
                     var hits = 0
                     for (field, starts) in first.positions {
-                        var sets: [Set<Int>] = []
-                        for list in lists.dropFirst() {
-                            sets.append(Set(list[document]?.positions[field] ?? []))
-                        }
+                        let sets = others.map { Set($0[field] ?? []) }
                         for start in starts
                         where sets.enumerated().allSatisfy({ $0.element.contains(start + $0.offset + 1) }) {
                             hits += 1

@@ -76,7 +76,7 @@ extension Session {
                 SearchPosting(
                     document: String(rest[rest.index(after: separator)...]),
                     length: Int(row.integer(at: 1) ?? 0),
-                    positions: SearchPosting.positions(from: row.text(at: 2) ?? "")
+                    encodedPositions: row.text(at: 2) ?? ""
                 )
             )
             return true
