@@ -22,6 +22,9 @@ let usage = """
       --relations       instead: eager loading of --count books (10,000 if not given) with their
                         authors on each of --backends, and a cascade delete of as many on sqlite
                         beside ON DELETE CASCADE (RelationBenchmarks.swift)
+      --search          instead: full-text indexing of --count titles (1,000,000 if not given) and
+                        two-word top-20 queries on sqlite and lmdb (those of --backends), beside
+                        raw FTS5, with the index's size (SearchBenchmarks.swift)
       --scale LIST      instead: insert, fetchAll, lookup and filter (those chosen) at each number
                         of records, on fresh stores, sqlite, lmdb and archive (archive: up to 2M,
                         with open + fetchAll); prints rows/s and ratio per size and the growth of
@@ -48,6 +51,7 @@ var measuresUpdate = false
 var measuresObserve = false
 var measuresAggregates = false
 var measuresRelations = false
+var measuresSearch = false
 var scaleSizes: [Int]?
 var plotPath: String?
 
@@ -122,6 +126,8 @@ while let argument = arguments.popFirst() {
         measuresAggregates = true
     case "--relations":
         measuresRelations = true
+    case "--search":
+        measuresSearch = true
     case "--help", "-h":
         print(usage)
         exit(0)
@@ -162,6 +168,13 @@ if measuresAggregates {
     print("\(count) sales, median of \(repetitions) runs; ratio = ours / baseline, higher is better.")
     harness.printTables()
     if let jsonPath { try harness.writeJSON(to: jsonPath) }
+    try? FileManager.default.removeItem(at: directory)  // exit skips the defer above
+    exit(0)
+}
+
+if measuresSearch {
+    let titles = CommandLine.arguments.contains("--count") ? count : 1_000_000
+    try SearchBenchmarks.run(count: titles, repetitions: repetitions, backends: backends, directory: directory)
     try? FileManager.default.removeItem(at: directory)  // exit skips the defer above
     exit(0)
 }

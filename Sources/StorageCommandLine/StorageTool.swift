@@ -21,6 +21,7 @@ package enum StorageTool {
           copy FROM TO                   copy a store (or some collections) to another, verified
           verify A B                     check that two stores hold the same data
           aggregate STORE COLLECTION AGG…  counts, sums, averages, minima, maxima per group
+          search STORE COLLECTION QUERY  records matching a full-text query, best first
 
         STORE is sqlite:PATH, lmdb:PATH, archive:FOLDER, postgresql://… (add ?schema=NAME for a
         schema other than public), libpq key=value pairs ("host=db dbname=app", schema public),
@@ -33,6 +34,7 @@ package enum StorageTool {
 
     static let help: [String: String] = [
         "aggregate": aggregateHelp,
+        "search": searchHelp,
         "info": """
         usage: storage info STORE [--json]
 
@@ -111,6 +113,7 @@ package enum StorageTool {
             case "copy": try copy(rest)
             case "verify": try verify(rest)
             case "aggregate": try aggregate(rest)
+            case "search": try search(rest)
             default: throw UsageError("unknown command '\(command)'")
             }
             return 0

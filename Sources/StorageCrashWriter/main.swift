@@ -28,6 +28,8 @@
 //   --workload migrate [--start-at SECONDS]   runs MigrationWorkload's migrator on a seeded store,
 //       printing "begin NAME" as each migration starts and "ran NAMES" at the end (the kill -9 and
 //       concurrent-migration tests, MigrationProcessTests).
+//   --workload search [--batches N]   transactions of 200 new, 50 overwritten and 10 deleted
+//                                    records with a full-text index, printing "ack N" after each
 //   --workload deep [--depths 1000,5000,10000]   counts with predicates nested that deep, on the
 //       main thread, printing each answer (see DeepPredicateWorkload).
 import Foundation
@@ -139,6 +141,11 @@ do {
             throw UsageError(description: "usage: --workload stream --count N")
         }
         try StreamWorkload.run(on: try openStore(backend: backend, path: path), count: count, report: say)
+        exit(0)
+    case "search":
+        let store = try openStore(backend: backend, path: path)
+        try SearchCrashWorkload.run(on: store, batches: option("--batches").flatMap(Int.init), report: say)
+        try store.close()
         exit(0)
     case "deep":
         let depths = (option("--depths") ?? "1000,5000,10000").split(separator: ",").compactMap { Int($0) }

@@ -92,14 +92,14 @@ public enum ConformanceSuite {
         + inferenceChecks + naturalKeyChecks + columnNameChecks + typedReadChecks + writePlanChecks
         + randomChecks + deepPredicateChecks + twinNameChecks + csvImportChecks + fixtureDataChecks
         + updateWhereChecks + aggregateChecks + nestedFieldChecks + jsonFileChecks + relationChecks + migrationChecks
-        + migrationReferenceChecks
+        + migrationReferenceChecks + searchChecks
 
     /// Every asynchronous check: the store's async API, streams, closing, change observation and
     /// typed settings.
     public static let asyncChecks: [ConformanceCheck] =
         storeAPIAsyncChecks + csvImportAsyncChecks + observationAsyncChecks + settingsTierAsyncChecks
         + untypedAsyncAsyncChecks + updateWhereAsyncChecks + liveResultsAsyncChecks + aggregateAsyncChecks
-        + nestedFieldAsyncChecks + jsonFileAsyncChecks + relationAsyncChecks + migrationAsyncChecks
+        + nestedFieldAsyncChecks + jsonFileAsyncChecks + relationAsyncChecks + migrationAsyncChecks + searchAsyncChecks
 
     /// Every check, synchronous and asynchronous: ``checks`` then ``asyncChecks``.
     public static var allChecks: [ConformanceCheck] { checks + asyncChecks }

@@ -54,6 +54,28 @@ struct Swatch: Codable, Sendable {
     var color: Color
 }
 
+// Sources/Storage/Storage.docc/FullTextSearch.md:14
+struct Film: Codable, Sendable, StorableModel {
+    static let collectionName = "films"
+    static let indexes: [IndexDefinition] = [.fullText(["title", "genre"]), .init(["year"])]
+    var id: Int64
+    var title: String
+    var year: Int
+    var genre: String?
+}
+
+/// A few films of the movies data: titles, years, genres.
+let someFilms = [
+    Film(id: 1, title: "Star Wars", year: 1977, genre: "Action"),
+    Film(id: 2, title: "Star Trek: The Motion Picture", year: 1979, genre: "Adventure"),
+    Film(id: 3, title: "The Empire Strikes Back", year: 1980, genre: "Action"),
+    Film(id: 4, title: "Love Actually", year: 2003, genre: "Romantic Comedy"),
+    Film(id: 5, title: "Amélie", year: 2001, genre: "Comedy"),
+    Film(id: 6, title: "Café Society", year: 2016, genre: "Comedy"),
+    Film(id: 7, title: "A Star Is Born", year: 1976, genre: "Drama"),
+    Film(id: 8, title: "Lovely & Amazing", year: 2001, genre: "Comedy"),
+]
+
 // Sources/Storage/Storage.docc/GettingStarted.md:48
 struct Airport: Codable, Sendable, Equatable {
     var iata: String
@@ -298,6 +320,20 @@ enum StorageCustomColumnCodingSnippets {
             where: Column("color") == Color(red: 255, green: 128, blue: 0)
         )
         print(orange.count)  // 1: the column holds the text "ff8000"
+    }
+}
+
+enum StorageFullTextSearchSnippets {
+    /// Sources/Storage/Storage.docc/FullTextSearch.md:43
+    static func block43() async throws {
+        let store = try ObjectStore(backend: .sqliteInMemory())
+        try await store.save(contentsOf: someFilms)
+        let hits: [Film] = try await store.search(Film.self, matching: "star", where: Column("year") >= 1977, limit: 20)
+        print(hits.map(\.title))  // ["Star Wars", "Star Trek: The Motion Picture"]
+        let rows = try await store.search(in: "films", matching: "lov*")  // Love Actually, Lovely & Amazing
+        print(rows.count)
+        let folded = try await store.search(Film.self, matching: "CAFE OR amelie")  // Amélie, Café Society
+        print(folded.map(\.id))
     }
 }
 
@@ -618,6 +654,7 @@ enum StorageTypedSettingsSnippets {
 let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
     ("Sources/Storage/Storage.docc/Aggregates.md:47", StorageAggregatesSnippets.block47),
     ("Sources/Storage/Storage.docc/CustomColumnCoding.md:51", StorageCustomColumnCodingSnippets.block51),
+    ("Sources/Storage/Storage.docc/FullTextSearch.md:43", StorageFullTextSearchSnippets.block43),
     ("Sources/Storage/Storage.docc/Migrations.md:46", StorageMigrationsSnippets.block46),
     ("Sources/Storage/Storage.docc/Observation.md:14", StorageObservationSnippets.block14),
     ("Sources/Storage/Storage.docc/Observation.md:52", StorageObservationSnippets.block52),

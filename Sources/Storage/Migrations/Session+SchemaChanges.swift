@@ -97,13 +97,15 @@ extension Session {
             }
             return ReferenceRecord(collection: rule.collection, column: newName, target: rule.target, rule: rule.rule)
         }
+        let search = try searchEntry(stored.name)
         if let altering = try requireWriter() as? any SchemaAlteringWriteTransaction,
             try altering.renameColumn(old, to: newName, in: stored.name) != nil
         {
             forgetPrepared(stored.name)
-            return
+        } else {
+            try copyRecords(of: stored, into: target, reading: stored.columns.map(\.name))
         }
-        try copyRecords(of: stored, into: target, reading: stored.columns.map(\.name))
+        try follow(search, from: stored.name, to: stored.name) { $0 == old ? newName : $0 }
     }
 
     func dropColumn(_ column: String, from collection: String) throws {
@@ -115,13 +117,15 @@ extension Session {
         try rewriteReferences { rule in
             Identifier.folded(rule.collection) == Identifier.folded(stored.name) && rule.column == name ? nil : rule
         }
+        let search = try searchEntry(stored.name)
         if let altering = try requireWriter() as? any SchemaAlteringWriteTransaction,
             try altering.dropColumn(name, from: stored.name) != nil
         {
             forgetPrepared(stored.name)
-            return
+        } else {
+            try copyRecords(of: stored, into: target, reading: target.columns.map(\.name))
         }
-        try copyRecords(of: stored, into: target, reading: target.columns.map(\.name))
+        try follow(search, from: stored.name, to: stored.name) { $0 == name ? nil : $0 }
     }
 
     func renameCollection(_ collection: String, to newName: String) throws {
@@ -144,14 +148,31 @@ extension Session {
             let to = Identifier.folded(rule.target) == folded ? newName : rule.target
             return ReferenceRecord(collection: from, column: rule.column, target: to, rule: rule.rule)
         }
+        let search = try searchEntry(stored.name)
         if let altering = try requireWriter() as? any SchemaAlteringWriteTransaction,
             try altering.renameCollection(stored.name, to: newName) != nil
         {
             forgetPrepared(stored.name)
             forgetPrepared(newName)
-            return
+        } else {
+            try copyRecords(of: stored, into: target, reading: stored.columns.map(\.name))
         }
-        try copyRecords(of: stored, into: target, reading: stored.columns.map(\.name))
+        try follow(search, from: stored.name, to: newName) { $0 }
+    }
+
+    /// Moves the full-text index `search` (of `collection`, before a schema change) to what the
+    /// change made: `newCollection`'s, over the fields `field` maps the old ones to (nil: gone),
+    /// rebuilt from the records as they are now; none when no field is left.
+    private func follow(
+        _ search: SearchIndexEntry?,
+        from collection: String,
+        to newCollection: String,
+        fields field: (String) -> String?
+    ) throws {
+        guard let search else { return }
+        let fields = search.fields.compactMap(field)
+        try dropSearchIndex(of: collection)
+        if !fields.isEmpty { try rebuildSearchIndex(of: newCollection, fields: fields) }
     }
 
     func addIndex(_ index: IndexDefinition, to collection: String) throws -> Bool {
@@ -311,6 +332,8 @@ extension Session {
         // applies to the collections that reference them.
         let writer = try requireWriter()
         let removed = try writer.deleteAll(from: stored.name, where: nil)
+        // The new records are indexed as `New` declares, when saved.
+        try dropSearchIndex(of: stored.name)
         try writer.dropCollection(stored.name)
         forgetPrepared(stored.name)
         if !removed.isEmpty { noteChange(.delete(removed), in: stored.name) }

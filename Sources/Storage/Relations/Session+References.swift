@@ -141,7 +141,10 @@ extension Session {
     func deleteRecords(_ keys: [StorageValue], from collection: String) throws -> [StorageValue] {
         guard !keys.isEmpty, let stored = try storedSchema(collection) else { return [] }
         let deleted = try requireWriter().deleteAll(from: stored.name, where: .in(stored.primaryKey, keys))
-        if !deleted.isEmpty { noteChange(.delete(deleted), in: stored.name) }
+        if !deleted.isEmpty {
+            try unindexRecords(deleted, in: stored.name)
+            noteChange(.delete(deleted), in: stored.name)
+        }
         return deleted
     }
 

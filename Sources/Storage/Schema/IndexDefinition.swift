@@ -12,6 +12,25 @@ public struct IndexDefinition: Sendable, Hashable {
     /// The keys of a field inside the one indexed column's JSON text, outermost first: an index
     /// on `Column(columns[0], path…)` (``init(nested:_:)``). Empty for an index on the columns.
     public var path: [String] = []
+    /// Whether this is a full-text index (``fullText(_:)``) over its columns rather than an index
+    /// of their values.
+    public var isFullText = false
+
+    /// A full-text index over text columns, for `ObjectStore.search(_:matching:where:limit:)`:
+    /// each record's words in `columns` (folded for case and diacritics) are indexed in the
+    /// store's own collections, on every engine alike, and kept in step with every write in the
+    /// same transaction. A type declares at most one. No engine sees it as an index of values.
+    ///
+    /// ```swift
+    /// static let indexes: [IndexDefinition] = [.fullText(["title", "genre"])]
+    /// ```
+    /// - Parameter columns: the indexed columns, at least one.
+    /// - Returns: the index definition.
+    public static func fullText(_ columns: [String]) -> IndexDefinition {
+        var index = IndexDefinition(columns)
+        index.isFullText = true
+        return index
+    }
 
     /// Creates an index on a field inside a column's JSON text (a nested `Codable` value):
     /// `IndexDefinition(nested: "address", "city")` serves `Column("address", "city")` in
@@ -56,7 +75,8 @@ public struct IndexDefinition: Sendable, Hashable {
             return result
         }
         let keys = path.map { ":" + Self.escaped($0) }.joined()
-        return (isUnique ? "storage_unique:" : "storage_index:") + collection + ":" + escaped.joined(separator: ",")
+        let prefix = isFullText ? "storage_fulltext:" : isUnique ? "storage_unique:" : "storage_index:"
+        return prefix + collection + ":" + escaped.joined(separator: ",")
             + keys
     }
 

@@ -8,6 +8,9 @@ struct ModelInfo: Sendable {
     /// than a type with an auto-assigned key.
     let keyIsExplicit: Bool
     let indexes: [IndexDefinition]
+    /// The type's full-text index (``IndexDefinition/fullText(_:)``), kept out of `indexes`: the
+    /// store keeps it in its own collections (`Session+Search.swift`), no engine sees it.
+    let fullText: IndexDefinition?
     /// The type's ``StorableModel/references``: each referencing column also has an index in
     /// `indexes`.
     let references: [Reference]
@@ -24,13 +27,15 @@ struct ModelInfo: Sendable {
             declaredKey = model.primaryKey
             keyIsExplicit = model.primaryKey != "id"
             references = model.references
-            indexes = Self.indexes(model.indexes, covering: references)
+            indexes = Self.indexes(model.indexes.filter { !$0.isFullText }, covering: references)
+            fullText = try Self.fullText(model.indexes, typeName: typeName, collection: model.collectionName)
         } else {
             references = []
             collection = typeName
             declaredKey = "id"
             keyIsExplicit = false
             indexes = []
+            fullText = nil
         }
         do {
             try Identifier.validateCollection(collection, allowingReserved: isInternal)
@@ -49,6 +54,41 @@ struct ModelInfo: Sendable {
             indexes.append(IndexDefinition([reference.column]))
         }
         return indexes
+    }
+
+    /// The one full-text index among `declared`, checked: at least one column, valid names, none
+    /// twice.
+    static func fullText(_ declared: [IndexDefinition], typeName: String, collection: String) throws -> IndexDefinition?
+    {
+        let found = declared.filter(\.isFullText)
+        guard let index = found.first else { return nil }
+        guard found.count == 1 else {
+            throw StorageError(
+                .schemaMismatch,
+                "\(typeName) declares \(found.count) full-text indexes; a type has at most one (list every field in it)",
+                collection: collection
+            )
+        }
+        guard !index.columns.isEmpty else {
+            throw StorageError(
+                .schemaMismatch,
+                "a full-text index must name at least one column",
+                collection: collection
+            )
+        }
+        var seen: Set<String> = []
+        for column in index.columns {
+            try Identifier.validateColumn(column, in: collection)
+            guard seen.insert(Identifier.folded(column)).inserted else {
+                throw StorageError(
+                    .schemaMismatch,
+                    "the full-text index names column \(Identifier.quoted(column)) twice",
+                    collection: collection,
+                    column: column
+                )
+            }
+        }
+        return index
     }
 
     /// The schema for a discovered layout: the declared key when the type has it, else a

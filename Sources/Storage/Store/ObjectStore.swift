@@ -226,7 +226,9 @@ public final class ObjectStore: Sendable {
                     activeWrite.withLock { $0 = nil }
                     writeRunning.wrappingSubtract(1, ordering: .relaxed)
                 }
-                return try body(session)
+                let result = try body(session)
+                try session.flushSearchStatistics()
+                return result
             }
         } catch {
             if let ticket { commits.resolve(ticket, nil) { didCommit($0) } }

@@ -64,7 +64,7 @@ extension Session {
         try schema.validate()
         let result = try prepare(schema)
         let types = columns.map { result.column(named: $0.name)?.type ?? .untyped }
-        let writer = try requireWriter().makeWriter(for: collection, columns: columns.map(\.name))
+        let writer = try makeRecordWriter(for: collection, columns: columns.map(\.name))
         let references = try referenceSlots(of: collection, columns: columns.map(\.name))
 
         var record = CSVRecord()

@@ -68,7 +68,9 @@ extension Session {
         }
         let writer = try requireWriter()
         let bulk = writer as? any BulkUpdatingWriteTransaction
-        if !observed, let bulk,
+        // An update of an indexed field re-indexes the records it changed, so it needs their keys.
+        let reindexes = try indexesForSearch(stored.name, anyOf: checked.columns)
+        if !observed, !reindexes, let bulk,
             let count = try bulk.countingUpdateAll(
                 in: stored.name,
                 columns: checked.columns,
@@ -79,7 +81,7 @@ extension Session {
             return count
         }
         let keys: [StorageValue]
-        if observed, let bulk,
+        if observed || reindexes, let bulk,
             let changed = try bulk.updateAll(
                 in: stored.name,
                 columns: checked.columns,
@@ -91,6 +93,7 @@ extension Session {
         } else {
             keys = try Self.rewrite(request, checked, stored, writer)
         }
+        if reindexes { try reindexRecords(keys, in: stored.name) }
         if !keys.isEmpty { noteChange(.upsert(keys), in: stored.name) }
         return keys.count
     }

@@ -10,6 +10,9 @@ final class Session {
     /// What this session knows of the store's references (`Session+References.swift`); `nil`
     /// until a save or delete of the session first needs it.
     var relations: RelationState?
+    /// What this session knows and owes of the store's full-text indexes
+    /// (`Session+Search.swift`); `nil` until a write or a search first needs it.
+    var search: SearchState?
 
     init(catalog: ModelCatalog, reader: any BackendReadTransaction, writer: (any BackendWriteTransaction)?) {
         self.catalog = catalog
@@ -57,8 +60,13 @@ final class Session {
     /// worked out again (`makeWriteState`).
     private func writeState<T: Encodable>(for value: T, info: ModelInfo, cached: WritePlan?) throws -> WriteState {
         if !info.references.isEmpty { try registerReferences(of: info) }
+        if info.fullText != nil { try registerSearch(of: info) }
         if let cached, let stored = try storedSchema(info.collection), stored == cached.stored {
-            let writer = try requireWriter().makeWriter(for: cached.schema.name, columns: cached.columnNames)
+            let writer = try makeRecordWriter(
+                for: cached.schema.name,
+                columns: cached.columnNames,
+                declaringSearch: info.fullText != nil
+            )
             return WriteState(plan: cached, encoder: cached.takeEncoder(), writer: writer)
         }
         return try makeWriteState(for: value, extending: nil)
@@ -114,7 +122,11 @@ final class Session {
         return WriteState(
             plan: plan,
             encoder: RowEncoder(typeName: info.typeName, columns: layout),
-            writer: try requireWriter().makeWriter(for: schema.name, columns: plan.columnNames)
+            writer: try makeRecordWriter(
+                for: schema.name,
+                columns: plan.columnNames,
+                declaringSearch: info.fullText != nil
+            )
         )
     }
 
@@ -563,6 +575,7 @@ final class Session {
             keys = []
         }
         try unregisterReferences(from: stored.name)
+        try dropSearchIndex(of: stored.name)
         try writer.dropCollection(stored.name)
         let folded = Identifier.folded(stored.name)
         for name in prepared.keys where Identifier.folded(name) == folded { prepared[name] = nil }
@@ -581,7 +594,10 @@ final class Session {
             return try !deleteApplyingReferences([key], of: stored).isEmpty
         }
         let deleted = try requireWriter().delete(from: info.collection, key: key)
-        if deleted { noteChange(.delete([key]), in: info.collection) }
+        if deleted {
+            try unindexRecords([key], in: info.collection)
+            noteChange(.delete([key]), in: info.collection)
+        }
         return deleted
     }
 
@@ -602,7 +618,10 @@ final class Session {
             return try deleteApplyingReferences(try self.keys(of: stored, where: request.predicate), of: stored)
         }
         let keys = try requireWriter().deleteAll(from: collection, where: request.predicate)
-        if !keys.isEmpty { noteChange(.delete(keys), in: collection) }
+        if !keys.isEmpty {
+            try unindexRecords(keys, in: collection)
+            noteChange(.delete(keys), in: collection)
+        }
         return keys
     }
 }

@@ -1,0 +1,156 @@
+import Foundation
+
+/// Where one indexed word occurs in one record: the record's length in words (every indexed
+/// field together) and the positions of the word in each field, as stored.
+package struct SearchPosting: Sendable {
+    /// The record's key, encoded (`SearchIndexKeys.document(_:)`).
+    package var document: String
+    /// The number of words of the record, all indexed fields together.
+    package var length: Int
+    /// The positions as stored: `field:position,position;field:position`.
+    package var encodedPositions: String
+
+    /// A posting of `positions` (by field index, counting words from 0 in each field).
+    package init(document: String, length: Int, positions: [Int: [Int]]) {
+        self.document = document
+        self.length = length
+        encodedPositions = positions.keys.sorted().map { field in
+            "\(field):" + positions[field]!.map(String.init).joined(separator: ",")
+        }.joined(separator: ";")
+    }
+
+    /// A posting as read back.
+    package init(document: String, length: Int, encodedPositions: String) {
+        self.document = document
+        self.length = length
+        self.encodedPositions = encodedPositions
+    }
+
+    /// The positions of the word, by field index; parsed only for phrases.
+    package var positions: [Int: [Int]] {
+        var result: [Int: [Int]] = [:]
+        for part in encodedPositions.split(separator: ";") {
+            guard let colon = part.firstIndex(of: ":"), let field = Int(part[..<colon]) else { continue }
+            result[field] = part[part.index(after: colon)...].split(separator: ",").compactMap { Int($0) }
+        }
+        return result
+    }
+
+    /// How many times the word occurs in the record: one more than the separators of positions
+    /// (`,` within a field, `;` between fields), read without parsing.
+    package var hits: Int {
+        var count = 0
+        for byte in encodedPositions.utf8 where byte == UInt8(ascii: ",") || byte == UInt8(ascii: ";") { count += 1 }
+        return encodedPositions.isEmpty ? 0 : count + 1
+    }
+}
+
+/// BM25 as SQLite's FTS5 computes `bm25()` with equal column weights, with k1 = 1.2 and b = 0.75:
+///
+///     score(D) = Σᵢ IDF(qᵢ) · f(qᵢ, D) · (k1 + 1) / (f(qᵢ, D) + k1 · (1 − b + b · |D| / avgdl))
+///     IDF(qᵢ) = ln((N − n(qᵢ) + 0.5) / (n(qᵢ) + 0.5)), and 10⁻⁶ where that is not positive
+///
+/// over the query's atoms qᵢ that are not excluded, in the order written (a word, a prefix or a
+/// phrase each count as one), where f(qᵢ, D) is the number of times qᵢ occurs in D's indexed
+/// fields together, |D| D's number of words in them, avgdl the mean of |D| over the collection,
+/// N the number of records and n(qᵢ) the number of records qᵢ occurs in. Higher is better;
+/// ties are broken by primary key, ascending.
+package enum SearchRanking {
+    /// k1.
+    package static let k1 = 1.2
+    /// b.
+    package static let b = 0.75
+
+    /// The matching records of `query`, best first.
+    /// - Parameters:
+    ///   - query: the parsed query.
+    ///   - documents: N, the number of records of the collection.
+    ///   - tokens: the number of words of all its records together.
+    ///   - postings: the postings of the words in `lower ..< upper` (the words' byte order).
+    /// - Returns: the encoded keys of the matching records with their scores, in no order.
+    /// - Throws: what `postings` throws.
+    package static func evaluate(
+        _ query: SearchQuery,
+        documents: Int,
+        tokens: Int,
+        postings: (_ lower: String, _ upper: String) throws -> [SearchPosting]
+    ) throws -> [String: Double] {
+        var cache: [SearchQuery.Atom: [String: (hits: Int, length: Int)]] = [:]
+        func occurrences(_ atom: SearchQuery.Atom) throws -> [String: (hits: Int, length: Int)] {
+            if let known = cache[atom] { return known }
+            var result: [String: (hits: Int, length: Int)] = [:]
+            switch atom {
+            case .word(let word):
+                for posting in try postings(word + "\u{1}", word + "\u{2}") {
+                    result[posting.document] = (posting.hits, posting.length)
+                }
+            case .prefix(let prefix):
+                for posting in try postings(prefix, prefix + "\u{10FFFF}") {
+                    let earlier = result[posting.document]?.hits ?? 0
+                    result[posting.document] = (earlier + posting.hits, posting.length)
+                }
+            case .phrase(let words):
+                var lists: [[String: SearchPosting]] = []
+                for word in words {
+                    var list: [String: SearchPosting] = [:]
+                    for posting in try postings(word + "\u{1}", word + "\u{2}") { list[posting.document] = posting }
+                    lists.append(list)
+                }
+                let shortest = lists.indices.min { lists[$0].count < lists[$1].count }!
+                for (document, _) in lists[shortest] {
+                    guard let first = lists[0][document],
+                        lists.allSatisfy({ $0[document] != nil })
+                    else { continue }
+                    let others = lists.dropFirst().map { $0[document]!.positions }
+                    var hits = 0
+                    for (field, starts) in first.positions {
+                        let sets = others.map { Set($0[field] ?? []) }
+                        for start in starts
+                        where sets.enumerated().allSatisfy({ $0.element.contains(start + $0.offset + 1) }) {
+                            hits += 1
+                        }
+                    }
+                    if hits > 0 { result[document] = (hits, first.length) }
+                }
+            }
+            cache[atom] = result
+            return result
+        }
+
+        var matching: Set<String>?
+        var excluded: Set<String> = []
+        for clause in query.clauses {
+            var union: Set<String> = []
+            for atom in clause.atoms { union.formUnion(try occurrences(atom).keys) }
+            if clause.isExcluded {
+                excluded.formUnion(union)
+            } else {
+                matching = matching.map { $0.intersection(union) } ?? union
+            }
+        }
+        let found = (matching ?? []).subtracting(excluded)
+        guard !found.isEmpty else { return [:] }
+        let count = Double(documents)
+        let averageLength = Double(tokens) / Double(max(documents, 1))
+        var scores: [String: Double] = [:]
+        scores.reserveCapacity(found.count)
+        for document in found { scores[document] = 0 }
+        for atom in query.rankedAtoms {
+            let list = try occurrences(atom)
+            let hitCount = Double(list.count)
+            var idf = log((count - hitCount + 0.5) / (hitCount + 0.5))
+            if idf <= 0 { idf = 1e-6 }
+            for document in found {
+                guard let (hits, length) = list[document] else { continue }
+                let frequency = Double(hits)
+                // FTS5's expression, operation for operation (`fts5Bm25Function`), so that every
+                // score rounds as SQLite's does.
+                let score =
+                    idf
+                    * ((frequency * (k1 + 1.0)) / (frequency + k1 * (1 - b + b * Double(length) / averageLength)))
+                scores[document]! += score
+            }
+        }
+        return scores
+    }
+}
