@@ -262,6 +262,22 @@ extension ConformanceSuite {
             try store.save(SearchFilm(id: 1000, title: "Zebra", year: 2020, genre: nil))
             #expect(try store.search(SearchFilm.self, matching: "zebra").map(\.id) == [1000])
         },
+        check("search: a type declaring the index over records stored without one indexes them all at its first save") {
+            fixture,
+            directory in
+            let store = try fixture.openStore(in: directory)
+            let rows: [[String: Any]] = SearchFilm.all.dropFirst().map { film in
+                ["id": film.id, "title": film.title, "year": film.year, "genre": film.genre ?? NSNull()]
+            }
+            #expect(try store.insert(dictionaries: rows, into: "films") == rows.count)
+            expectError(.invalidQuery) { _ = try store.search(in: "films", matching: "star") }
+            try store.save(SearchFilm.all[0])
+            try expectReferenceRanking(store, SearchFilm.all)
+            // The CSV path keeps it too.
+            let csv = Data("id,title,year,genre\n5000,Zebra Moon,2001,Drama\n".utf8)
+            #expect(try store.insert(csv: csv, into: "films") == 1)
+            #expect(try store.search(in: "films", matching: "zebra moon").compactMap { rowID($0) } == [5000])
+        },
         check("search: malformed queries are .invalidQuery naming the position, on every engine") {
             fixture,
             directory in
