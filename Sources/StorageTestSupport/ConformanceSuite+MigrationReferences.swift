@@ -165,6 +165,49 @@ extension ConformanceSuite {
             }
             #expect(unknown?.code == .unknownColumn)
         },
+        check("schema changes carry the full-text index: renames, a dropped field, a transform") {
+            fixture,
+            directory in
+            let store = try fixture.openStore(in: directory)
+            try store.save(contentsOf: SearchFilm.all)
+            let titles = { (rows: [[String: StorageValue]]) in rows.compactMap { $0["id"] } }
+            let wars = titles(try store.search(in: "films", matching: "star wars"))
+            let dramas = titles(try store.search(in: "films", matching: "drama"))
+            #expect(!wars.isEmpty && !dramas.isEmpty)
+            var migrator = Migrator()
+            migrator.register("1-column") { m in try m.renameColumn("title", to: "name", in: "films") }
+            migrator.register("2-collection") { m in try m.renameCollection("films", to: "movies") }
+            #expect(try migrator.migrate(store) == ["1-column", "2-collection"])
+            // The same matches, in the same order, under the new names; the old name has none.
+            #expect(titles(try store.search(in: "movies", matching: "star wars")) == wars)
+            #expect(titles(try store.search(in: "movies", matching: "drama")) == dramas)
+            #expect(try store.search(in: "films", matching: "star wars").isEmpty)
+            // A save under the new names is indexed.
+            try store.insert(dictionaries: [["id": 9_999, "name": "Zyzzyva Special", "year": 1978]], into: "movies")
+            #expect(titles(try store.search(in: "movies", matching: "zyzzyva")) == [.integer(9_999)])
+            // A dropped field leaves the index; the other stays searchable.
+            var dropping = Migrator()
+            dropping.register("1-column") { _ in }
+            dropping.register("2-collection") { _ in }
+            dropping.register("3-drop") { m in try m.dropColumn("genre", from: "movies") }
+            _ = try dropping.migrate(store)
+            #expect(try store.search(in: "movies", matching: "drama").isEmpty)
+            #expect(titles(try store.search(in: "movies", matching: "zyzzyva")) == [.integer(9_999)])
+            // A transform to a type that declares the index indexes the new records only.
+            try store.save(contentsOf: SearchFilm.all.prefix(3))
+            var transforming = Migrator()
+            for name in ["1-column", "2-collection", "3-drop"] { transforming.register(name) { _ in } }
+            transforming.register("4-transform") { m in
+                try m.transform(SearchFilm.self, to: SearchFilm.self) { film in
+                    var renamed = film
+                    renamed.title = "Renamed \(film.id)"
+                    return renamed
+                }
+            }
+            _ = try transforming.migrate(store)
+            #expect(try store.search(SearchFilm.self, matching: "star").isEmpty)
+            #expect(try store.search(SearchFilm.self, matching: "renamed").map(\.id) == [1, 2, 3])
+        },
         check("renames keep the indexes on nested fields the engine keeps") { fixture, directory in
             let store = try fixture.openStore(in: directory)
             try store.save(
