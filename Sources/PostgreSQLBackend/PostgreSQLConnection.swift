@@ -283,6 +283,32 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// round trip (or reading the previous commit's answer) failed before the server answered it.
     var hasBegun: Bool { machine.hasBegun }
 
+    /// Whether the server may have committed the current write transaction without the answer
+    /// having been read: its `COMMIT` (or a statement run on its own) was sent and the connection
+    /// broke before the answer came. Such a transaction's outcome is unknown; one whose connection
+    /// broke before did not commit.
+    var mayHaveCommitted: Bool { machine.mayHaveCommitted }
+
+    /// Whether the server ended the connection while it was idle (the server stopped or crashed,
+    /// the session was terminated, the primary of a failover was lost): what it sent meanwhile
+    /// is read without waiting — an end of the connection, or the error the server says before
+    /// it — and such a connection is marked broken. One `poll` and no round trip: a check-out
+    /// asks before it hands out an idle connection, so a transaction never starts on one whose
+    /// server is gone (its first statement would fail only after being sent, and a statement that
+    /// commits on its own could then not tell whether it had run).
+    func endedWhileIdle() -> Bool {
+        guard !isClosed, !isBroken, PQstatus(handle) == CONNECTION_OK else { return true }
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 0) > 0 else { return false }
+        // Readable: the answer to a read's commit sent without waiting, or the end. libpq keeps
+        // what it reads for the next statement; an end or an error makes the status bad.
+        if PQconsumeInput(handle) != Self.libpqSuccess || PQstatus(handle) != CONNECTION_OK {
+            machine.broke()
+            return true
+        }
+        return false
+    }
+
     /// libpq's answer for a call that succeeded (`PQsendQuery…`, `PQpipelineSync`,
     /// `PQenterPipelineMode`, `PQputCopyData`, …: 1 on success).
     private static let libpqSuccess: Int32 = 1
@@ -338,6 +364,8 @@ final class PostgreSQLConnection: @unchecked Sendable {
     func commit(waiting: Bool = true) throws {
         guard machine.commit() == .send else { return }
         guard !waiting else {
+            // From now on a lost connection leaves the outcome unknown.
+            machine.commitSent()
             try execute("COMMIT")
             machine.ended()
             return
@@ -386,14 +414,17 @@ final class PostgreSQLConnection: @unchecked Sendable {
                     sendStatement(name, count, values, lengths, formats)
                 } == Self.libpqSuccess
         }
-        sent = sent && sendSimple("COMMIT") && syncPipeline()
+        sent = sent && sendSimple("COMMIT")
+        // The commit is on its way (libpq may have written it out already, and the server runs a
+        // `COMMIT` as it arrives, before the pipeline's sync): from now on a lost connection leaves
+        // its outcome unknown, so the transaction must not be run again. A `COMMIT` whose sending
+        // failed did not reach the server whole: its message is the last in libpq's buffer.
+        if sent { machine.commitSent() }
+        sent = sent && syncPipeline()
         guard sent else {
             machine.broke()
             throw failure(nil, statements.first?.context ?? "cannot commit", collection: statements.first?.collection)
         }
-        // The commit is on its way: from now on a lost connection leaves its outcome unknown, so
-        // the transaction must not be run again.
-        machine.commitSent()
         let first = beginStatements ?? 0
         var failed: StorageError?
         try readPipeline(count: first + statements.count + 1) { index, result in
@@ -512,6 +543,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         }
         if let failed { throw failed }
         if !answered { throw failure(nil, context, collection: collection) }
+        machine.ended()
         return affected
     }
 

@@ -34,10 +34,21 @@ struct PostgreSQLEndpoint: Sendable, CustomStringConvertible {
             option += 1
         }
         try Self.checkValues(values)
-        let host = values["host"] ?? values["hostaddr"] ?? "localhost"
-        server = host + ":" + (values["port"] ?? "5432")
+        server = Self.servers(host: values["host"] ?? values["hostaddr"] ?? "localhost", port: values["port"])
         database = values["dbname"]
         user = values["user"]
+    }
+
+    /// `host:port` for each host of a multi-host string (`host=a,b port=1,2`, or
+    /// `postgresql://a:1,b:2/…`), as libpq pairs them: one port for every host, or one each (an
+    /// empty one is the default).
+    private static func servers(host: String, port: String?) -> String {
+        let hosts = host.split(separator: ",", omittingEmptySubsequences: false)
+        let ports = (port ?? "").split(separator: ",", omittingEmptySubsequences: false)
+        return hosts.enumerated().map { index, host in
+            let port = ports.count == hosts.count ? ports[index] : ports.first ?? ""
+            return (host.isEmpty ? "localhost" : host) + ":" + (port.isEmpty ? "5432" : port)
+        }.joined(separator: ",")
     }
 
     var description: String {

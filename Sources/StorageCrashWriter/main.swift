@@ -24,6 +24,9 @@
 //       resident set grew while streaming (see StreamWorkload).
 //   --workload deep [--depths 1000,5000,10000]   counts with predicates nested that deep, on the
 //       main thread, printing each answer (see DeepPredicateWorkload).
+//   --workload failover --url URL --schema S (--writer N --stop-file FILE | --observer)
+//       (PostgreSQL) a writer or the observer of the failover test, on the store at URL
+//       (see FailoverWorkload).
 import Foundation
 import Storage
 import StorageTestBackends
@@ -126,6 +129,21 @@ do {
     case "deep":
         let depths = (option("--depths") ?? "1000,5000,10000").split(separator: ",").compactMap { Int($0) }
         try DeepPredicateWorkload.run(on: try openStore(backend: backend, path: path), depths: depths, report: say)
+        exit(0)
+    case "failover":
+        guard let url = option("--url"), let schema = option("--schema") else {
+            throw UsageError(description: "usage: --workload failover --url URL --schema S ...")
+        }
+        let store = try FailoverWorkload.open(url: url, schema: schema)
+        if CommandLine.arguments.contains("--observer") {
+            FailoverWorkload.observe(on: store, report: say)
+        } else {
+            guard let writer = option("--writer").flatMap(Int64.init), let stopFile = option("--stop-file") else {
+                throw UsageError(description: "usage: --workload failover ... --writer N --stop-file FILE")
+            }
+            try FailoverWorkload.write(on: store, writer: writer, stopFile: stopFile, report: say)
+        }
+        try store.close()
         exit(0)
     case nil, "batches":
         break
