@@ -56,12 +56,17 @@ free_port() {
     exit 1
 }
 
+# pg_autoctl stops its services with signals, and keeps the signal mask it was started with: a
+# caller that blocks signals (a test runner's thread, whose mask posix_spawn passes on) would
+# leave it waiting for services that never see them. Every signal is unblocked before it starts.
+unblocked=(python3 -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp(sys.argv[1], sys.argv[1:])')
+
 # pg_autoctl keeps its configuration and state under the XDG folders: all of them in DIR.
 autoctl() {
     local dir="$1"
     shift
     as_owner env PATH="$bindir:$PATH" XDG_CONFIG_HOME="$dir/xdg/config" XDG_DATA_HOME="$dir/xdg/data" \
-        XDG_RUNTIME_DIR="$dir/xdg/run" PG_CONFIG="$bindir/pg_config" "$program" "$@"
+        XDG_RUNTIME_DIR="$dir/xdg/run" PG_CONFIG="$bindir/pg_config" "${unblocked[@]}" "$program" "$@"
 }
 
 # Starts `pg_autoctl ARGS...` in the background, its output in DIR/NAME.log, detached from
@@ -79,7 +84,7 @@ background() {
         done
         exec setsid env PATH="$bindir:$PATH" XDG_CONFIG_HOME="$dir/xdg/config" XDG_DATA_HOME="$dir/xdg/data" \
             XDG_RUNTIME_DIR="$dir/xdg/run" PG_CONFIG="$bindir/pg_config" \
-            $(if [ "$(id -u)" -eq 0 ]; then echo runuser -u postgres --; fi) "$program" "$@" \
+            $(if [ "$(id -u)" -eq 0 ]; then echo runuser -u postgres --; fi) "${unblocked[@]}" "$program" "$@" \
             </dev/null >>"$log" 2>&1
     ) &
     echo "$!" >"$dir/$name.session"
@@ -217,10 +222,12 @@ wait-primary)
     ;;
 stop)
     dir="${2:?usage: pg-auto-failover.sh stop DIR}"
+    # All three at once (a formation being torn down has no failover to make).
     for node in node1 node2 monitor; do
         [ -d "$dir/$node" ] || continue
-        autoctl "$dir" stop --pgdata "$dir/$node" --fast >/dev/null 2>&1 || true
+        autoctl "$dir" stop --pgdata "$dir/$node" --fast >/dev/null 2>&1 &
     done
+    wait || true
     sessions=()
     for file in "$dir"/*.session; do
         [ -f "$file" ] && sessions+=("$(cat "$file")")
