@@ -440,6 +440,8 @@ final class PostgreSQLConnection: @unchecked Sendable {
                 }
             } else if position < statements.count {
                 failed = failure(result, statements[position].context, collection: statements[position].collection)
+                // The server's error: it skips the rest of the pipeline, the COMMIT with it.
+                if result.sqlState != nil { machine.commitSkipped() }
             } else {
                 failed = failure(result, "cannot commit", collection: nil)
             }

@@ -214,6 +214,18 @@ struct PostgreSQLConnectionStateMachine<Stream: AnyObject, Cursor: AnyObject> {
         }
     }
 
+    /// The server failed a statement sent before the `COMMIT` of the same pipeline (its error
+    /// answered it): the server skips the rest of a pipeline after an error, the `COMMIT`
+    /// included, so the transaction did not commit, even if the connection then broke (a session
+    /// the server ended says so first).
+    mutating func commitSkipped() {
+        switch state {
+        case .committing: state = .active(began: true)
+        case .broken(let began, committing: true): state = .broken(began: began, committing: false)
+        default: break
+        }
+    }
+
     /// A statement that runs and commits on its own (outside a transaction block) was sent:
     /// from now on a lost connection leaves its outcome unknown.
     mutating func aloneSent() {
