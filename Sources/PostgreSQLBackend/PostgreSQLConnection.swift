@@ -46,19 +46,37 @@ final class PostgreSQLConnection: @unchecked Sendable {
         namesStatements = !transactionPooling
         // Counted in whole seconds, and at least 2, as libpq counts its connect_timeout.
         let seconds = max(2, Int((Double(connectTimeout.components.seconds) + 0.999).rounded(.down)))
-        let keywords = ["dbname", "connect_timeout", "fallback_application_name", "client_encoding"]
-        let values = [url, String(seconds), "swift-storage", "UTF8"]
-        let connection = Self.withCStrings(keywords) { keywordPointers in
-            Self.withCStrings(values) { valuePointers in
-                PQconnectStartParams(keywordPointers, valuePointers, 1)
+        func start(hosts: ArraySlice<(host: String, port: String)>?) -> OpaquePointer? {
+            var keywords = ["dbname", "connect_timeout", "fallback_application_name", "client_encoding"]
+            var values = [url, String(seconds), "swift-storage", "UTF8"]
+            if let hosts {
+                // After `dbname`, whose string libpq expands first: these replace its hosts.
+                keywords += ["host", "port"]
+                values += [hosts.map(\.host).joined(separator: ","), hosts.map(\.port).joined(separator: ",")]
             }
+            let connection = Self.withCStrings(keywords) { keywordPointers in
+                Self.withCStrings(values) { valuePointers in
+                    PQconnectStartParams(keywordPointers, valuePointers, 1)
+                }
+            }
+            // Verbose messages carry the server's SQLSTATE, which classifies the failure.
+            if let connection { PQsetErrorVerbosity(connection, PQERRORS_VERBOSE) }
+            return connection
         }
-        guard let connection else {
+        guard var connection = start(hosts: nil) else {
             throw StorageError(.unavailable, "cannot connect to PostgreSQL at \(endpoint.server): out of memory")
         }
-        // Verbose messages carry the server's SQLSTATE, which classifies the failure.
-        PQsetErrorVerbosity(connection, PQERRORS_VERBOSE)
-        let outcome = Self.finishConnecting(connection, seconds: seconds)
+        var outcome = Self.finishConnecting(connection, seconds: seconds)
+        // A host that does not answer within the timeout (a machine gone, which refuses
+        // nothing): the hosts after it are tried, as libpq's own blocking connect does — the
+        // primary of a failover pair may be the second.
+        while outcome == .timedOut, let next = Self.hostsAfter(connection, in: endpoint.hosts),
+            let again = start(hosts: next)
+        {
+            PQfinish(connection)
+            connection = again
+            outcome = Self.finishConnecting(connection, seconds: seconds)
+        }
         guard outcome == .made else {
             let error = Self.connectionFailure(connection, outcome, endpoint: endpoint, seconds: seconds)
             PQfinish(connection)
@@ -104,6 +122,21 @@ final class PostgreSQLConnection: @unchecked Sendable {
         isClosed = true
         machine.broke()
         PQfinish(handle)
+    }
+
+    /// The hosts after the one `connection` timed out on, when there are any.
+    private static func hostsAfter(
+        _ connection: OpaquePointer,
+        in hosts: [(host: String, port: String)]
+    ) -> ArraySlice<(host: String, port: String)>? {
+        guard hosts.count > 1, let host = PQhost(connection).map({ String(cString: $0) }) else { return nil }
+        let port = PQport(connection).map { String(cString: $0) } ?? ""
+        guard
+            let index = hosts.firstIndex(where: {
+                $0.host == host && ($0.port == port || ($0.port.isEmpty && port == "5432"))
+            }), index + 1 < hosts.count
+        else { return nil }
+        return hosts[(index + 1)...]
     }
 
     private static func withCStrings<Result>(

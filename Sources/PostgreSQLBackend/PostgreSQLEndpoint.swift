@@ -8,6 +8,10 @@ struct PostgreSQLEndpoint: Sendable, CustomStringConvertible {
     /// `host:port` (a socket folder for a Unix socket), as libpq resolves the defaults.
     let server: String
     let database: String?
+    /// Each host of a multi-host string with its port (empty for the default), in order, when
+    /// the string names hosts by `host` (not `hostaddr`); empty otherwise. A connection whose
+    /// attempt on one host times out goes on with the hosts after it.
+    let hosts: [(host: String, port: String)]
     let user: String?
 
     /// Parses `url` (a URI or `key=value` pairs) with libpq's own parser, and checks the values
@@ -35,6 +39,15 @@ struct PostgreSQLEndpoint: Sendable, CustomStringConvertible {
         }
         try Self.checkValues(values)
         server = Self.servers(host: values["host"] ?? values["hostaddr"] ?? "localhost", port: values["port"])
+        if let host = values["host"], values["hostaddr"] == nil {
+            let names = host.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            let ports = (values["port"] ?? "").split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            hosts = names.enumerated().map { index, name in
+                (name, ports.count == names.count ? ports[index] : ports.first ?? "")
+            }
+        } else {
+            hosts = []
+        }
         database = values["dbname"]
         user = values["user"]
     }

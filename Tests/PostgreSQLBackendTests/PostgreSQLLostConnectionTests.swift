@@ -87,6 +87,46 @@ import Glibc
         #expect(refused?.message.contains("127.0.0.1:\(down),127.0.0.1:\(port)") == true, "\(String(describing: refused))")
     }
 
+    /// The first host accepts the TCP connection and never answers (a machine gone, which
+    /// refuses nothing, looks the same until the timeout): after the connect timeout the second
+    /// host is tried, as libpq's own blocking connect does, and the store opens and writes there.
+    @Test func aHostThatNeverAnswersIsPassedOverForTheNext() throws {
+        guard let directory = try PostgreSQLTestServer.privateClusterDirectory() else { return }
+        let port = try String(contentsOfFile: directory + "/port", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                guard bind(listener, socketAddress, length) == 0, listen(listener, 8) == 0,
+                    getsockname(listener, socketAddress, &length) == 0
+                else { throw StorageError(.io, "cannot listen") }
+            }
+        }
+        let silent = UInt16(bigEndian: address.sin_port)
+        let started = ContinuousClock.now
+        let store = try ObjectStore(
+            backend: .postgreSQL(
+                url: "postgresql://127.0.0.1:\(silent),127.0.0.1:\(port)/postgres?user=postgres"
+                    + "&target_session_attrs=read-write",
+                configuration: .init(
+                    schema: "lost_" + String(UInt32.random(in: 0...UInt32.max), radix: 16),
+                    poolSize: 0,
+                    connectTimeout: .seconds(2)
+                )
+            )
+        )
+        defer { try? store.close() }
+        try store.save(Parcel(id: 1, weight: 5))
+        #expect(try store.fetch(Parcel.self, id: 1)?.weight == 5)
+        #expect(ContinuousClock.now - started >= .seconds(1))
+    }
+
     static func unusedPort() throws -> Int {
         for _ in 0..<50 {
             let port = Int.random(in: 20_000..<60_000)
