@@ -40,7 +40,8 @@ extension PostgreSQLStorageBackend {
         /// (`connectTimeout`). Default: 10 seconds.
         public var connectionTimeout: Duration
         /// How long opening a connection may take before failing with `.unavailable` (libpq
-        /// counts whole seconds, at least 2). Default: 10 seconds.
+        /// counts whole seconds, at least 2): per host of a multi-host URL, the next host being
+        /// tried after a host that did not answer in time. Default: 10 seconds.
         public var connectTimeout: Duration
         /// How long a transaction keeps trying to connect while the server cannot be reached —
         /// down, restarting, or, with a multi-host URL and `target_session_attrs=read-write`, no
