@@ -166,7 +166,9 @@ final class Phases: CustomStringConvertible {
             phases.mark("formation started")
             try Self.exercise(formation, phases: phases)
         }
-        print("failover: test \(ContinuousClock.now - began), the formation stopped in \(ContinuousClock.now - phases.last)")
+        print(
+            "failover: test \(ContinuousClock.now - began), the formation stopped in \(ContinuousClock.now - phases.last)"
+        )
     }
 
     /// Starts a child of the failover workload on `formation` with `role`'s arguments.
@@ -180,120 +182,130 @@ final class Phases: CustomStringConvertible {
 
     /// The test on a formation started.
     static func exercise(_ formation: FailoverFormation, phases: Phases) throws {
-        do {
-            let schema = "failover_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
-            let store = try ObjectStore(
-                backend: .postgreSQL(
-                    url: formation.url,
-                    configuration: .init(
-                        schema: schema,
-                        poolSize: 2,
-                        connectTimeout: .seconds(2),
-                        reconnectTimeout: .seconds(60)
-                    )
+        let schema = "failover_" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        let store = try ObjectStore(
+            backend: .postgreSQL(
+                url: formation.url,
+                configuration: .init(
+                    schema: schema,
+                    poolSize: 2,
+                    connectTimeout: .seconds(2),
+                    reconnectTimeout: .seconds(60)
                 )
             )
-            defer { try? store.close() }
-            try store.save(FailoverCounter(id: 1, value: 0))
-            let firstPrimary = try RawConnection(formation.url).execute("SELECT inet_server_port()").first
-            let observer = try child(["--observer"], on: formation, schema: schema)
-            var writers: [Child] = []
-            // Whatever happens, no child outlives the test.
-            defer { for child in writers + [observer] { _ = child.wait(deadline: .now) } }
-            try Self.waitUntil(60, "the observer to listen") { Self.lines(of: observer).contains("ready") }
-            phases.mark("observer listening")
-            let stopFile = formation.directory + "/stop"
-            writers = try (1...2).map {
-                try child(["--writer", String($0), "--stop-file", stopFile], on: formation, schema: schema)
-            }
-            try Self.waitUntil(60, "100 increments of each writer") {
-                writers.allSatisfy { Self.keys("ack tick ", in: Self.lines(of: $0)).count >= 100 }
-            }
+        )
+        defer { try? store.close() }
+        try store.save(FailoverCounter(id: 1, value: 0))
+        let firstPrimary = try RawConnection(formation.url).execute("SELECT inet_server_port()").first
+        let observer = try child(["--observer"], on: formation, schema: schema)
+        var writers: [Child] = []
+        // Whatever happens, no child outlives the test.
+        defer { for child in writers + [observer] { _ = child.wait(deadline: .now) } }
+        try Self.waitUntil(60, "the observer to listen") { Self.lines(of: observer).contains("ready") }
+        phases.mark("observer listening")
+        let stopFile = formation.directory + "/stop"
+        writers = try (1...2).map {
+            try child(["--writer", String($0), "--stop-file", stopFile], on: formation, schema: schema)
+        }
+        try Self.waitUntil(60, "100 increments of each writer") {
+            writers.allSatisfy { Self.keys("ack tick ", in: Self.lines(of: $0)).count >= 100 }
+        }
 
-            phases.mark("100 increments each")
-            // The primary is lost mid-load.
-            let killedAt = Int64(Date().timeIntervalSince1970 * 1000)
-            let killed = ContinuousClock.now
-            let lostPort = try formation.run("kill-primary")
-            let ports = [try formation.run("state")].flatMap { $0.split(separator: "\n") }
-                .compactMap { $0.split(separator: " ").dropFirst().first.map(String.init) }
-            let survivor = try #require(ports.first { $0 != lostPort })
-            try formation.run("wait-primary", survivor, "60")
-            let promoted = ContinuousClock.now - killed
-            // Each writer commits again by itself, 100 times more.
-            try Self.waitUntil(90, "100 commits of each writer after the failover") {
-                writers.allSatisfy { writer in
-                    Self.acknowledgementTimes(in: Self.lines(of: writer)).filter { $0 > killedAt }.count >= 100
-                }
+        phases.mark("100 increments each")
+        // The primary is lost mid-load.
+        let killedAt = Int64(Date().timeIntervalSince1970 * 1000)
+        let killed = ContinuousClock.now
+        let lostPort = try formation.run("kill-primary")
+        let ports = [try formation.run("state")].flatMap { $0.split(separator: "\n") }
+            .compactMap { $0.split(separator: " ").dropFirst().first.map(String.init) }
+        let survivor = try #require(ports.first { $0 != lostPort })
+        try formation.run("wait-primary", survivor, "60")
+        let promoted = ContinuousClock.now - killed
+        // Each writer commits again by itself, 100 times more.
+        try Self.waitUntil(90, "100 commits of each writer after the failover") {
+            writers.allSatisfy { writer in
+                Self.acknowledgementTimes(in: Self.lines(of: writer)).filter { $0 > killedAt }.count >= 100
             }
-            phases.mark("failover and 100 commits each")
-            _ = FileManager.default.createFile(atPath: stopFile, contents: nil)
-            var outputs: [[String]] = []
-            for (number, writer) in writers.enumerated() {
-                let (status, lines) = writer.wait(deadline: .now + .seconds(60))
-                #expect(status == 0, "writer \(number + 1): \(lines.suffix(5))")
-                #expect(lines.last?.hasPrefix("done ") == true, "writer \(number + 1): \(lines.suffix(5))")
-                let failed = lines.contains { $0.hasPrefix("error") }
-                #expect(!failed, "writer \(number + 1): \(lines.suffix(5))")
-                outputs.append(lines)
-            }
-            writers = []
-            // The last records, one of each: the observer ends when it has seen them.
-            try store.transaction { tx in
-                try tx.save(FailoverTick(id: 0, writer: 0, value: 0))
-                try tx.save(FailoverNote(id: 0, writer: 0))
-            }
-            let (observerStatus, seen) = observer.wait(deadline: .now + .seconds(60))
-            phases.mark("writers and observer ended")
-            #expect(observerStatus == 0, "observer: \(seen.suffix(5))")
+        }
+        phases.mark("failover and 100 commits each")
+        _ = FileManager.default.createFile(atPath: stopFile, contents: nil)
+        var outputs: [[String]] = []
+        for (number, writer) in writers.enumerated() {
+            let (status, lines) = writer.wait(deadline: .now + .seconds(60))
+            #expect(status == 0, "writer \(number + 1): \(lines.suffix(5))")
+            #expect(lines.last?.hasPrefix("done ") == true, "writer \(number + 1): \(lines.suffix(5))")
+            let failed = lines.contains { $0.hasPrefix("error") }
+            #expect(!failed, "writer \(number + 1): \(lines.suffix(5))")
+            outputs.append(lines)
+        }
+        writers = []
+        // The last records, one of each: the observer ends when it has seen them.
+        try store.transaction { tx in
+            try tx.save(FailoverTick(id: 0, writer: 0, value: 0))
+            try tx.save(FailoverNote(id: 0, writer: 0))
+        }
+        let (observerStatus, seen) = observer.wait(deadline: .now + .seconds(60))
+        phases.mark("writers and observer ended")
+        #expect(observerStatus == 0, "observer: \(seen.suffix(5))")
 
-            // On the new primary (the secondary, promoted).
-            let primary = try RawConnection(formation.url).execute("SELECT inet_server_port()").first
-            #expect(primary == survivor && primary != firstPrimary, "\(String(describing: primary)) \(survivor)")
-            let ticks = try store.fetchAll(FailoverTick.self).filter { $0.id != 0 }
-            let notes = try store.fetchAll(FailoverNote.self).filter { $0.id != 0 }
-            let counter = try #require(try store.fetch(FailoverCounter.self, id: 1))
-            // No transaction half-applied nor applied twice: one tick per increment, each value once.
-            #expect(counter.value == Int64(ticks.count))
-            #expect(ticks.map(\.value).sorted() == (0..<counter.value).map { $0 + 1 })
-            let storedTicks = Set(ticks.map(\.id))
-            let storedNotes = Set(notes.map(\.id))
-            let all = outputs.flatMap { $0 }
-            let ackedTicks = Self.keys("ack tick ", in: all)
-            let ackedNotes = Self.keys("ack note ", in: all)
-            // Every acknowledged write is there.
-            #expect(ackedTicks.subtracting(storedTicks).isEmpty, "lost ticks: \(ackedTicks.subtracting(storedTicks))")
-            #expect(ackedNotes.subtracting(storedNotes).isEmpty, "lost notes: \(ackedNotes.subtracting(storedNotes))")
-            // The observer missed no committed change, and saw none that is not stored.
-            let seenTicks = Self.keys("seen tick ", in: seen).subtracting([0])
-            let seenNotes = Self.keys("seen note ", in: seen).subtracting([0])
-            #expect(storedTicks.subtracting(seenTicks).isEmpty, "unseen: \(storedTicks.subtracting(seenTicks).sorted())")
-            #expect(storedNotes.subtracting(seenNotes).isEmpty, "unseen: \(storedNotes.subtracting(seenNotes).sorted())")
-            #expect(seenTicks.subtracting(storedTicks).isEmpty, "seen, not stored: \(seenTicks.subtracting(storedTicks))")
-            #expect(seenNotes.subtracting(storedNotes).isEmpty, "seen, not stored: \(seenNotes.subtracting(storedNotes))")
+        // On the new primary (the secondary, promoted).
+        let primary = try RawConnection(formation.url).execute("SELECT inet_server_port()").first
+        #expect(primary == survivor && primary != firstPrimary, "\(String(describing: primary)) \(survivor)")
+        let ticks = try store.fetchAll(FailoverTick.self).filter { $0.id != 0 }
+        let notes = try store.fetchAll(FailoverNote.self).filter { $0.id != 0 }
+        let counter = try #require(try store.fetch(FailoverCounter.self, id: 1))
+        // No transaction half-applied nor applied twice: one tick per increment, each value once.
+        #expect(counter.value == Int64(ticks.count))
+        #expect(ticks.map(\.value).sorted() == (0..<counter.value).map { $0 + 1 })
+        let storedTicks = Set(ticks.map(\.id))
+        let storedNotes = Set(notes.map(\.id))
+        let all = outputs.flatMap { $0 }
+        let ackedTicks = Self.keys("ack tick ", in: all)
+        let ackedNotes = Self.keys("ack note ", in: all)
+        // Every acknowledged write is there.
+        #expect(ackedTicks.subtracting(storedTicks).isEmpty, "lost ticks: \(ackedTicks.subtracting(storedTicks))")
+        #expect(ackedNotes.subtracting(storedNotes).isEmpty, "lost notes: \(ackedNotes.subtracting(storedNotes))")
+        // The observer missed no committed change, and saw none that is not stored.
+        let seenTicks = Self.keys("seen tick ", in: seen).subtracting([0])
+        let seenNotes = Self.keys("seen note ", in: seen).subtracting([0])
+        #expect(
+            storedTicks.subtracting(seenTicks).isEmpty,
+            "unseen: \(storedTicks.subtracting(seenTicks).sorted())"
+        )
+        #expect(
+            storedNotes.subtracting(seenNotes).isEmpty,
+            "unseen: \(storedNotes.subtracting(seenNotes).sorted())"
+        )
+        #expect(
+            seenTicks.subtracting(storedTicks).isEmpty,
+            "seen, not stored: \(seenTicks.subtracting(storedTicks))"
+        )
+        #expect(
+            seenNotes.subtracting(storedNotes).isEmpty,
+            "seen, not stored: \(seenNotes.subtracting(storedNotes))"
+        )
 
-            // How long each writer went without a commit (the failover's cost to it).
-            let pauses = outputs.map { lines in
-                let times = Self.acknowledgementTimes(in: lines)
-                return zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? 0
-            }
-            let unknown = all.filter { $0.hasPrefix("unknown ") && !$0.hasPrefix("unknown read") }.count
-            let resolvedCommitted = all.filter { $0.hasPrefix("resolved ") && $0.hasSuffix(" committed") }.count
-            let resolvedAbsent = all.filter { $0.hasPrefix("resolved ") && $0.hasSuffix(" absent") }.count
-            let retried = all.filter { $0.hasPrefix("busy ") || $0.hasPrefix("unavailable ") }.count
-            print(
-                "failover: killed the primary on port \(lostPort); \(survivor) primary after \(promoted);"
-                    + " writers resumed after \(pauses.map { "\($0) ms" }.joined(separator: " and ")) without a commit;"
-                    + " \(ackedTicks.count) increments and \(ackedNotes.count) notes acknowledged,"
-                    + " \(storedTicks.count) and \(storedNotes.count) stored, \(seenTicks.count) and \(seenNotes.count) observed;"
-                    + " \(unknown) commits of unknown outcome (\(resolvedCommitted) found committed,"
-                    + " \(resolvedAbsent) absent and run again); \(retried) busy or unavailable;"
-                    + " phases: " + phases.description
-            )
-            phases.mark("checked")
-            for (number, pause) in pauses.enumerated() {
-                #expect(pause < 60_000, "writer \(number + 1) went \(pause) ms without a commit")
-            }
+        // How long each writer went without a commit (the failover's cost to it).
+        let pauses = outputs.map { lines in
+            let times = Self.acknowledgementTimes(in: lines)
+            return zip(times, times.dropFirst()).map { $1 - $0 }.max() ?? 0
+        }
+        let unknown = all.filter { $0.hasPrefix("unknown ") && !$0.hasPrefix("unknown read") }.count
+        let resolvedCommitted = all.filter { $0.hasPrefix("resolved ") && $0.hasSuffix(" committed") }.count
+        let resolvedAbsent = all.filter { $0.hasPrefix("resolved ") && $0.hasSuffix(" absent") }.count
+        let retried = all.filter { $0.hasPrefix("busy ") || $0.hasPrefix("unavailable ") }.count
+        print(
+            "failover: killed the primary on port \(lostPort); \(survivor) primary after \(promoted);"
+                + " writers resumed after \(pauses.map { "\($0) ms" }.joined(separator: " and ")) without a commit;"
+                + " \(ackedTicks.count) increments and \(ackedNotes.count) notes acknowledged,"
+                + " \(storedTicks.count) and \(storedNotes.count) stored, \(seenTicks.count) and \(seenNotes.count) observed;"
+                + " \(unknown) commits of unknown outcome (\(resolvedCommitted) found committed,"
+                + " \(resolvedAbsent) absent and run again); \(retried) busy or unavailable;"
+                + " phases: " + phases.description
+        )
+        phases.mark("checked")
+        for (number, pause) in pauses.enumerated() {
+            #expect(pause < 60_000, "writer \(number + 1) went \(pause) ms without a commit")
         }
     }
 }

@@ -84,7 +84,10 @@ import Glibc
                 configuration: .init(schema: schema, connectTimeout: .seconds(2))
             )
         }
-        #expect(refused?.message.contains("127.0.0.1:\(down),127.0.0.1:\(port)") == true, "\(String(describing: refused))")
+        #expect(
+            refused?.message.contains("127.0.0.1:\(down),127.0.0.1:\(port)") == true,
+            "\(String(describing: refused))"
+        )
     }
 
     /// The first host accepts the TCP connection and never answers (a machine gone, which
@@ -146,7 +149,10 @@ import Glibc
             var configuration = PostgreSQLStorageBackend.Configuration(poolSize: 2)
             configuration.schema = PostgreSQLTestServer.schema(for: DiskBackend.postgresql.storePath(in: directory))
             let store = try ObjectStore(
-                backend: .postgreSQL(url: Self.url(try PostgreSQLTestServer.url(), applicationName: name), configuration: configuration)
+                backend: .postgreSQL(
+                    url: Self.url(try PostgreSQLTestServer.url(), applicationName: name),
+                    configuration: configuration
+                )
             )
             defer { try? store.close() }
             try store.save(Parcel(id: 1, weight: 10))
