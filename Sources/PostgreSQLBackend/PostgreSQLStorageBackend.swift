@@ -326,7 +326,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         while true {
             let connection: PostgreSQLConnection
             do {
-                connection = try checkOut(pool)
+                // A replica out of reach is not waited for: the primary serves the read.
+                connection = try pool === primary ? checkOut(pool) : pool.checkOut()
             } catch let error as StorageError where error.code == .unavailable && pool !== primary {
                 // A replica that cannot be reached: the primary serves the read.
                 pool = primary
