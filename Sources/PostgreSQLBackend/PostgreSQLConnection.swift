@@ -70,11 +70,13 @@ final class PostgreSQLConnection: @unchecked Sendable {
         // A host that does not answer within the timeout (a machine gone, which refuses
         // nothing): the hosts after it are tried, as libpq's own blocking connect does — the
         // primary of a failover pair may be the second.
-        while outcome == .timedOut, let next = Self.hostsAfter(connection, in: endpoint.hosts),
+        var remaining = endpoint.hosts[...]
+        while outcome == .timedOut, let next = Self.hostsAfter(connection, in: remaining),
             let again = start(hosts: next)
         {
             PQfinish(connection)
             connection = again
+            remaining = next
             outcome = Self.finishConnecting(connection, seconds: seconds)
         }
         guard outcome == .made else {
@@ -124,17 +126,18 @@ final class PostgreSQLConnection: @unchecked Sendable {
         PQfinish(handle)
     }
 
-    /// The hosts after the one `connection` timed out on, when there are any.
+    /// The hosts of `hosts` (those `connection` was started with) after the one it timed out
+    /// on, when there are any; each round has fewer.
     private static func hostsAfter(
         _ connection: OpaquePointer,
-        in hosts: [(host: String, port: String)]
+        in hosts: ArraySlice<(host: String, port: String)>
     ) -> ArraySlice<(host: String, port: String)>? {
         guard hosts.count > 1, let host = PQhost(connection).map({ String(cString: $0) }) else { return nil }
         let port = PQport(connection).map { String(cString: $0) } ?? ""
         guard
             let index = hosts.firstIndex(where: {
                 $0.host == host && ($0.port == port || ($0.port.isEmpty && port == "5432"))
-            }), index + 1 < hosts.count
+            }), index + 1 < hosts.endIndex
         else { return nil }
         return hosts[(index + 1)...]
     }
