@@ -78,7 +78,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "StorageCrashWriter",
-            dependencies: ["Storage", "StorageTestSupport", "StorageTestBackends", "LMDBBackend"],
+            dependencies: ["Storage", "StorageTestSupport", "StorageTestBackends", "LMDBBackend", "PostgreSQLBackend"],
             swiftSettings: upcoming
         ),
         .executableTarget(

@@ -29,7 +29,13 @@ let usage = """
                         of records, on fresh stores, sqlite, lmdb and archive (archive: up to 2M,
                         with open + fetchAll); prints rows/s and ratio per size and the growth of
                         the per-record cost (Benchmarks/Scaling.swift)
-      --plot PATH       with --scale: also write an SVG chart of the figures
+      --clients LIST    instead (with --backends postgresql): look-ups, single commits and
+                        read-modify-writes of 16 shared counters by that many client processes at
+                        once, each with its own store, beside raw libpq (ClientBenchmarks.swift)
+      --seconds S       with --clients: how long each figure runs (default 2)
+      --pooler-url URL  with --clients: the same again through this transaction pooler
+                        (PgBouncer: scripts/pgbouncer.sh start DIR prints its URL)
+      --plot PATH       with --scale or --clients: also write an SVG chart of the figures
       --in-process      with --scale: run every backend and size in this process (by default
                         each runs in a process of its own, from a fresh heap)
       --indexed         Person gets an index on age and a unique index on email (sqlite only;
@@ -39,6 +45,10 @@ let usage = """
       --sqlite-synchronous full  ours opened with synchronous: .full, the baseline with FULL
     Example, forEach over a million SQLite rows: --count 1000000 --backends sqlite --operations forEach
     """
+
+if CommandLine.arguments.dropFirst().first == "--clients-child" {
+    try runClientChild(Array(CommandLine.arguments.dropFirst(2)))
+}
 
 var count = 100_000
 var repetitions = 3
@@ -54,6 +64,9 @@ var measuresRelations = false
 var measuresSearch = false
 var scaleSizes: [Int]?
 var plotPath: String?
+var clientCounts: [Int]?
+var clientSeconds = 2.0
+var poolerURL: String?
 
 func fail(_ message: String) -> Never {
     progress("error: \(message)\n\(usage)")
@@ -97,6 +110,16 @@ while let argument = arguments.popFirst() {
         let sizes = list(arguments.popFirst()).map { Int($0.replacingOccurrences(of: "_", with: "")) }
         guard !sizes.isEmpty, sizes.allSatisfy({ ($0 ?? 0) > 0 }) else { fail("--scale needs numbers") }
         scaleSizes = sizes.compactMap { $0 }.sorted()
+    case "--clients":
+        let counts = list(arguments.popFirst()).map { Int($0) }
+        guard !counts.isEmpty, counts.allSatisfy({ ($0 ?? 0) > 0 }) else { fail("--clients needs numbers") }
+        clientCounts = counts.compactMap { $0 }.sorted()
+    case "--seconds":
+        guard let value = arguments.popFirst().flatMap(Double.init), value > 0 else { fail("--seconds needs a number") }
+        clientSeconds = value
+    case "--pooler-url":
+        guard let url = arguments.popFirst() else { fail("--pooler-url needs a URL") }
+        poolerURL = url
     case "--in-process":
         scalesInProcess = true
     case "--plot":
@@ -147,6 +170,19 @@ progress("warning: this is a debug build; its figures mean nothing. Use: swift r
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("storage-bench-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: directory) }
+
+if let clientCounts {
+    guard backends == ["postgresql"] else { fail("--clients measures postgresql only: add --backends postgresql") }
+    try runClientBenchmarks(
+        clients: clientCounts,
+        seconds: clientSeconds,
+        poolerURL: poolerURL,
+        jsonPath: jsonPath,
+        plotPath: plotPath
+    )
+    try? FileManager.default.removeItem(at: directory)  // exit skips the defer above
+    exit(0)
+}
 
 if let scaleSizes {
     try runScaling(

@@ -14,6 +14,8 @@ packages=(
     libpq-dev      # CPostgreSQL: libpq's headers, library and libpq.pc
     postgresql     # the PostgreSQL tests start a private server (initdb, pg_ctl, pg_basebackup)
     pgbouncer      # and PgBouncer in transaction pooling in front of it (scripts/pgbouncer.sh)
+    postgresql-15-auto-failover # the failover test's monitor and nodes: pg_auto_failover's extension
+    pg-auto-failover-cli        # and pg_autoctl, which runs them (scripts/pg-auto-failover.sh)
     openssl        # the PostgreSQL TLS test makes a throwaway certificate authority
     valgrind       # CI holds the instructions and allocations of a save and a look-up (count-check.py)
 )

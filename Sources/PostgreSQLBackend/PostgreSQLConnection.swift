@@ -50,19 +50,39 @@ final class PostgreSQLConnection: @unchecked Sendable {
         namesStatements = !transactionPooling
         // Counted in whole seconds, and at least 2, as libpq counts its connect_timeout.
         let seconds = max(2, Int((Double(connectTimeout.components.seconds) + 0.999).rounded(.down)))
-        let keywords = ["dbname", "connect_timeout", "fallback_application_name", "client_encoding"]
-        let values = [url, String(seconds), "swift-storage", "UTF8"]
-        let connection = Self.withCStrings(keywords) { keywordPointers in
-            Self.withCStrings(values) { valuePointers in
-                PQconnectStartParams(keywordPointers, valuePointers, 1)
+        func start(hosts: ArraySlice<(host: String, port: String)>?) -> OpaquePointer? {
+            var keywords = ["dbname", "connect_timeout", "fallback_application_name", "client_encoding"]
+            var values = [url, String(seconds), "swift-storage", "UTF8"]
+            if let hosts {
+                // After `dbname`, whose string libpq expands first: these replace its hosts.
+                keywords += ["host", "port"]
+                values += [hosts.map(\.host).joined(separator: ","), hosts.map(\.port).joined(separator: ",")]
             }
+            let connection = Self.withCStrings(keywords) { keywordPointers in
+                Self.withCStrings(values) { valuePointers in
+                    PQconnectStartParams(keywordPointers, valuePointers, 1)
+                }
+            }
+            // Verbose messages carry the server's SQLSTATE, which classifies the failure.
+            if let connection { PQsetErrorVerbosity(connection, PQERRORS_VERBOSE) }
+            return connection
         }
-        guard let connection else {
+        guard var connection = start(hosts: nil) else {
             throw StorageError(.unavailable, "cannot connect to PostgreSQL at \(endpoint.server): out of memory")
         }
-        // Verbose messages carry the server's SQLSTATE, which classifies the failure.
-        PQsetErrorVerbosity(connection, PQERRORS_VERBOSE)
-        let outcome = Self.finishConnecting(connection, seconds: seconds)
+        var outcome = Self.finishConnecting(connection, seconds: seconds)
+        // A host that does not answer within the timeout (a machine gone, which refuses
+        // nothing): the hosts after it are tried, as libpq's own blocking connect does — the
+        // primary of a failover pair may be the second.
+        var remaining = endpoint.hosts[...]
+        while outcome == .timedOut, let next = Self.hostsAfter(connection, in: remaining),
+            let again = start(hosts: next)
+        {
+            PQfinish(connection)
+            connection = again
+            remaining = next
+            outcome = Self.finishConnecting(connection, seconds: seconds)
+        }
         guard outcome == .made else {
             let error = Self.connectionFailure(connection, outcome, endpoint: endpoint, seconds: seconds)
             PQfinish(connection)
@@ -108,6 +128,22 @@ final class PostgreSQLConnection: @unchecked Sendable {
         isClosed = true
         machine.broke()
         PQfinish(handle)
+    }
+
+    /// The hosts of `hosts` (those `connection` was started with) after the one it timed out
+    /// on, when there are any; each round has fewer.
+    private static func hostsAfter(
+        _ connection: OpaquePointer,
+        in hosts: ArraySlice<(host: String, port: String)>
+    ) -> ArraySlice<(host: String, port: String)>? {
+        guard hosts.count > 1, let host = PQhost(connection).map({ String(cString: $0) }) else { return nil }
+        let port = PQport(connection).map { String(cString: $0) } ?? ""
+        guard
+            let index = hosts.firstIndex(where: {
+                $0.host == host && ($0.port == port || ($0.port.isEmpty && port == "5432"))
+            }), index + 1 < hosts.endIndex
+        else { return nil }
+        return hosts[(index + 1)...]
     }
 
     private static func withCStrings<Result>(
@@ -287,6 +323,32 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// round trip (or reading the previous commit's answer) failed before the server answered it.
     var hasBegun: Bool { machine.hasBegun }
 
+    /// Whether the server may have committed the current write transaction without the answer
+    /// having been read: its `COMMIT` (or a statement run on its own) was sent and the connection
+    /// broke before the answer came. Such a transaction's outcome is unknown; one whose connection
+    /// broke before did not commit.
+    var mayHaveCommitted: Bool { machine.mayHaveCommitted }
+
+    /// Whether the server ended the connection while it was idle (the server stopped or crashed,
+    /// the session was terminated, the primary of a failover was lost): what it sent meanwhile
+    /// is read without waiting — an end of the connection, or the error the server says before
+    /// it — and such a connection is marked broken. One `poll` and no round trip: a check-out
+    /// asks before it hands out an idle connection, so a transaction never starts on one whose
+    /// server is gone (its first statement would fail only after being sent, and a statement that
+    /// commits on its own could then not tell whether it had run).
+    func endedWhileIdle() -> Bool {
+        guard !isClosed, !isBroken, PQstatus(handle) == CONNECTION_OK else { return true }
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 0) > 0 else { return false }
+        // Readable: the answer to a read's commit sent without waiting, or the end. libpq keeps
+        // what it reads for the next statement; an end or an error makes the status bad.
+        if PQconsumeInput(handle) != Self.libpqSuccess || PQstatus(handle) != CONNECTION_OK {
+            machine.broke()
+            return true
+        }
+        return false
+    }
+
     /// libpq's answer for a call that succeeded (`PQsendQuery…`, `PQpipelineSync`,
     /// `PQenterPipelineMode`, `PQputCopyData`, …: 1 on success).
     private static let libpqSuccess: Int32 = 1
@@ -342,6 +404,8 @@ final class PostgreSQLConnection: @unchecked Sendable {
     func commit(waiting: Bool = true) throws {
         guard machine.commit() == .send else { return }
         guard !waiting else {
+            // From now on a lost connection leaves the outcome unknown.
+            machine.commitSent()
             try execute("COMMIT")
             machine.ended()
             return
@@ -399,14 +463,17 @@ final class PostgreSQLConnection: @unchecked Sendable {
                     sendStatement(name, count, values, lengths, formats)
                 } == Self.libpqSuccess
         }
-        sent = sent && sendSimple("COMMIT") && syncPipeline()
+        sent = sent && sendSimple("COMMIT")
+        // The commit is on its way (libpq may have written it out already, and the server runs a
+        // `COMMIT` as it arrives, before the pipeline's sync): from now on a lost connection leaves
+        // its outcome unknown, so the transaction must not be run again. A `COMMIT` whose sending
+        // failed did not reach the server whole: its message is the last in libpq's buffer.
+        if sent { machine.commitSent() }
+        sent = sent && syncPipeline()
         guard sent else {
             machine.broke()
             throw failure(nil, statements.first?.context ?? "cannot commit", collection: statements.first?.collection)
         }
-        // The commit is on its way: from now on a lost connection leaves its outcome unknown, so
-        // the transaction must not be run again.
-        machine.commitSent()
         let first = beginStatements ?? 0
         var failed: StorageError?
         try readPipeline(count: first + statements.count + 1) { index, result in
@@ -422,6 +489,8 @@ final class PostgreSQLConnection: @unchecked Sendable {
                 }
             } else if position < statements.count {
                 failed = failure(result, statements[position].context, collection: statements[position].collection)
+                // The server's error: it skips the rest of the pipeline, the COMMIT with it.
+                if result.sqlState != nil { machine.commitSkipped() }
             } else {
                 failed = failure(result, "cannot commit", collection: nil)
             }
@@ -527,6 +596,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         }
         if let failed { throw failed }
         if !answered { throw failure(nil, context, collection: collection) }
+        machine.ended()
         return affected
     }
 

@@ -52,9 +52,10 @@ final class PostgreSQLConnectionLimit: @unchecked Sendable {
         return (open, peak)
     }
 
-    /// An idle connection of pool `slot`, or a new one made by `connect` while fewer than
-    /// `maximum` are open; at the limit, an idle connection of another pool is closed to make
-    /// room, or the call waits for one to come back.
+    /// An idle connection of pool `slot` (one the server ended meanwhile is closed, not handed
+    /// out), or a new one made by `connect` while fewer than `maximum` are open; at the limit, an
+    /// idle connection of another pool is closed to make room, or the call waits for one to come
+    /// back.
     /// - Throws: `.closed` after `close()`; `.busy` naming the limit when none came free within
     ///   the timeout; what `connect` throws.
     func checkOut(slot: Int, connect: () throws -> PostgreSQLConnection) throws -> PostgreSQLConnection {
@@ -67,8 +68,17 @@ final class PostgreSQLConnectionLimit: @unchecked Sendable {
                 throw StorageError(.closed, "the store was closed")
             }
             if let connection = idle[slot].popLast() {
+                // One the server ended while it was idle (a crash, a lost primary) is closed and
+                // its place taken by the next idle one, or a new one.
+                guard connection.endedWhileIdle() else {
+                    condition.unlock()
+                    return connection
+                }
+                open -= 1
                 condition.unlock()
-                return connection
+                connection.close()
+                condition.lock()
+                continue
             }
             if open < maximum {
                 open += 1

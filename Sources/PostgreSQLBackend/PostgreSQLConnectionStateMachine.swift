@@ -18,8 +18,9 @@ struct PostgreSQLConnectionStateMachine<Stream: AnyObject, Cursor: AnyObject> {
 
     /// The states. `began` says whether the server has run something of the current transaction
     /// (its `BEGIN`), or may have committed it (a `COMMIT` or a statement run on its own was
-    /// sent): a transaction whose connection is lost before that may run again elsewhere, one
-    /// after that may not (its outcome is unknown).
+    /// sent); `committing` (in `.committing`, and kept by `.broken`) says the latter: a write
+    /// transaction whose connection is lost before its commit was sent did not commit and may run
+    /// again, one lost after it may have committed (its outcome is unknown) and must not.
     enum State {
         /// Nothing open, nothing in flight.
         case idle
@@ -29,6 +30,9 @@ struct PostgreSQLConnectionStateMachine<Stream: AnyObject, Cursor: AnyObject> {
         /// Statements were sent and answered; whether a transaction block is open is libpq's
         /// transaction status (a statement may have been `BEGIN` or `ROLLBACK` itself).
         case active(began: Bool)
+        /// A write's `COMMIT`, or a statement that commits on its own, was sent (or was being
+        /// sent) and its answer is not read yet: the server may have committed it.
+        case committing
         /// A read's `COMMIT` sent in pipeline mode without waiting for its answer, which is read
         /// before the next statement (by then it has arrived: no round trip is spent on it).
         case commitUnread
@@ -38,8 +42,9 @@ struct PostgreSQLConnectionStateMachine<Stream: AnyObject, Cursor: AnyObject> {
         /// A cursor's `FETCH` in flight: a statement issued meanwhile first reads that batch,
         /// which the cursor keeps.
         case fetching(Cursor, began: Bool)
-        /// libpq reported the connection unusable; it is never pooled again.
-        case broken(began: Bool)
+        /// libpq reported the connection unusable; it is never pooled again. `committing` when
+        /// it broke while a commit's answer was awaited (the outcome is unknown).
+        case broken(began: Bool, committing: Bool)
     }
 
     /// What must be read from the server before the next statement is sent.
@@ -85,7 +90,19 @@ struct PostgreSQLConnectionStateMachine<Stream: AnyObject, Cursor: AnyObject> {
     var hasBegun: Bool {
         switch state {
         case .idle, .beginPending, .commitUnread: false
-        case .active(let began), .streaming(_, let began), .fetching(_, let began), .broken(let began): began
+        case .committing: true
+        case .active(let began), .streaming(_, let began), .fetching(_, let began), .broken(let began, _): began
+        }
+    }
+
+    /// Whether the server may have committed the current transaction without its answer being
+    /// read: a `COMMIT` (or a statement run on its own) was sent, and the connection broke (or
+    /// has not yet read the answer). A transaction lost so must not run again: its outcome is
+    /// unknown. One lost before is known not to have committed.
+    var mayHaveCommitted: Bool {
+        switch state {
+        case .committing, .broken(_, committing: true): true
+        default: false
         }
     }
 
@@ -97,7 +114,7 @@ struct PostgreSQLConnectionStateMachine<Stream: AnyObject, Cursor: AnyObject> {
         switch state {
         case .beginPending: true
         case .idle, .commitUnread: false  // the command in flight ends the transaction
-        case .active, .streaming, .fetching, .broken: serverInTransaction()
+        case .active, .committing, .streaming, .fetching, .broken: serverInTransaction()
         }
     }
 
@@ -122,7 +139,7 @@ struct PostgreSQLConnectionStateMachine<Stream: AnyObject, Cursor: AnyObject> {
         case .commitUnread: .readCommit
         case .streaming(let stream, _): .bufferStream(stream)
         case .fetching(let cursor, _): .receiveFetch(cursor)
-        case .idle, .beginPending, .active, .broken: .ready
+        case .idle, .beginPending, .active, .committing, .broken: .ready
         }
     }
 
@@ -151,7 +168,7 @@ struct PostgreSQLConnectionStateMachine<Stream: AnyObject, Cursor: AnyObject> {
     /// once the connection is prepared (`preparation()` is `.ready`).
     mutating func begin(_ begin: String, lock: String?) {
         guard !isBroken else {
-            state = .broken(began: false)
+            state = .broken(began: false, committing: false)
             return
         }
         state = .beginPending(PendingBegin(begin: begin, lock: lock))
@@ -160,7 +177,7 @@ struct PostgreSQLConnectionStateMachine<Stream: AnyObject, Cursor: AnyObject> {
     /// Statements run outside a transaction block from now on (each its own snapshot).
     mutating func beginAutocommit() {
         guard !isBroken else {
-            state = .broken(began: false)
+            state = .broken(began: false, committing: false)
             return
         }
         state = .idle
@@ -178,27 +195,42 @@ struct PostgreSQLConnectionStateMachine<Stream: AnyObject, Cursor: AnyObject> {
         if case .idle = state { state = .active(began: false) }
     }
 
-    /// The last statements of a write transaction and its `COMMIT` were sent (after the
-    /// pending `BEGIN`, if any): from now on a lost connection leaves the outcome unknown.
+    /// The `COMMIT` of a write transaction is being sent (after its last statements and the
+    /// pending `BEGIN`, if any): from now on a lost connection leaves the outcome unknown. Called
+    /// before the `COMMIT` is handed to libpq, which may write it out at once: a send that then
+    /// fails may still have reached the server.
     mutating func commitSent() {
         guard !isBroken else { return }
-        state = .active(began: true)
+        state = .committing
     }
 
     /// The server refused the `BEGIN` (or its lock) of a pipeline that then commits, or the
     /// first answer to a statement run on its own was an error: nothing of it ran.
     mutating func refusedBeforeRunning() {
         switch state {
-        case .active: state = .active(began: false)
-        case .broken: state = .broken(began: false)
+        case .active, .committing: state = .active(began: false)
+        case .broken: state = .broken(began: false, committing: false)
         default: break
         }
     }
 
-    /// A statement that runs and commits on its own (outside a transaction block) was sent.
+    /// The server failed a statement sent before the `COMMIT` of the same pipeline (its error
+    /// answered it): the server skips the rest of a pipeline after an error, the `COMMIT`
+    /// included, so the transaction did not commit, even if the connection then broke (a session
+    /// the server ended says so first).
+    mutating func commitSkipped() {
+        switch state {
+        case .committing: state = .active(began: true)
+        case .broken(let began, committing: true): state = .broken(began: began, committing: false)
+        default: break
+        }
+    }
+
+    /// A statement that runs and commits on its own (outside a transaction block) was sent:
+    /// from now on a lost connection leaves its outcome unknown.
     mutating func aloneSent() {
         guard !isBroken else { return }
-        state = .active(began: true)
+        state = .committing
     }
 
     /// How the transaction commits: `.forget` when it sent nothing.
@@ -255,6 +287,6 @@ struct PostgreSQLConnectionStateMachine<Stream: AnyObject, Cursor: AnyObject> {
 
     /// libpq reported the connection unusable (or failed to send): it stays so.
     mutating func broke() {
-        state = .broken(began: hasBegun)
+        state = .broken(began: hasBegun, committing: mayHaveCommitted)
     }
 }

@@ -8,6 +8,10 @@ struct PostgreSQLEndpoint: Sendable, CustomStringConvertible {
     /// `host:port` (a socket folder for a Unix socket), as libpq resolves the defaults.
     let server: String
     let database: String?
+    /// Each host of a multi-host string with its port (empty for the default), in order, when
+    /// the string names hosts by `host` (not `hostaddr`); empty otherwise. A connection whose
+    /// attempt on one host times out goes on with the hosts after it.
+    let hosts: [(host: String, port: String)]
     let user: String?
 
     /// Parses `url` (a URI or `key=value` pairs) with libpq's own parser, and checks the values
@@ -34,10 +38,30 @@ struct PostgreSQLEndpoint: Sendable, CustomStringConvertible {
             option += 1
         }
         try Self.checkValues(values)
-        let host = values["host"] ?? values["hostaddr"] ?? "localhost"
-        server = host + ":" + (values["port"] ?? "5432")
+        server = Self.servers(host: values["host"] ?? values["hostaddr"] ?? "localhost", port: values["port"])
+        if let host = values["host"], values["hostaddr"] == nil {
+            let names = host.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            let ports = (values["port"] ?? "").split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            hosts = names.enumerated().map { index, name in
+                (name, ports.count == names.count ? ports[index] : ports.first ?? "")
+            }
+        } else {
+            hosts = []
+        }
         database = values["dbname"]
         user = values["user"]
+    }
+
+    /// `host:port` for each host of a multi-host string (`host=a,b port=1,2`, or
+    /// `postgresql://a:1,b:2/…`), as libpq pairs them: one port for every host, or one each (an
+    /// empty one is the default).
+    private static func servers(host: String, port: String?) -> String {
+        let hosts = host.split(separator: ",", omittingEmptySubsequences: false)
+        let ports = (port ?? "").split(separator: ",", omittingEmptySubsequences: false)
+        return hosts.enumerated().map { index, host in
+            let port = ports.count == hosts.count ? ports[index] : ports.first ?? ""
+            return (host.isEmpty ? "localhost" : host) + ":" + (port.isEmpty ? "5432" : port)
+        }.joined(separator: ",")
     }
 
     var description: String {

@@ -42,8 +42,17 @@ extension PostgreSQLStorageBackend {
         /// (`connectTimeout`). Default: 10 seconds.
         public var connectionTimeout: Duration
         /// How long opening a connection may take before failing with `.unavailable` (libpq
-        /// counts whole seconds, at least 2). Default: 10 seconds.
+        /// counts whole seconds, at least 2): per host of a multi-host URL, the next host being
+        /// tried after a host that did not answer in time. Default: 10 seconds.
         public var connectTimeout: Duration
+        /// How long a transaction keeps trying to connect while the server cannot be reached —
+        /// down, restarting, or, with a multi-host URL and `target_session_attrs=read-write`, no
+        /// host a primary yet (a failover under way) — before it fails with `.unavailable`: a
+        /// new connection is tried every 100 ms meanwhile. A transaction whose connection was lost
+        /// before its commit was sent runs again the same way (it did not commit); one lost after
+        /// it throws `.connectionLost` (its outcome is unknown). Opening the store does not wait.
+        /// Default: zero (fail at once).
+        public var reconnectTimeout: Duration
         /// How long one statement may run before it is cancelled with `.timedOut` and its
         /// transaction rolled back; `nil` for the server's setting. Default: `nil`.
         public var statementTimeout: Duration?
@@ -118,6 +127,7 @@ extension PostgreSQLStorageBackend {
         ///   - maximumConnections: the most connections open to one server at once.
         ///   - connectionTimeout: how long a transaction waits for a connection at that limit.
         ///   - connectTimeout: how long opening a connection may take.
+        ///   - reconnectTimeout: how long a transaction tries to connect to a server out of reach.
         ///   - statementTimeout: how long one statement may run, or `nil`.
         ///   - retryLimit: how many times a conflicting write transaction runs again.
         ///   - runAloneAfter: after how many conflicts in a row it runs again alone.
@@ -136,6 +146,7 @@ extension PostgreSQLStorageBackend {
             maximumConnections: Int = 16,
             connectionTimeout: Duration = .seconds(10),
             connectTimeout: Duration = .seconds(10),
+            reconnectTimeout: Duration = .zero,
             statementTimeout: Duration? = nil,
             retryLimit: Int = 50,
             runAloneAfter: Int = 4,
@@ -160,6 +171,7 @@ extension PostgreSQLStorageBackend {
             self.maximumConnections = maximumConnections
             self.connectionTimeout = connectionTimeout
             self.connectTimeout = connectTimeout
+            self.reconnectTimeout = reconnectTimeout
             self.statementTimeout = statementTimeout
             self.retryLimit = retryLimit
             self.runAloneAfter = runAloneAfter

@@ -333,7 +333,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         while true {
             let connection: PostgreSQLConnection
             do {
-                connection = try pool.checkOut()
+                // A replica out of reach is not waited for: the primary serves the read.
+                connection = try pool === primary ? checkOut(pool) : pool.checkOut()
             } catch let error as StorageError where error.code == .unavailable && pool !== primary {
                 // A replica that cannot be reached: the primary serves the read.
                 pool = primary
@@ -363,7 +364,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 let began = connection.hasBegun
                 finish(connection, in: pool)
                 attempt += 1
-                if try shouldRetry(error, pool: pool, attempt: attempt, began: began, limit: 3) {
+                // A read whose first statement ran may have handed rows to its caller: it runs
+                // again only when nothing of it ran.
+                if try shouldRetry(error, pool: pool, attempt: attempt, rerunnable: !began, limit: 3) {
                     reportRetry(after: error, run: attempt + 1)
                     continue
                 }
@@ -407,7 +410,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         while true {
             // A connection whose default isolation is the write isolation: a transaction of one
             // saved record runs there as one statement, without a second check-out.
-            let connection = try writePool.checkOut()
+            let connection = try checkOut(writePool)
             let pool = writePool
             let alone = attempt >= configuration.runAloneAfter
             let transaction = PostgreSQLWriteTransaction(
@@ -445,14 +448,18 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 return value
             } catch {
                 transaction.invalidate()
-                let began = connection.hasBegun
+                // Lost before its commit was sent, the transaction did not commit (the server
+                // rolls back a transaction whose connection ends, and a server that died kept
+                // nothing uncommitted): it runs again. Lost after, it may have committed.
+                let outcomeUnknown = connection.mayHaveCommitted
                 finish(connection, in: pool)
                 attempt += 1
                 if try shouldRetry(
                     error,
                     pool: pool,
                     attempt: attempt,
-                    began: began,
+                    rerunnable: !outcomeUnknown,
+                    commitMayHaveRun: outcomeUnknown,
                     limit: configuration.retryLimit
                 ) {
                     // Backs off by a random time whose bound doubles at each attempt (1 ms, 2 ms, 4 ms,
@@ -631,14 +638,34 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         )
     }
 
+    /// A connection of `pool`; while the server cannot be reached (`.unavailable`: down, or no
+    /// host of the URL is the primary yet), tried again every 100 ms for
+    /// `configuration.reconnectTimeout`.
+    /// - Throws: what `pool.checkOut()` throws; `.unavailable` once the time is up.
+    private func checkOut(_ pool: PostgreSQLConnectionPool) throws -> PostgreSQLConnection {
+        let deadline = ContinuousClock.now + configuration.reconnectTimeout
+        while true {
+            do {
+                return try pool.checkOut()
+            } catch let error as StorageError where error.code == .unavailable && ContinuousClock.now < deadline {
+                usleep(100_000)
+            }
+        }
+    }
+
     /// Whether a failed transaction runs again: after a serialization failure or deadlock, after
-    /// a schema change by another process made this one's cached view stale, or when a pooled
-    /// connection turned out to be broken before the closure ran.
+    /// a schema change by another process made this one's cached view stale, or after a lost
+    /// connection when the transaction is `rerunnable` (a write whose commit was not sent, a
+    /// read of which nothing ran).
+    /// - Throws: `.busy` when a conflicting transaction used up `limit`; `.unavailable` when a
+    ///   connection was lost `limit` times; `.connectionLost`, saying the outcome is unknown, for
+    ///   a write lost once its commit was sent (`commitMayHaveRun`).
     private func shouldRetry(
         _ error: any Error,
         pool: PostgreSQLConnectionPool,
         attempt: Int,
-        began: Bool,
+        rerunnable: Bool,
+        commitMayHaveRun: Bool = false,
         limit: Int
     ) throws -> Bool {
         guard let error = error as? StorageError else { return false }
@@ -667,7 +694,28 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         let pools = pool === replicas.first(where: { $0 === pool }) ? [pool] : [primary, writePool]
         if error.code == .connectionLost {
             for pool in pools { pool.discardIdleConnections() }
-            return !began && attempt <= 1
+            guard rerunnable else {
+                guard commitMayHaveRun else { return false }
+                throw StorageError(
+                    .connectionLost,
+                    error.message + " (the connection was lost after the commit was sent: the transaction may or may"
+                        + " not have committed)",
+                    collection: error.collection,
+                    column: error.column,
+                    key: error.key,
+                    underlying: error.underlying
+                )
+            }
+            guard attempt <= limit else {
+                throw StorageError(
+                    .unavailable,
+                    "the connection to PostgreSQL at \(pool.endpoint.server) was lost \(attempt) times in a row;"
+                        + " nothing was committed: " + error.message,
+                    collection: error.collection,
+                    underlying: error.underlying
+                )
+            }
+            return true
         }
         if cause.isStaleSchema {
             schemaCache.removeAll()

@@ -32,6 +32,9 @@
 //                                    records with a full-text index, printing "ack N" after each
 //   --workload deep [--depths 1000,5000,10000]   counts with predicates nested that deep, on the
 //       main thread, printing each answer (see DeepPredicateWorkload).
+//   --workload failover --url URL --schema S (--writer N --stop-file FILE | --observer)
+//       (PostgreSQL) a writer or the observer of the failover test, on the store at URL
+//       (see FailoverWorkload).
 import Foundation
 import Storage
 import StorageTestBackends
@@ -158,6 +161,21 @@ do {
             startAt: option("--start-at").flatMap(Double.init).map { Date(timeIntervalSince1970: $0) },
             report: say
         )
+        exit(0)
+    case "failover":
+        guard let url = option("--url"), let schema = option("--schema") else {
+            throw UsageError(description: "usage: --workload failover --url URL --schema S ...")
+        }
+        let store = try FailoverWorkload.open(url: url, schema: schema)
+        if CommandLine.arguments.contains("--observer") {
+            FailoverWorkload.observe(on: store, report: say)
+        } else {
+            guard let writer = option("--writer").flatMap(Int64.init), let stopFile = option("--stop-file") else {
+                throw UsageError(description: "usage: --workload failover ... --writer N --stop-file FILE")
+            }
+            try FailoverWorkload.write(on: store, writer: writer, stopFile: stopFile, report: say)
+        }
+        try store.close()
         exit(0)
     case nil, "batches":
         break

@@ -228,8 +228,23 @@ enum PostgreSQLBackendConnectingAndConfiguringSnippets {
         try await tuned.close()
     }
 
-    /// Sources/PostgreSQLBackend/PostgreSQLBackend.docc/ConnectingAndConfiguring.md:126
-    static func block126() async throws {
+    /// Sources/PostgreSQLBackend/PostgreSQLBackend.docc/ConnectingAndConfiguring.md:102
+    static func block102() async throws {
+        let failover = PostgreSQLStorageBackend.Configuration(
+            connectTimeout: .seconds(2),
+            reconnectTimeout: .seconds(60)
+        )
+        let store = try ObjectStore(
+            backend: .postgreSQL(
+                url: "postgresql://app@db1:5432,db2:5432/app?target_session_attrs=read-write",
+                configuration: failover
+            )
+        )
+        try await store.close()
+    }
+
+    /// Sources/PostgreSQLBackend/PostgreSQLBackend.docc/ConnectingAndConfiguring.md:155
+    static func block155() async throws {
         func currentTotal(of id: Int64, in store: ObjectStore, backend: PostgreSQLStorageBackend) throws -> Double? {
             try backend.readingFromPrimary { try store.fetch(Order.self, id: id)?.total }
         }

@@ -217,4 +217,104 @@ import Testing
         #expect(Self.ownAnswer(machine) == nil)
         #expect(!Self.isIdle(machine))
     }
+
+    // MARK: Whether a transaction lost with its connection may have committed
+
+    @Test func aWriteLostBeforeItsCommitWasSentHasNotCommitted() {
+        var machine = Machine()
+        machine.begin("BEGIN", lock: "LOCK TABLE t")
+        machine.beginAnswered()
+        #expect(machine.hasBegun)
+        #expect(!machine.mayHaveCommitted)
+        // A stream and a cursor in flight: still not committed.
+        let stream = Stream()
+        machine.streamStarted(stream)
+        #expect(!machine.mayHaveCommitted)
+        machine.streamEnded(stream)
+        machine.broke()
+        // Began, so a read would not run again; not committed, so a write may.
+        #expect(machine.hasBegun)
+        #expect(!machine.mayHaveCommitted)
+    }
+
+    @Test func aWriteLostOnceItsCommitWasSentMayHaveCommitted() {
+        var machine = Machine()
+        machine.begin("BEGIN", lock: nil)
+        machine.beginAnswered()
+        machine.commitSent()
+        // Awaiting the answer: whatever happens now, the server may have committed.
+        #expect(machine.mayHaveCommitted)
+        #expect(Self.isReady(machine))
+        #expect(Self.ownAnswer(machine) == nil)
+        machine.broke()
+        #expect(machine.isBroken)
+        #expect(machine.mayHaveCommitted)
+        // A new transaction on the broken connection does not forget it was broken, and starts
+        // from nothing.
+        machine.begin("BEGIN", lock: nil)
+        #expect(machine.isBroken)
+        #expect(!machine.mayHaveCommitted)
+    }
+
+    @Test func aCommitAnsweredOrRefusedIsKnown() {
+        var machine = Machine()
+        machine.begin("BEGIN", lock: nil)
+        machine.commitSent()
+        machine.ended()
+        #expect(!machine.mayHaveCommitted)
+        #expect(Self.isIdle(machine))
+        // The server's refusal of the BEGIN answered first: nothing ran.
+        machine.begin("BEGIN", lock: nil)
+        machine.commitSent()
+        machine.refusedBeforeRunning()
+        #expect(!machine.mayHaveCommitted)
+        machine.broke()
+        #expect(!machine.mayHaveCommitted)
+    }
+
+    @Test func aStatementTheServerFailedBeforeTheCommitMeansTheCommitDidNotRun() {
+        var machine = Machine()
+        machine.begin("BEGIN", lock: nil)
+        machine.beginAnswered()
+        machine.commitSent()
+        // The server ended the session, saying so, before it ran the pipeline.
+        machine.broke()
+        machine.commitSkipped()
+        #expect(machine.isBroken)
+        #expect(machine.hasBegun)
+        #expect(!machine.mayHaveCommitted)
+        // Without a break: the transaction is left to roll back.
+        machine.begin("BEGIN", lock: nil)
+        var open = Machine()
+        open.begin("BEGIN", lock: nil)
+        open.beginAnswered()
+        open.commitSent()
+        open.commitSkipped()
+        #expect(!open.mayHaveCommitted)
+        #expect(open.hasBegun)
+        #expect(Self.ownAnswer(open) == nil)
+    }
+
+    @Test func aStatementRunAloneMayHaveCommittedOnceSent() {
+        var machine = Machine()
+        machine.beginAutocommit()
+        #expect(!machine.mayHaveCommitted)
+        machine.aloneSent()
+        #expect(machine.mayHaveCommitted)
+        machine.ended()
+        #expect(!machine.mayHaveCommitted)
+        machine.beginAutocommit()
+        machine.aloneSent()
+        machine.broke()
+        #expect(machine.mayHaveCommitted)
+    }
+
+    @Test func aReadsCommitSentWithoutWaitingIsNeverAnUnknownOutcome() {
+        var machine = Machine()
+        machine.begin("BEGIN READ ONLY", lock: nil)
+        machine.beginAnswered()
+        machine.commitSentUnread()
+        machine.broke()
+        #expect(!machine.mayHaveCommitted)
+    }
 }
