@@ -76,14 +76,14 @@ enum CLIImportBenchmarks {
                 let growth = max(0, ours.peakBytes - idle.peakBytes)
                 let rate = Double(rows) / max(ours.seconds, 1e-9)
                 let line =
-                    "  import \(format) → \(backend): \(Harness.format(rate)) rows/s in "
+                    "  import-\(format) → \(backend): \(Harness.format(rate)) rows/s in "
                     + String(format: "%.1f s", ours.seconds) + ", peak \(Harness.megabytes(ours.peakBytes))"
                     + " (+\(Harness.megabytes(growth)))"
                 progress(line)
                 harness.results.append(
                     Harness.Result(
                         backend: "storage import → \(backend)",
-                        operation: "import \(format)",
+                        operation: "import-\(format)",
                         rowsPerSecond: rate,
                         baseline: baselines[format] ?? "",
                         baselineRowsPerSecond: Double(rows) / max(baseline.seconds, 1e-9),
@@ -151,47 +151,65 @@ enum CLIImportBenchmarks {
     }
 
     /// Runs `arguments` (the first an executable's path) with standard input from /dev/null and
-    /// standard error to the benchmark's own; returns its wall time, peak resident set and
-    /// standard output, and stops the run if it failed.
+    /// its output to files; returns its wall time, peak resident set and standard output, and
+    /// stops the run if it failed.
+    ///
+    /// The peak: `wait4`'s `ru_maxrss` is exact when it is above this process's own peak, but
+    /// Linux carries the spawning process's peak over `exec` into it, so below that it is this
+    /// process's figure, not the child's. `VmHWM` of `/proc/PID/status`, read every 5 ms while the
+    /// child runs, is the child's own; the larger of the two that is the child's is kept.
     static func runChild(_ arguments: [String]) throws -> ChildRun {
-        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("bench-child-\(UUID()).out").path
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("bench-child-\(UUID())").path
+        let (outputPath, errorPath) = (base + ".out", base + ".err")
+        defer {
+            try? FileManager.default.removeItem(atPath: outputPath)
+            try? FileManager.default.removeItem(atPath: errorPath)
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        let inherited = PeakResident.highWaterMark() ?? 0
         var pid: pid_t = 0
         let started = ContinuousClock.now
         let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
         check(spawned == 0, "cannot run \(arguments[0]): \(String(cString: strerror(spawned)))")
         var status: Int32 = 0
         var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 {
-            check(errno == EINTR, "wait4 failed: \(String(cString: strerror(errno)))")
+        var polled = 0
+        while true {
+            if let mark = PeakResident.highWaterMark(path: "/proc/\(pid)/status") { polled = max(polled, mark) }
+            let waited = wait4(pid, &status, WNOHANG, &usage)
+            if waited == pid { break }
+            check(waited == 0 || errno == EINTR, "wait4 failed: \(String(cString: strerror(errno)))")
+            usleep(5_000)
         }
         let seconds = Harness.seconds(ContinuousClock.now - started)
         let output = FileManager.default.contents(atPath: outputPath) ?? Data()
+        let errors = FileManager.default.contents(atPath: errorPath) ?? Data()
         let exited = status & 0x7f == 0
         let code = (status >> 8) & 0xff
         check(
             exited && code == 0,
             "\(arguments.prefix(3).joined(separator: " ")) … failed (status \(status)):"
-                + " \(String(decoding: output, as: UTF8.self))"
+                + " \(String(decoding: errors + output, as: UTF8.self))"
         )
         #if os(Linux)
-        let peak = Int(usage.ru_maxrss) * 1024  // kilobytes on Linux
+        let maximum = Int(usage.ru_maxrss) * 1024  // kilobytes on Linux
         #else
-        let peak = Int(usage.ru_maxrss)  // bytes on Darwin
+        let maximum = Int(usage.ru_maxrss)  // bytes on Darwin
         #endif
+        let peak = maximum > inherited ? max(maximum, polled) : polled
         return ChildRun(seconds: seconds, peakBytes: peak, output: output)
     }
 
     /// Writes `rows` people (those of `Person.make`) as `format`, a megabyte at a time.
     static func write(rows: Int, format: String, to url: URL) throws {
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        check(FileManager.default.createFile(atPath: url.path, contents: nil), "cannot create \(url.path)")
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         let encoder = JSONEncoder()
