@@ -26,7 +26,9 @@ enum CLIImportBenchmarks {
         age INTEGER, height REAL, score REAL, isActive INTEGER, createdAt REAL, avatar TEXT)
         """
 
-    static let keys = ["id", "firstName", "lastName", "email", "age", "height", "score", "isActive", "createdAt", "avatar"]
+    static let keys = [
+        "id", "firstName", "lastName", "email", "age", "height", "score", "isActive", "createdAt", "avatar",
+    ]
 
     /// One child process's run.
     struct ChildRun {
@@ -53,7 +55,13 @@ enum CLIImportBenchmarks {
         // The resident set of `storage import` doing (almost) nothing, which the growth is from.
         let one = files.appendingPathComponent("one.ndjson")
         try write(rows: 1, format: "ndjson", to: one)
-        let idle = try importing(one, format: "ndjson", into: "sqlite:" + files.appendingPathComponent("one.sqlite").path, storage: storage, rows: 1)
+        let idle = try importing(
+            one,
+            format: "ndjson",
+            into: "sqlite:" + files.appendingPathComponent("one.sqlite").path,
+            storage: storage,
+            rows: 1
+        )
         progress("storage import of one record: peak resident set \(Harness.megabytes(idle.peakBytes))")
         for format in formats {
             let file = files.appendingPathComponent("people." + format)
@@ -71,7 +79,13 @@ enum CLIImportBenchmarks {
             for backend in backends {
                 let store = files.appendingPathComponent("store." + backend).path
                 removeStore(store)
-                let ours = try importing(file, format: format, into: backend + ":" + store, storage: storage, rows: rows)
+                let ours = try importing(
+                    file,
+                    format: format,
+                    into: backend + ":" + store,
+                    storage: storage,
+                    rows: rows
+                )
                 removeStore(store)
                 let growth = max(0, ours.peakBytes - idle.peakBytes)
                 let rate = Double(rows) / max(ours.seconds, 1e-9)
@@ -104,9 +118,13 @@ enum CLIImportBenchmarks {
 
     /// Runs `storage import STORE Person FILE --format FORMAT --json` and checks that it stored
     /// `rows` records.
-    static func importing(_ file: URL, format: String, into store: String, storage: String, rows: Int) throws
-        -> ChildRun
-    {
+    static func importing(
+        _ file: URL,
+        format: String,
+        into store: String,
+        storage: String,
+        rows: Int
+    ) throws -> ChildRun {
         let run = try runChild([storage, "import", store, "Person", file.path, "--format", format, "--json"])
         let reply = try? JSONSerialization.jsonObject(with: run.output) as? [String: Any]
         let stored = (reply?["records"] as? NSNumber)?.intValue
@@ -116,9 +134,13 @@ enum CLIImportBenchmarks {
 
     /// The `sqlite3` shell's import of the same file into a typed table, with the settings the
     /// backend uses (WAL, synchronous=NORMAL); checks the count it stored.
-    static func baselineImport(_ file: URL, format: String, into path: String, sqlite3: String, rows: Int) throws
-        -> ChildRun
-    {
+    static func baselineImport(
+        _ file: URL,
+        format: String,
+        into path: String,
+        sqlite3: String,
+        rows: Int
+    ) throws -> ChildRun {
         let literal = "'" + file.path.replacingOccurrences(of: "'", with: "''") + "'"
         var commands = ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", table]
         switch format {
