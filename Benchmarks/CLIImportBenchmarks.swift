@@ -181,6 +181,8 @@ enum CLIImportBenchmarks {
     /// process's figure, not the child's. `VmHWM` of `/proc/PID/status`, read every 5 ms while the
     /// child runs, is the child's own; the larger of the two that is the child's is kept.
     static func runChild(_ arguments: [String]) throws -> ChildRun {
+        // Linux only: the peak comes from /proc, and ru_maxrss is in kilobytes there.
+        #if os(Linux)
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("bench-child-\(UUID())").path
         let (outputPath, errorPath) = (base + ".out", base + ".err")
         defer {
@@ -220,13 +222,13 @@ enum CLIImportBenchmarks {
             "\(arguments.prefix(3).joined(separator: " ")) … failed (status \(status)):"
                 + " \(String(decoding: errors + output, as: UTF8.self))"
         )
-        #if os(Linux)
         let maximum = Int(usage.ru_maxrss) * 1024  // kilobytes on Linux
-        #else
-        let maximum = Int(usage.ru_maxrss)  // bytes on Darwin
-        #endif
         let peak = maximum > inherited ? max(maximum, polled) : polled
         return ChildRun(seconds: seconds, peakBytes: peak, output: output)
+        #else
+        check(false, "--cli-import runs on Linux only (it reads /proc/PID/status)")
+        return ChildRun(seconds: 0, peakBytes: 0, output: Data())
+        #endif
     }
 
     /// Writes `rows` people (those of `Person.make`) as `format`, a megabyte at a time.
