@@ -39,6 +39,10 @@ protocol RawBaseline {
     /// Splits CSV text (no quoted fields) and stores its records; returns how many, or nil for
     /// a backend without this baseline.
     func ingest(csv: Data) throws -> Int?
+    /// Splits NDJSON text into lines, parses each with `JSONSerialization` and stores its
+    /// object, calling `sample` every 4,096 lines; returns how many, or nil for a backend
+    /// without this baseline.
+    func ingest(jsonLines: Data, sample: () -> Void) throws -> Int?
 
     /// Removes the store at `path` (files beside it with `suffixes`; a server's schema).
     static func remove(_ path: String, in context: BenchmarkContext)
@@ -51,6 +55,7 @@ extension RawBaseline {
     static var suffixes: [String] { [""] }
     static var streamMemoryGoal: Int? { nil }
     func ingest(csv: Data) throws -> Int? { nil }
+    func ingest(jsonLines: Data, sample: () -> Void) throws -> Int? { nil }
 
     static func remove(_ path: String, in context: BenchmarkContext) {
         context.remove(path, suffixes: suffixes)
@@ -112,6 +117,7 @@ struct BackendBenchmarks<Raw: RawBaseline> {
         }
         if context.runs(.ingestJSON) { try measureIngestion(&harness) }
         if context.runs(.ingestCSV), Raw.baselines[.ingestCSV] != nil { try measureCSVIngestion(&harness) }
+        if context.runs(.ingestNDJSON), Raw.baselines[.ingestNDJSON] != nil { try measureNDJSONIngestion(&harness) }
         if context.runs(.singleCommits) { try measureSingleCommits(&harness) }
     }
 
@@ -318,6 +324,44 @@ struct BackendBenchmarks<Raw: RawBaseline> {
         check(stored == context.people.count, "insert(csv:into:) stored \(stored) records")
         check(storedRaw == context.people.count, "the raw CSV ingestion stored \(storedRaw ?? -1) records")
         record(&harness, .ingestCSV, rows: context.people.count, ours, baseline)
+    }
+
+    /// `insert(jsonLines:into:)` of the people as NDJSON beside the raw line-by-line baseline,
+    /// each with the largest growth of the resident set over its runs (the peak the kernel
+    /// kept, `VmHWM`, reset before each run; the NDJSON text itself is made before).
+    private func measureNDJSONIngestion(_ harness: inout Harness) throws {
+        let lines = try Person.jsonLines(context.people)
+        var stored = 0
+        var storedRaw: Int?
+        var oursGrowth = 0
+        var baselineGrowth = 0
+        var peak = PeakResident()
+        let (ours, baseline) = try measureWrites(
+            harness,
+            into: "ingest-ndjson-",
+            keep: false,
+            forJSON: true,
+            ours: {
+                peak.reset()
+                stored = try $0.insert(jsonLines: lines, into: "Person") { _ in peak.sample() }
+                oursGrowth = max(oursGrowth, peak.growth)
+            },
+            baseline: {
+                peak.reset()
+                storedRaw = try $0.ingest(jsonLines: lines) { peak.sample() }
+                baselineGrowth = max(baselineGrowth, peak.growth)
+            }
+        )
+        check(stored == context.people.count, "insert(jsonLines:into:) stored \(stored) records")
+        check(storedRaw == context.people.count, "the raw NDJSON ingestion stored \(storedRaw ?? -1) records")
+        record(
+            &harness,
+            .ingestNDJSON,
+            rows: context.people.count,
+            ours,
+            baseline,
+            memoryGrowth: (oursGrowth, baselineGrowth)
+        )
     }
 
     private func measureSingleCommits(_ harness: inout Harness) throws {

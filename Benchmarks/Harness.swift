@@ -14,6 +14,10 @@ enum Operation: String, CaseIterable {
     /// `insert(csv:into:)` of the people as CSV (SQLite's table only: its raw baseline is a
     /// hand-written split and insert loop).
     case ingestCSV
+    /// `insert(jsonLines:into:)` of the people as NDJSON `Data` (SQLite and LMDB: their raw
+    /// baselines split the lines and parse each with `JSONSerialization`), with the growth of
+    /// the resident set while it runs.
+    case ingestNDJSON
     /// ObjectStore on LMDB beside ObjectStore on SQLite for the same look-ups (LMDB's table only).
     case lookupVsSQLite
     /// Opening a file archive store (which reads every file) and `fetchAll` (archive's table only).
@@ -49,7 +53,8 @@ enum Operation: String, CaseIterable {
 
     /// The operations `--operations` can name; the two above come with `lookup` and `fetchAll`.
     static let selectable: [Operation] = [
-        .insert, .fetchAll, .lookup, .inList, .filter, .forEach, .ingestJSON, .ingestCSV, .singleCommits,
+        .insert, .fetchAll, .lookup, .inList, .filter, .forEach, .ingestJSON, .ingestCSV, .ingestNDJSON,
+        .singleCommits,
         .concurrentLookups,
     ]
 }
@@ -322,6 +327,53 @@ struct MemorySampler {
         #else
         return 0
         #endif
+    }
+}
+
+/// The peak of the resident set over a stretch of work: the kernel's own high-water mark
+/// (`VmHWM`), reset by writing 5 to `/proc/self/clear_refs`, so that nothing between samples is
+/// missed; where it cannot be reset, the largest of the samples taken.
+struct PeakResident {
+    private var start = 0
+    private var sampled = 0
+    private var kernelPeak = false
+
+    /// Starts a stretch: the peak from here on is measured against the resident set now.
+    mutating func reset() {
+        kernelPeak = Self.resetHighWaterMark()
+        start = MemorySampler.residentBytes()
+        sampled = start
+    }
+
+    mutating func sample() {
+        sampled = max(sampled, MemorySampler.residentBytes())
+    }
+
+    /// The largest rise of the resident set above its size at `reset()`.
+    var growth: Int {
+        let peak = max(sampled, kernelPeak ? Self.highWaterMark() ?? 0 : 0, MemorySampler.residentBytes())
+        return max(0, peak - start)
+    }
+
+    private static func resetHighWaterMark() -> Bool {
+        #if os(Linux)
+        let descriptor = open("/proc/self/clear_refs", O_WRONLY)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return write(descriptor, "5", 1) == 1
+        #else
+        return false
+        #endif
+    }
+
+    /// `VmHWM` of `/proc/self/status`, in bytes.
+    static func highWaterMark(path: String = "/proc/self/status") -> Int? {
+        guard let status = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let kilobytes = line.dropFirst(6).trimmingCharacters(in: .whitespaces).split(separator: " ").first
+            return kilobytes.flatMap { Int($0) }.map { $0 * 1024 }
+        }
+        return nil
     }
 }
 

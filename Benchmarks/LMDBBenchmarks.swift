@@ -19,6 +19,7 @@ extension RawLMDB: RawBaseline {
         .filter: "raw cursor scan testing age in place",
         .forEach: "raw cursor scan",
         .ingestJSON: "JSONSerialization + raw mdb_put loop",
+        .ingestNDJSON: "lines split, JSONSerialization per line + raw mdb_put loop",
         .singleCommits: "one write transaction per mdb_put",
     ]
     static let suffixes = ["", "-lock"]

@@ -80,16 +80,32 @@ extension Person {
         return try encoder.encode(people)
     }
 
+    /// The people as NDJSON, one object per line as `jsonArray` encodes each (a log or an
+    /// export streams them so).
+    static func jsonLines(_ people: [Person]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        var data = Data()
+        for person in people {
+            data.append(try encoder.encode(person))
+            data.append(UInt8(ascii: "\n"))
+        }
+        return data
+    }
+
     /// The people as CSV with a header row, as a spreadsheet exports them: dates as seconds since
     /// 1970, the avatar as base64 text, no field needing quotes.
     static func csv(_ people: [Person]) -> Data {
         var text = "id,firstName,lastName,email,age,height,score,isActive,createdAt,avatar\n"
-        for person in people {
-            text += "\(person.id),\(person.firstName),\(person.lastName),\(person.email),\(person.age),"
-            text += "\(person.height),\(person.score),\(person.isActive ? 1 : 0),"
-            text += "\(person.createdAt.timeIntervalSince1970),\(person.avatar.base64EncodedString())\n"
-        }
+        for person in people { text += csvLine(person) }
         return Data(text.utf8)
+    }
+
+    /// One person's CSV line, with its line feed.
+    static func csvLine(_ person: Person) -> String {
+        "\(person.id),\(person.firstName),\(person.lastName),\(person.email),\(person.age),"
+            + "\(person.height),\(person.score),\(person.isActive ? 1 : 0),"
+            + "\(person.createdAt.timeIntervalSince1970),\(person.avatar.base64EncodedString())\n"
     }
 
     /// `count` ids drawn at random (deterministically) from 1...`upperBound`.

@@ -8,7 +8,7 @@ extension RawSQLite: RawBaseline {
     static let backend = "sqlite"
     static let goals: [Operation: Double] = [
         .insert: 0.7, .fetchAll: 0.5, .lookup: 0.8, .inList: 0.5, .filter: 0.5, .ingestJSON: 0.5,
-        .ingestCSV: 0.5,
+        .ingestCSV: 0.5, .ingestNDJSON: 0.5,
     ]
     static let baselines: [Operation: String] = [
         .insert: "raw C API loop, one prepared statement",
@@ -19,6 +19,7 @@ extension RawSQLite: RawBaseline {
         .forEach: "raw step loop",
         .ingestJSON: "JSONSerialization + raw insert loop",
         .ingestCSV: "hand-written split + raw insert loop",
+        .ingestNDJSON: "lines split, JSONSerialization per line + raw insert loop",
         .singleCommits: "autocommit INSERT OR REPLACE per record",
     ]
     static let suffixes = ["", "-wal", "-shm"]

@@ -25,6 +25,14 @@ let usage = """
       --search          instead: full-text indexing of --count titles (1,000,000 if not given) and
                         two-word top-20 queries on sqlite and lmdb (those of --backends), beside
                         raw FTS5, with the index's size (SearchBenchmarks.swift)
+      --cli-import      instead: the release `storage import` (built beside this program:
+                        swift build -c release --product storage) of --rows people as CSV, NDJSON
+                        and a JSON array, as a child process, into new stores of each of --backends
+                        (sqlite, lmdb), beside the sqlite3 shell importing the same file: rows/s
+                        and each child's peak resident set (Benchmarks/CLIImportBenchmarks.swift)
+      --rows N          with --cli-import: rows per file (default 1,000,000)
+      --formats LIST    with --cli-import: csv,ndjson,json (default all three)
+      --storage PATH    with --cli-import: the storage executable (default: beside this one)
       --scale LIST      instead: insert, fetchAll, lookup and filter (those chosen) at each number
                         of records, on fresh stores, sqlite, lmdb and archive (archive: up to 2M,
                         with open + fetchAll); prints rows/s and ratio per size and the growth of
@@ -63,6 +71,10 @@ var measuresAggregates = false
 var measuresRelations = false
 var measuresSearch = false
 var scaleSizes: [Int]?
+var measuresCLIImport = false
+var cliImportRows = 1_000_000
+var cliImportFormats = CLIImportBenchmarks.formats
+var storageExecutable: String?
 var plotPath: String?
 var clientCounts: [Int]?
 var clientSeconds = 2.0
@@ -120,6 +132,20 @@ while let argument = arguments.popFirst() {
     case "--pooler-url":
         guard let url = arguments.popFirst() else { fail("--pooler-url needs a URL") }
         poolerURL = url
+    case "--cli-import":
+        measuresCLIImport = true
+    case "--rows":
+        guard let value = arguments.popFirst().flatMap({ Int($0.replacingOccurrences(of: "_", with: "")) }), value > 0
+        else { fail("--rows needs a number") }
+        cliImportRows = value
+    case "--formats":
+        cliImportFormats = list(arguments.popFirst())
+        for format in cliImportFormats where !CLIImportBenchmarks.formats.contains(format) {
+            fail("unknown format '\(format)': use csv, ndjson or json")
+        }
+    case "--storage":
+        guard let path = arguments.popFirst() else { fail("--storage needs a path") }
+        storageExecutable = path
     case "--in-process":
         scalesInProcess = true
     case "--plot":
@@ -194,6 +220,32 @@ if let scaleSizes {
         jsonPath: jsonPath,
         plotPath: plotPath
     )
+    try? FileManager.default.removeItem(at: directory)  // exit skips the defer above
+    exit(0)
+}
+
+if measuresCLIImport {
+    guard let storage = storageExecutable ?? CLIImportBenchmarks.siblingExecutable("storage") else {
+        fail("no storage executable beside this one: swift build -c release --product storage, or --storage PATH")
+    }
+    guard let sqlite3 = CLIImportBenchmarks.onPath("sqlite3") else {
+        fail("no sqlite3 shell on PATH (scripts/setup.sh installs it)")
+    }
+    let targets = backends.filter { ["sqlite", "lmdb"].contains($0) }
+    guard !targets.isEmpty else { fail("--cli-import imports into sqlite and lmdb: add --backends sqlite,lmdb") }
+    var harness = Harness(count: cliImportRows, repetitions: 1)
+    try CLIImportBenchmarks.run(
+        &harness,
+        rows: cliImportRows,
+        backends: targets,
+        formats: cliImportFormats,
+        storage: storage,
+        sqlite3: sqlite3,
+        directory: directory
+    )
+    print("\(cliImportRows) rows per file, one run each; ratio = ours / baseline, higher is better.")
+    harness.printTables()
+    if let jsonPath { try harness.writeJSON(to: jsonPath) }
     try? FileManager.default.removeItem(at: directory)  // exit skips the defer above
     exit(0)
 }

@@ -93,7 +93,11 @@ import Glibc
     /// The first hosts accept the TCP connection and never answer (a machine gone, which
     /// refuses nothing, looks the same until the timeout): after the connect timeout the next
     /// host is tried, as libpq's own blocking connect does, and the store opens and writes there.
-    @Test(.timeLimit(.minutes(1))) func aHostThatNeverAnswersIsPassedOverForTheNext() throws {
+    /// The time limit only stops a hang: each connection of the store passes the silent hosts
+    /// (4 s). Alone the test takes about 10 s; once, in a full parallel run at load average about
+    /// 10 (2026-12-02), it ran 206 s, not understood yet. The store opens no change listener, one
+    /// connection fewer through the silent hosts.
+    @Test(.timeLimit(.minutes(5))) func aHostThatNeverAnswersIsPassedOverForTheNext() throws {
         guard let directory = try PostgreSQLTestServer.privateClusterDirectory() else { return }
         let port = try String(contentsOfFile: directory + "/port", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -122,7 +126,8 @@ import Glibc
                 configuration: .init(
                     schema: "lost_" + String(UInt32.random(in: 0...UInt32.max), radix: 16),
                     poolSize: 1,
-                    connectTimeout: .seconds(2)
+                    connectTimeout: .seconds(2),
+                    observesOtherProcesses: false
                 )
             )
         )
