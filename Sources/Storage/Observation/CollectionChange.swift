@@ -30,6 +30,8 @@ struct ChangeLog {
     enum Operation {
         case upsert([StorageValue])
         case delete([StorageValue])
+        /// The keys of a bulk write (an import), runs of consecutive integers held as one.
+        case upsertList(KeyList)
     }
 
     let collection: String
@@ -51,6 +53,9 @@ struct ChangeLog {
         {
             return CollectionChange(collection: collection, upserted: keys, deleted: [])
         }
+        if operations.count == 1, case .upsertList(let list) = operations[0], list.isStrictlyIncreasingRuns {
+            return CollectionChange(collection: collection, upserted: list.values, deleted: [])
+        }
         var order: [StorageValue] = []
         // Keys compare as SQLite compares them (text byte-wise, numbers as numbers).
         var lastIsDelete: [StorageKey: Bool] = [:]
@@ -59,6 +64,7 @@ struct ChangeLog {
             switch operation {
             case .upsert(let upserted): (keys, isDelete) = (upserted, false)
             case .delete(let deleted): (keys, isDelete) = (deleted, true)
+            case .upsertList(let list): (keys, isDelete) = (list.values, false)
             }
             for key in keys {
                 if lastIsDelete.updateValue(isDelete, forKey: StorageKey(key)) == nil { order.append(key) }
@@ -69,6 +75,73 @@ struct ChangeLog {
             upserted: order.filter { lastIsDelete[StorageKey($0)] == false },
             deleted: order.filter { lastIsDelete[StorageKey($0)] == true }
         )
+    }
+}
+
+/// The keys a bulk write stored, in order, kept small: a run of consecutive integer keys (an
+/// import of sequential ids, or keys the store assigns) is one element, not one value a record,
+/// so an import of millions of records holds its change record in a few bytes. The keys are
+/// made into values only when someone observes the collection (`ChangeLog.change()`).
+struct KeyList {
+    private enum Segment {
+        /// `count` keys from `start`, each one more than the one before.
+        case run(start: Int64, count: Int64)
+        case value(StorageValue)
+    }
+
+    private var segments: [Segment] = []
+    /// How many keys were appended.
+    private(set) var count = 0
+
+    /// Appends `key`, extending the last run when it is the next integer.
+    mutating func append(_ key: StorageValue) {
+        count += 1
+        if case .integer(let number) = key, let last = segments.last {
+            switch last {
+            case .run(let start, let length):
+                let (next, overflow) = start.addingReportingOverflow(length)
+                if !overflow, next == number {
+                    segments[segments.count - 1] = .run(start: start, count: length + 1)
+                    return
+                }
+            case .value(.integer(let previous)):
+                let (next, overflow) = previous.addingReportingOverflow(1)
+                if !overflow, next == number {
+                    segments[segments.count - 1] = .run(start: previous, count: 2)
+                    return
+                }
+            default:
+                break
+            }
+        }
+        segments.append(.value(key))
+    }
+
+    /// Whether the keys are one run or runs each above the one before with no other value: then
+    /// no key repeats, so `ChangeLog.change()` needs no bookkeeping.
+    var isStrictlyIncreasingRuns: Bool {
+        var end: Int64?
+        for segment in segments {
+            guard case .run(let start, let length) = segment else { return false }
+            if let end, start <= end { return false }
+            end = start + (length - 1)
+        }
+        return true
+    }
+
+    /// The keys, in order.
+    var values: [StorageValue] {
+        var result: [StorageValue] = []
+        result.reserveCapacity(count)
+        for segment in segments {
+            switch segment {
+            case .run(let start, let length):
+                for offset in 0..<length { result.append(.integer(start + offset)) }
+            case .value(let value):
+                result.append(value)
+            }
+        }
+        return result
     }
 }
 

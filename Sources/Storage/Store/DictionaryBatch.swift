@@ -139,7 +139,7 @@ extension Session {
         primaryKey: String?,
         earlier: ((Int) -> [StorageValue])? = nil,
         next: () throws -> (row: Int, record: [StorageValue])?
-    ) throws -> [StorageValue] {
+    ) throws -> KeyList {
         let collection = batch.collection
         let stored = try storedSchema(collection)
         var (columns, slots) = batch.layout
@@ -181,8 +181,9 @@ extension Session {
         // Rows seen per key, for a natural key only: two rows of one batch under one key must
         // agree, or the file has an error the last row would silently hide.
         var firstRow: [StorageValue: (row: Int, digest: Int)]? = primaryKey == nil ? nil : [:]
-        var keys: [StorageValue] = []
-        keys.reserveCapacity(batch.count)
+        // The change record: sequential keys (ids, or keys the store assigns) take a few bytes
+        // however many records a file has.
+        var keys = KeyList()
         func arranged(_ values: [StorageValue]) -> [StorageValue] {
             slots.map { $0 >= 0 && $0 < values.count ? values[$0] : .null }
         }
@@ -226,7 +227,7 @@ extension Session {
                 throw error.at("row \(rowIndex)", in: collection)
             }
         }
-        noteChange(.upsert(keys), in: collection)
+        noteChange(.upsertList(keys), in: collection)
         return keys
     }
 }

@@ -70,8 +70,7 @@ extension Session {
         var record = CSVRecord()
         guard try reader.next(into: &record) else { return 0 }  // the header, read in the first pass
         var values = Array(repeating: StorageValue.null, count: columns.count)
-        var keys: [StorageValue] = []
-        keys.reserveCapacity(plan.recordCount)
+        var keys = KeyList()  // sequential keys take a few bytes however long the file
         // For a natural key only: the line and a digest of the content of each key's first
         // record, so that two records of one file under one key must agree (as with JSON), or the
         // file has an error the last record would silently hide. Auto keys need nothing.
@@ -130,7 +129,7 @@ extension Session {
                 )
             }
         }
-        noteChange(.upsert(keys), in: collection)
+        noteChange(.upsertList(keys), in: collection)
         return keys.count
     }
 }

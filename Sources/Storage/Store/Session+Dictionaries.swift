@@ -34,7 +34,7 @@ extension Session {
                 defer { next += 1 }
                 return (next, records[next])
             }
-        )
+        ).values
     }
 
     /// A dictionary value as a stored value and the column type it implies (nil for null).
