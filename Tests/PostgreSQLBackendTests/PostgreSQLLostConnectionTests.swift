@@ -95,9 +95,16 @@ import Glibc
     /// host is tried, as libpq's own blocking connect does, and the store opens and writes there.
     /// The time limit only stops a hang: each connection of the store passes the silent hosts
     /// (4 s). Alone the test takes about 10 s; once, in a full parallel run at load average about
-    /// 10 (2026-12-02), it ran 206 s, not understood yet. The store opens no change listener, one
-    /// connection fewer through the silent hosts.
-    @Test(.timeLimit(.minutes(5))) func aHostThatNeverAnswersIsPassedOverForTheNext() throws {
+    /// 10 (2026-12-02), it ran 206 s, and under ThreadSanitizer over 300 s: with every timeout a
+    /// wall-clock one, a loaded server that takes longer than the connect timeout to answer is
+    /// passed over too (the likely cause, not yet shown). The store opens no change listener, one
+    /// connection fewer through the silent hosts. Not run under ThreadSanitizer: it checks the
+    /// order hosts are tried in, which has no thread to race.
+    @Test(
+        .timeLimit(.minutes(5)),
+        .disabled(if: Sanitizers.thread, "wall-clock connect timeouts; runs in the plain suite")
+    )
+    func aHostThatNeverAnswersIsPassedOverForTheNext() throws {
         guard let directory = try PostgreSQLTestServer.privateClusterDirectory() else { return }
         let port = try String(contentsOfFile: directory + "/port", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
