@@ -289,8 +289,14 @@ import Glibc
     @Test func anIdleConnectionWhoseServerProcessWasKilledIsNotHandedOut() throws {
         try Self.withPrivateCluster { url, raw in
             let name = Self.applicationName("idle")
+            // `reconnectTimeout`: the server may still be recovering when the next save runs (a
+            // connection made just after the kill can be one the server then resets; CI saw
+            // 57P03, "in recovery mode"), which a store waits out as it waits out a failover.
             let store = try ObjectStore(
-                backend: .postgreSQL(url: Self.url(url, applicationName: name), configuration: .init(schema: "idle"))
+                backend: .postgreSQL(
+                    url: Self.url(url, applicationName: name),
+                    configuration: .init(schema: "idle", reconnectTimeout: .seconds(60))
+                )
             )
             defer { try? store.close() }
             // The first save makes the collection (a transaction); the second is one statement.
