@@ -49,8 +49,26 @@ extension StorageTool {
             where: predicate,
             groupBy: groups.map { groupColumn($0, in: schema) }
         )
-        let output = try OutputFile(parsed.options["output"])
-        var writer = RecordWriter(format: format, columns: groups + aggregates.map(\.name))
+        try writeRecords(rows, columns: groups + aggregates.map(\.name), format: format, to: parsed.options["output"])
+        writeError("\(ProgressLine.counted(rows.count, "group")) of \(schema.name) in \(named(location))\n")
+    }
+
+    /// Writes `rows` as `format` to the file `path` (standard output when nil), all or nothing:
+    /// the output of `aggregate` and `search`.
+    /// - Parameters:
+    ///   - rows: the records.
+    ///   - columns: the columns written, in order.
+    ///   - format: JSON, NDJSON or CSV.
+    ///   - path: the `--output` file, or nil.
+    /// - Throws: what writing the file throws; a partial file is removed.
+    static func writeRecords(
+        _ rows: [[String: StorageValue]],
+        columns: [String],
+        format: RecordFormat,
+        to path: String?
+    ) throws {
+        let output = try OutputFile(path)
+        var writer = RecordWriter(format: format, columns: columns)
         do {
             var text = writer.header()
             for row in rows { text += writer.record(row) }
@@ -61,7 +79,6 @@ extension StorageTool {
             output.discard()
             throw error
         }
-        writeError("\(ProgressLine.counted(rows.count, "group")) of \(schema.name) in \(named(location))\n")
     }
 
     /// The column `name` names in `schema`: the column of that name (ignoring ASCII case), or else,

@@ -30,18 +30,7 @@ extension StorageTool {
             throw StorageError(.unknownCollection, "no collection '\(collection)'", collection: collection)
         }
         let rows = try store.search(in: schema.name, matching: positionals[2], where: predicate, limit: limit)
-        let output = try OutputFile(parsed.options["output"])
-        var writer = RecordWriter(format: format, columns: schema.columns.map(\.name))
-        do {
-            var text = writer.header()
-            for row in rows { text += writer.record(row) }
-            text += writer.footer()
-            try output.write(text)
-            try output.commit()
-        } catch {
-            output.discard()
-            throw error
-        }
+        try writeRecords(rows, columns: schema.columns.map(\.name), format: format, to: parsed.options["output"])
         writeError("\(ProgressLine.counted(rows.count, "record")) of \(schema.name) in \(named(location))\n")
     }
 }
