@@ -262,6 +262,52 @@ extension ConformanceSuite {
             try store.save(SearchFilm(id: 1000, title: "Zebra", year: 2020, genre: nil))
             #expect(try store.search(SearchFilm.self, matching: "zebra").map(\.id) == [1000])
         },
+        check("search: a copy of some collections, a merge or a replace leaves the destination's index right") {
+            fixture,
+            directory in
+            let store = try filmStore(fixture, directory)
+            try store.save(contentsOf: Member.all)
+            // A merge of one collection over this engine's indexed films, from another engine:
+            // two films retitled, one new.
+            let source = try BackendFixture.inMemory.openStore(in: directory.appendingPathComponent("source"))
+            var films = SearchFilm.all
+            var changed = [
+                films[0], films[1], SearchFilm(id: 5000, title: "Zebra Moon Rising", year: 2001, genre: nil),
+            ]
+            changed[0].title = "Zebra Crossing"
+            changed[1].title = "Quiet Zebra Evening"
+            try source.save(contentsOf: changed)
+            try source.copy(to: store, collections: ["films"], mode: .merge, verifying: false)
+            films[0] = changed[0]
+            films[1] = changed[1]
+            films.append(changed[2])
+            #expect(try store.search(SearchFilm.self, matching: "hope").isEmpty)
+            #expect(try store.search(SearchFilm.self, matching: "empire").isEmpty)
+            #expect(Set(try store.search(SearchFilm.self, matching: "zebra").map(\.id)) == [1, 2, 5000])
+            try expectReferenceRanking(store, films)
+            // One collection into an empty store of another engine: indexed there too, and
+            // verified with the store's other collections left out.
+            let copy = try BackendFixture.inMemory.openStore(in: directory.appendingPathComponent("copy"))
+            let report = try store.copy(to: copy, collections: ["films"])
+            #expect(report.collections.map(\.name) == ["films"])
+            try expectReferenceRanking(copy, films)
+            // A whole copy verifies, whichever form each engine keeps its index in.
+            let whole = try BackendFixture.inMemory.openStore(in: directory.appendingPathComponent("whole"))
+            try store.copy(to: whole)
+            try store.verify(against: whole)
+            try expectReferenceRanking(whole, films)
+            // A replace from a source without the index takes the destination's index away.
+            let plain = try BackendFixture.inMemory.openStore(in: directory.appendingPathComponent("plain"))
+            #expect(
+                try plain.insert(dictionaries: [["id": 1, "title": "Zebra", "year": 1, "genre": "x"]], into: "films")
+                    == 1
+            )
+            try plain.copy(to: store, collections: ["films"], mode: .replace)
+            expectError(.invalidQuery) { _ = try store.search(in: "films", matching: "zebra") }
+            // And a replace from an indexed source brings the source's index alone.
+            try source.copy(to: store, collections: ["films"], mode: .replace)
+            try expectReferenceRanking(store, changed)
+        },
         check("search: a type declaring the index over records stored without one indexes them all at its first save") {
             fixture,
             directory in

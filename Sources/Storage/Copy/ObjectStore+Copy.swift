@@ -12,7 +12,11 @@ extension ObjectStore {
     /// Copied exactly: each collection's schema (columns, types, primary key), its indexes and
     /// unique constraints, every record with its values as stored (storage classes,
     /// infinities, blobs, JSON text), auto-assigned keys (the destination's next auto key is past
-    /// every key the source ever assigned, those of deleted records too), and the store's own collections such as `_settings`.
+    /// every key the source ever assigned, those of deleted records too), the store's own collections
+    /// such as `_settings`, and full-text indexes: a copied collection that the source indexes
+    /// is indexed over the same fields at the destination, which builds its index from the records
+    /// it then holds (the search collections are derived data, never copied as records), so a
+    /// copy of some collections or a merge leaves no stale entry.
     ///
     /// Records are read in batches of at most `batchSize` (fewer when they are large), each batch
     /// in a read transaction of its own in primary-key order, and written in one destination
@@ -88,7 +92,8 @@ extension ObjectStore {
     }
 
     /// Checks that this store and `other` hold the same collections with the same records: for
-    /// each collection (reserved ones such as `_settings` included), the record counts and an
+    /// each collection (reserved ones such as `_settings` included, the search collections, which
+    /// are derived from the records, left out), the record counts and an
     /// order-independent digest of the canonical records, computed on both sides. A record's
     /// canonical form is its non-null values by column name (compared ignoring ASCII case), each
     /// with its storage class, so that the same data under two engines verifies.
@@ -113,9 +118,10 @@ extension ObjectStore {
         if let collections {
             names = collections
         } else {
-            names = try withReadSession { try $0.reader.collectionNames() }
+            let compared = { (name: String) in !SearchIndexKeys.isIndexCollection(name) }
+            names = try withReadSession { try $0.reader.collectionNames() }.filter(compared)
             let mine = Set(names.map(Identifier.folded))
-            let theirs = try other.withReadSession { try $0.reader.collectionNames() }
+            let theirs = try other.withReadSession { try $0.reader.collectionNames() }.filter(compared)
             for name in theirs where !mine.contains(Identifier.folded(name)) {
                 throw StorageError(
                     .verificationFailed,
@@ -141,7 +147,9 @@ extension ObjectStore {
     /// The source schemas (with their record counts) of the collections to copy.
     private func copyPlan(_ requested: [String]?) throws -> [(schema: CollectionSchema, count: Int)] {
         try withReadSession { session in
-            let stored = try session.reader.collectionNames()
+            // The search collections are derived from the records: each copied collection's
+            // index is built again at the destination, in the destination's own form.
+            let stored = try session.reader.collectionNames().filter { !SearchIndexKeys.isIndexCollection($0) }
             let names: [String]
             if let requested {
                 var byFolded: [String: String] = [:]
@@ -178,7 +186,8 @@ extension ObjectStore {
         batchSize: Int,
         didCopy: (Int) -> Void
     ) throws -> (Int, CollectionDigest) {
-        try destination.withWriteSession { try $0.prepareCopy(of: schema, mode: mode) }
+        let fullText = try withReadSession { try $0.searchEntry(schema.name)?.fields }
+        try destination.withWriteSession { try $0.prepareCopy(of: schema, mode: mode, fullText: fullText) }
         let columns = schema.columns.map(\.name)
         let keyIndex = schema.columnIndex(named: schema.primaryKey)!
         let (folded, canonical) = CollectionDigest.canonicalColumns(of: schema)

@@ -5,12 +5,23 @@ extension Session {
     /// batch of large blobs stays small.
     static let copyBatchBytes = 8 << 20
 
-    /// Makes the destination collection ready for a copy of `schema` under `mode`.
-    func prepareCopy(of schema: CollectionSchema, mode: StoreCopyMode) throws {
+    /// Makes the destination collection ready for a copy of `schema` under `mode`, with the
+    /// full-text index `fullText` (the fields the source indexes) when there is one: the
+    /// destination builds it from the records it holds and then indexes every copied record.
+    func prepareCopy(of schema: CollectionSchema, mode: StoreCopyMode, fullText: [String]?) throws {
+        try prepareCollection(for: schema, mode: mode)
+        if let fields = fullText, try searchEntry(schema.name)?.fields != fields {
+            try rebuildSearchIndex(of: schema.name, fields: fields)
+        }
+    }
+
+    private func prepareCollection(for schema: CollectionSchema, mode: StoreCopyMode) throws {
         let writer = try requireWriter()
         if let existing = try reader.schema(of: schema.name) {
             if mode == .replace {
                 let keys = try writer.deleteAll(from: existing.name, where: nil)
+                // The collection is the source's now, with the source's index or none.
+                try dropSearchIndex(of: existing.name)
                 try writer.dropCollection(existing.name)
                 if !keys.isEmpty { noteChange(.delete(keys), in: existing.name) }
                 _ = try prepare(schema)
@@ -75,9 +86,10 @@ extension Session {
         return records
     }
 
-    /// Writes copied records as they are (inserting, or replacing the record with the same key).
+    /// Writes copied records as they are (inserting, or replacing the record with the same key),
+    /// keeping the destination's full-text index of the collection in step.
     func writeCopied(_ batch: [[StorageValue]], into collection: String, columns: [String], keyIndex: Int) throws {
-        let writer = try requireWriter().makeWriter(for: collection, columns: columns)
+        let writer = try makeRecordWriter(for: collection, columns: columns)
         var keys: [StorageValue] = []
         keys.reserveCapacity(batch.count)
         for record in batch {

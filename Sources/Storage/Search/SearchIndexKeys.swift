@@ -48,6 +48,13 @@ package enum SearchIndexKeys {
         primaryKey: "id"
     )
 
+    /// Whether `collection` is one of the store's search collections, which hold what is derived
+    /// from the records: copies rebuild them at the destination and verification leaves them out.
+    static func isIndexCollection(_ collection: String) -> Bool {
+        let folded = Identifier.folded(collection)
+        return folded == indexes || folded == documents || folded == postings
+    }
+
     /// A primary key as text, reversibly: `i` and the digits, `r` and the bits in hexadecimal,
     /// `t` and the text, `b` and the bytes in hexadecimal.
     package static func document(_ key: StorageValue) -> String {
