@@ -14,7 +14,7 @@ package enum StorageTool {
 
         commands:
           info STORE                     engine, path, size on disk, collections with record counts
-          schema STORE [COLLECTION]      columns, types, key, indexes and references
+          schema STORE [COLLECTION]      columns, types, key, indexes, full-text index, references
           export STORE COLLECTION        records as JSON, NDJSON or CSV
           import STORE COLLECTION FILE   records from a JSON array, NDJSON or CSV file
           update STORE COLLECTION        set columns of the records a --where matches
@@ -180,7 +180,11 @@ package enum StorageTool {
             schemas = try store.collectionNames().compactMap { try store.schema(of: $0) }
         }
         var references: [String: [Reference]] = [:]
-        for schema in schemas { references[schema.name] = try store.references(of: schema.name) }
+        var searched: [String: [String]] = [:]
+        for schema in schemas {
+            references[schema.name] = try store.references(of: schema.name)
+            searched[schema.name] = try store.fullTextIndex(of: schema.name)?.columns
+        }
         if parsed.flags.contains("json") {
             try writeJSON(
                 schemas.map { schema in
@@ -193,6 +197,7 @@ package enum StorageTool {
                         "references": (references[schema.name] ?? []).map {
                             ["column": $0.column, "collection": $0.targetCollection, "onDelete": $0.onDelete.rawValue]
                         },
+                        "fullText": searched[schema.name] as Any? ?? NSNull(),
                     ] as [String: Any]
                 }
             )
@@ -211,6 +216,9 @@ package enum StorageTool {
                 text +=
                     "  " + (index.isUnique ? "unique index" : "index") + " ("
                     + index.columns.joined(separator: ", ") + ")\n"
+            }
+            if let fields = searched[schema.name] {
+                text += "  full-text index (" + fields.joined(separator: ", ") + ")\n"
             }
             for reference in references[schema.name] ?? [] {
                 text +=

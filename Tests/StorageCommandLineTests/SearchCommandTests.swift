@@ -54,6 +54,17 @@ struct SearchCommandTests {
             #expect(malformed.stderr.contains("at position 6"), "\(malformed.stderr)")
             let missing = try StorageProcess.run(["search", url, "films"], in: directory)
             #expect(missing.status == 2)
+
+            // `storage schema` shows the index, in text and in JSON.
+            let schema = try StorageProcess.run(["schema", url, "films"], in: directory)
+            #expect(schema.stdout.contains("  full-text index (title, genre)\n"), "\(schema.stdout)")
+            let json = try StorageProcess.run(["schema", url, "--json"], in: directory)
+            let collections = try #require(try json.json() as? [[String: Any]])
+            #expect(
+                collections.first { $0["collection"] as? String == "films" }?["fullText"] as? [String] == [
+                    "title", "genre",
+                ]
+            )
         }
     }
 }
