@@ -289,6 +289,13 @@ final class LMDBRow: StorageRow {
         )
     }
 
+    func withText<Result>(at index: Int, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result? {
+        guard var offset = payload(at: index, tag: LMDBRecordCoding.textTag) else { return nil }
+        let record = self.record.pointee
+        guard let length = LMDBRecordCoding.readVarint(record, &offset) else { return nil }
+        return try body(UnsafeRawBufferPointer(rebasing: record[offset..<offset + Int(length)]))
+    }
+
     func integer(at index: Int) -> Int64? {
         guard var offset = payload(at: index, tag: LMDBRecordCoding.integerTag),
             let raw = LMDBRecordCoding.readVarint(record.pointee, &offset)

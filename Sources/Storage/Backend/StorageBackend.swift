@@ -486,6 +486,16 @@ public protocol StorageRow {
     /// - Parameter index: a position in the request's `columns`.
     /// - Returns: the bytes, or `nil` when `value(at: index)` is not `.blob`.
     func blob(at index: Int) -> Data?
+
+    /// Calls `body` with the UTF-8 bytes of the text of the column at `index`, without making a
+    /// `String`: the store groups aggregates by them. The bytes are valid only during the call.
+    /// - Parameters:
+    ///   - index: a position in the request's `columns`.
+    ///   - body: called with the text's bytes as stored: those of the `String` `text(at: index)`
+    ///     answers, unless they are not valid UTF-8 (which that `String` repairs).
+    /// - Returns: what `body` returns, or `nil` (without calling it) when the value is not text.
+    /// - Throws: what `body` throws.
+    func withText<Result>(at index: Int, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result?
 }
 
 extension StorageRow {
@@ -519,6 +529,20 @@ extension StorageRow {
     public func blob(at index: Int) -> Data? {
         guard case .blob(let data) = value(at: index) else { return nil }
         return data
+    }
+
+    /// Reads through `text(at:)`.
+    /// - Parameters:
+    ///   - index: a position in the request's `columns`.
+    ///   - body: called with the text's UTF-8 bytes.
+    /// - Returns: what `body` returns, or `nil` when the value is not `.text`.
+    /// - Throws: what `body` throws.
+    public func withText<Result>(
+        at index: Int,
+        _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) rethrows -> Result? {
+        guard var text = text(at: index) else { return nil }
+        return try text.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
     }
 }
 

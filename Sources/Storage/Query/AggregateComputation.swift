@@ -61,7 +61,9 @@ struct AggregateComputation {
     private var groupBySingle: [GroupKey: Int] = [:]
     /// The groups of a single group column whose value is text, found by their bytes
     /// (`TextGroups`) before `groupBySingle`, which holds them too.
-    private var textGroups: TextGroups? = TextGroups()
+    private var textGroups = TextGroups()
+    /// Whether `textGroups` is in use: off after an insert probed too far.
+    private var usesTextGroups = true
     private var groupByMany: [[GroupKey]: Int] = [:]
     private var groupValues: [[StorageValue]] = []
     /// Every group's cells, one run of `aggregates.count` per group.
@@ -111,10 +113,18 @@ struct AggregateComputation {
         case 0:
             return 0
         case 1:
+            // A text group found by the bytes the row holds, without making a `String`: the
+            // hot path of a grouped scan (a `String` is made for a new group only).
+            if usesTextGroups, groupKeys.isEmpty, types[groupPositions[0]] == .text,
+                let found = row.withText(at: groupPositions[0], { textGroups.group(ofBytes: $0) }),
+                let group = found
+            {
+                return group
+            }
             let value = groupValue(row, 0)
-            if case .text(let text) = value, textGroups != nil {
-                if let group = textGroups!.group(of: text) { return group }
-                if !textGroups!.insert(text, group: groupValues.count) { textGroups = nil }
+            if case .text(let text) = value, usesTextGroups {
+                if let group = textGroups.group(of: text) { return group }
+                if !textGroups.insert(text, group: groupValues.count) { usesTextGroups = false }
             } else if let group = groupBySingle[GroupKey(value: value)] {
                 return group
             }
@@ -240,41 +250,46 @@ struct TextGroups {
     private static let maximumProbe = 64
     /// For each slot, its group's index plus one; 0 for an empty slot.
     private var slots: [Int] = Array(repeating: 0, count: 64)
-    /// Each group's text, by the group's index (`nil` for groups of other values).
-    private var texts: [String?] = []
+    /// The UTF-8 bytes of every inserted text, one after the other.
+    private var bytes: [UInt8] = []
+    /// Where each group's text is in `bytes`, by the group's index (`count` -1 for groups of
+    /// other values).
+    private var texts: [(start: Int, count: Int)] = []
     private var count = 0
     private let seed = UInt64.random(in: 0...UInt64.max)
 
-    private func hash(_ text: String) -> UInt64 {
+    private func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ seed
-        var copy = text
-        copy.withUTF8 { bytes in
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        }
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
         hash ^= hash >> 33
         hash = hash &* 0xff51_afd7_ed55_8ccd
         return hash ^ (hash >> 33)
     }
 
-    private static func same(_ a: String, _ b: String) -> Bool {
-        var (a, b) = (a, b)
-        return a.withUTF8 { left in
-            b.withUTF8 { right in
-                left.count == right.count
-                    && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
-            }
-        }
-    }
-
     /// The group whose text has `text`'s bytes, if one was inserted.
     func group(of text: String) -> Int? {
+        var text = text
+        return text.withUTF8 { group(ofBytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The group whose text has exactly these UTF-8 bytes, if one was inserted. Bytes that are
+    /// not valid UTF-8 equal no inserted text (each is a `String`'s bytes), so they miss here and
+    /// are grouped by the `String` they decode to.
+    func group(ofBytes text: UnsafeRawBufferPointer) -> Int? {
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash(text)) & mask
-        while true {
-            let entry = slots[slot]
-            if entry == 0 { return nil }
-            if let other = texts[entry - 1], Self.same(other, text) { return entry - 1 }
-            slot = (slot + 1) & mask
+        return bytes.withUnsafeBytes { stored in
+            while true {
+                let entry = slots[slot]
+                if entry == 0 { return nil }
+                let (start, count) = texts[entry - 1]
+                if count == text.count
+                    && (count == 0 || memcmp(stored.baseAddress! + start, text.baseAddress!, count) == 0)
+                {
+                    return entry - 1
+                }
+                slot = (slot + 1) & mask
+            }
         }
     }
 
@@ -282,10 +297,18 @@ struct TextGroups {
     /// - Returns: `false` when the insert probed too far: the table is then not to be used.
     mutating func insert(_ text: String, group: Int) -> Bool {
         if (count + 1) * 2 > slots.count { grow() }
-        if texts.count <= group { texts.append(contentsOf: repeatElement(nil, count: group + 1 - texts.count)) }
-        texts[group] = text
+        if texts.count <= group {
+            texts.append(contentsOf: repeatElement((start: 0, count: -1), count: group + 1 - texts.count))
+        }
+        texts[group] = (start: bytes.count, count: text.utf8.count)
+        bytes.append(contentsOf: text.utf8)
         count += 1
-        return place(group, hash(text))
+        return place(group, hashOfGroup(group))
+    }
+
+    private func hashOfGroup(_ group: Int) -> UInt64 {
+        let (start, count) = texts[group]
+        return bytes.withUnsafeBytes { hash(UnsafeRawBufferPointer(rebasing: $0[start..<start + count])) }
     }
 
     private mutating func place(_ group: Int, _ hash: UInt64) -> Bool {
@@ -304,7 +327,7 @@ struct TextGroups {
         let old = slots
         slots = Array(repeating: 0, count: old.count * 2)
         for entry in old where entry != 0 {
-            _ = place(entry - 1, hash(texts[entry - 1]!))
+            _ = place(entry - 1, hashOfGroup(entry - 1))
         }
     }
 }
