@@ -29,32 +29,10 @@
 # replaced within seconds rather than the default's half minute or more.
 set -euo pipefail
 
-bindir="${POSTGRES_BINDIR:-}"
-if [ -z "$bindir" ]; then
-    bindir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)"
-fi
+script_name=pg-auto-failover.sh
+# shellcheck source=scripts/postgres-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/postgres-lib.sh"
 program="${PG_AUTOCTL:-$(command -v pg_autoctl || echo /usr/bin/pg_autoctl)}"
-
-as_owner() {
-    if [ "$(id -u)" -eq 0 ]; then
-        runuser -u postgres -- "$@"
-    else
-        "$@"
-    fi
-}
-
-free_port() {
-    local port
-    for _ in $(seq 1 50); do
-        port=$((20000 + RANDOM % 40000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            echo "$port"
-            return
-        fi
-    done
-    echo "pg-auto-failover.sh: no free port found" >&2
-    exit 1
-}
 
 # pg_autoctl stops its services with signals, and keeps the signal mask it was started with: a
 # caller that blocks signals (a test runner's thread, whose mask posix_spawn passes on) would

@@ -12,28 +12,11 @@
 # server does. It trusts every connection, as the cluster does: it is for tests, not for data.
 set -euo pipefail
 
+script_name=pgbouncer.sh
+# shellcheck source=scripts/postgres-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/postgres-lib.sh"
+
 program="${PGBOUNCER:-$(command -v pgbouncer || echo /usr/sbin/pgbouncer)}"
-
-as_owner() {
-    if [ "$(id -u)" -eq 0 ]; then
-        runuser -u postgres -- "$@"
-    else
-        "$@"
-    fi
-}
-
-free_port() {
-    local port
-    for _ in $(seq 1 50); do
-        port=$((20000 + RANDOM % 40000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            echo "$port"
-            return
-        fi
-    done
-    echo "pgbouncer.sh: no free port found" >&2
-    exit 1
-}
 
 command="${1:-}"
 case "$command" in

@@ -21,35 +21,13 @@
 # as, the `postgres` user. The cluster trusts local connections: it is for tests, not for data.
 set -euo pipefail
 
-bindir="${POSTGRES_BINDIR:-}"
-if [ -z "$bindir" ]; then
-    bindir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)"
-fi
+script_name=postgres.sh
+# shellcheck source=scripts/postgres-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/postgres-lib.sh"
 if [ -z "$bindir" ] || [ ! -x "$bindir/initdb" ]; then
     echo "postgres.sh: PostgreSQL's server programs were not found (run scripts/setup.sh)" >&2
     exit 1
 fi
-
-as_owner() {
-    if [ "$(id -u)" -eq 0 ]; then
-        runuser -u postgres -- "$@"
-    else
-        "$@"
-    fi
-}
-
-free_port() {
-    local port
-    for _ in $(seq 1 50); do
-        port=$((20000 + RANDOM % 40000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            echo "$port"
-            return
-        fi
-    done
-    echo "postgres.sh: no free port found" >&2
-    exit 1
-}
 
 prepare_dir() {
     # The server's Unix socket is DIR/.s.PGSQL.PORT, and a socket's path may be 107 bytes at most
