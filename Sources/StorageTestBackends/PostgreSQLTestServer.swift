@@ -108,8 +108,24 @@ package enum PostgreSQLTestServer {
                 strdup($0)
             } + [nil]
         defer { for argument in argv { free(argument) } }
+        // The child starts with no signal blocked and every signal's default action, whatever the
+        // calling thread's mask: a test runner's thread may block signals, and the servers and
+        // pg_autoctl the scripts start would keep that mask (pg_autoctl then never sees the
+        // signals it stops its services with).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var all = sigset_t()
+        sigfillset(&all)
+        sigdelset(&all, SIGKILL)
+        sigdelset(&all, SIGSTOP)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, "/bin/bash", &actions, &attributes, argv, environ)
         guard spawned == 0 else {
             throw StorageError(.unavailable, "cannot run scripts/postgres.sh: error \(spawned)")
         }

@@ -70,6 +70,29 @@ import Darwin
     /// Clusters are made where their socket path fits: in a temporary directory as short as
     /// Linux's (or CI's private one), and in /tmp when it is as long as macOS's, where the
     /// server's socket would not fit and `scripts/postgres.sh` refuses the folder.
+    /// The scripts start servers and pg_autoctl, which keep the signal mask they start with:
+    /// `run` gives its child none blocked, whatever the calling thread blocks.
+    @Test func aScriptRunsWithNoSignalBlockedWhateverTheCallerBlocks() throws {
+        try TemporaryDirectory.with("signal-mask") { directory in
+            let script = directory.appendingPathComponent("mask.sh").path
+            try "#!/bin/bash\nexec grep '^SigBlk:' /proc/self/status\n".write(
+                toFile: script,
+                atomically: true,
+                encoding: .utf8
+            )
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+            var blocked = sigset_t()
+            sigemptyset(&blocked)
+            sigaddset(&blocked, SIGTERM)
+            sigaddset(&blocked, SIGINT)
+            var previous = sigset_t()
+            pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+            defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+            let printed = try PostgreSQLTestServer.run([], script: script)
+            #expect(printed.trimmingCharacters(in: .whitespacesAndNewlines) == "SigBlk:\t0000000000000000")
+        }
+    }
+
     @Test func clustersAreMadeWhereTheServersSocketPathFits() {
         for short in ["/tmp", "/tmp/storage-tmp.Ab3dE9"] {
             let parent = PostgreSQLTestServer.clusterParent(temporary: URL(fileURLWithPath: short, isDirectory: true))
