@@ -35,6 +35,11 @@ final class PostgreSQLRecordWriter: RecordWriter {
     /// and allocates nothing for it.
     private var firstKey: StorageValue?
     private var bufferedKeys: Set<StorageValue> = []
+    /// The largest buffered key while the buffered keys are integers in strictly ascending
+    /// order (a bulk load in key order); those after the first are then in `ascendingKeys`, not
+    /// hashed into `bufferedKeys`, as a key above all of them cannot be one of them.
+    private var ascendingLast: Int64?
+    private var ascendingKeys: [Int64] = []
     /// Whether the next batch is tried straight into the table first.
     private var copiesDirectly = true
     /// Auto-assigned keys taken from the sequence and not used yet.
@@ -81,10 +86,25 @@ final class PostgreSQLRecordWriter: RecordWriter {
         } else if hasAutoKey, case .integer(let given) = key {
             try advanceSequence(past: given)
         }
-        if let firstKey, firstKey == key || bufferedKeys.contains(key) { try flush() }
+        if let firstKey {
+            if let last = ascendingLast, case .integer(let number) = key, number > last {
+                // Above every buffered key: not one of them.
+            } else {
+                if ascendingLast != nil {
+                    for buffered in ascendingKeys { bufferedKeys.insert(.integer(buffered)) }
+                    ascendingKeys.removeAll(keepingCapacity: true)
+                    ascendingLast = nil
+                }
+                if firstKey == key || bufferedKeys.contains(key) { try flush() }
+            }
+        }
         try appendTuple(values, key: key)
         if firstKey == nil {
             firstKey = key
+            if case .integer(let number) = key { ascendingLast = number }
+        } else if let last = ascendingLast, case .integer(let number) = key, number > last {
+            ascendingKeys.append(number)
+            ascendingLast = number
         } else {
             bufferedKeys.insert(key)
         }
@@ -330,6 +350,8 @@ final class PostgreSQLRecordWriter: RecordWriter {
             if transaction.streamingWriter === self { transaction.streamingWriter = nil }
         }
         sentBytes = 0
+        ascendingLast = nil
+        ascendingKeys.removeAll(keepingCapacity: true)
         tuples.truncate(to: 0)
         tupleCount = 0
         firstKey = nil
