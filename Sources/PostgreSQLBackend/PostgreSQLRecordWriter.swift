@@ -120,7 +120,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
 
     /// How many bytes of records wait before a writer sends them to its open copy (starting one
     /// when none is open yet), so the server stores one chunk while the next is encoded.
-    static let streamingChunkBytes = 128 << 10
+    static let streamingChunkBytes = 64 << 10
     /// How many bytes of `tuples` the open direct copy has been sent.
     private var sentBytes = 0
     /// Whether this writer's direct copy is open on the connection (in its savepoint).
