@@ -1055,18 +1055,34 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// on the connection in between.
     /// - Throws: the server's error for the statement, `.connectionLost` when the connection broke.
     func startCopy(_ sql: String, _ context: String, collection: String?) throws {
-        try prepare()
-        try sendPendingBegin(collection: collection)
-        let start = exec(sql)
-        machine.statementSent()
-        guard let start, start.status == PGRES_COPY_IN else {
-            throw failure(start, context, collection: collection)
+        copyStarted = (events?.statementStarting(), sql)
+        do {
+            try prepare()
+            try sendPendingBegin(collection: collection)
+            let start = exec(sql)
+            machine.statementSent()
+            guard let start, start.status == PGRES_COPY_IN else {
+                throw failure(start, context, collection: collection)
+            }
+        } catch {
+            reportCopyEnded()
+            throw error
         }
         isCopying = true
         // "PGCOPY\n\377\r\n\0", no flags, no header extension.
         let header: [UInt8] =
             [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00] + [UInt8](repeating: 0, count: 8)
         copySendFailed = !send(header)
+    }
+
+    /// When the open copy started (for a slow-statement event) and its statement.
+    private var copyStarted: (at: ContinuousClock.Instant?, sql: String)?
+
+    /// Reports the end of the open copy as a statement (`StoreEventReporter`).
+    private func reportCopyEnded() {
+        guard let started = copyStarted else { return }
+        copyStarted = nil
+        events?.statementEnded(startedAt: started.at, started.sql, backend: "PostgreSQL", location: endpoint.server)
     }
 
     /// Whether sending data of the open copy failed (the server may have ended it with an error,
@@ -1088,6 +1104,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// - Throws: the server's error for the copy (`.constraintViolation` for a unique
     ///   violation), `.connectionLost` when the connection broke.
     func endCopy(_ context: String, collection: String?) throws {
+        defer { reportCopyEnded() }
         isCopying = false
         if !copySendFailed { copySendFailed = !send([0xFF, 0xFF]) }
         let sent = !copySendFailed
@@ -1110,6 +1127,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// Ends the open copy, if any, with an error, so that the server stores none of its data and
     /// the transaction can roll back; the connection is marked broken when that fails.
     func abortCopy() {
+        defer { reportCopyEnded() }
         guard isCopying else { return }
         isCopying = false
         copySendFailed = false
