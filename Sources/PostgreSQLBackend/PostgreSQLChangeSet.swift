@@ -2,7 +2,9 @@ import Foundation
 import Storage
 
 /// The keys one write transaction upserted and deleted, per collection, in the order of its
-/// operations (a later operation on a key wins).
+/// operations (a later operation on a key wins). Integer keys upserted in strictly ascending
+/// order (a bulk load in key order) are recorded without hashing any, until one breaks the order
+/// or a delete comes (`Keys.ascending`).
 ///
 /// A collection's keys are one array in first-touched order and one dictionary of whether each
 /// was last deleted, in an array of collections: recording a key costs one hash of the key (a
