@@ -419,6 +419,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
 
     /// Rolls the transaction back; one that ran no statement is simply forgotten.
     func rollback() throws {
+        abortCopy()
         guard machine.rollback() == .send else { return }
         try execute("ROLLBACK")
         machine.ended()
@@ -618,6 +619,11 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// is out of pipeline mode, with nothing in flight).
     /// - Throws: `.connectionLost` when the connection broke meanwhile.
     private func prepare() throws {
+        if isCopying {
+            // A writer's open copy must end before anything else runs; that it did not is a bug.
+            abortCopy()
+            throw StorageError(.engine, "a statement was sent while a COPY was still open")
+        }
         while true {
             switch machine.preparation() {
             case .ready:
@@ -1039,6 +1045,97 @@ final class PostgreSQLConnection: @unchecked Sendable {
         }
         if let failed { throw failed }
         if !sent { throw failure(nil, context, collection: collection) }
+    }
+
+    /// Whether a `COPY … FROM STDIN` started by `startCopy` waits for more data or its end.
+    private(set) var isCopying = false
+
+    /// Starts `sql` (a `COPY … FROM STDIN (FORMAT binary)`) and sends the binary header: the data
+    /// follows with `sendCopyData`, the end with `endCopy` (or `abortCopy`). Nothing else may run
+    /// on the connection in between.
+    /// - Throws: the server's error for the statement, `.connectionLost` when the connection broke.
+    func startCopy(_ sql: String, _ context: String, collection: String?) throws {
+        copyStarted = (events?.statementStarting(), sql)
+        do {
+            try prepare()
+            try sendPendingBegin(collection: collection)
+            let start = exec(sql)
+            machine.statementSent()
+            guard let start, start.status == PGRES_COPY_IN else {
+                throw failure(start, context, collection: collection)
+            }
+        } catch {
+            reportCopyEnded()
+            throw error
+        }
+        isCopying = true
+        // "PGCOPY\n\377\r\n\0", no flags, no header extension.
+        let header: [UInt8] =
+            [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00] + [UInt8](repeating: 0, count: 8)
+        copySendFailed = !send(header)
+    }
+
+    /// When the open copy started (for a slow-statement event) and its statement.
+    private var copyStarted: (at: ContinuousClock.Instant?, sql: String)?
+
+    /// Reports the end of the open copy as a statement (`StoreEventReporter`).
+    private func reportCopyEnded() {
+        guard let started = copyStarted else { return }
+        copyStarted = nil
+        events?.statementEnded(startedAt: started.at, started.sql, backend: "PostgreSQL", location: endpoint.server)
+    }
+
+    /// Whether sending data of the open copy failed (the server may have ended it with an error,
+    /// which `endCopy` reads).
+    private var copySendFailed = false
+
+    /// Sends `tuples` (whole COPY binary tuples) to the open copy; the server takes them in while
+    /// the caller encodes the next ones. A failure is kept for `endCopy`, which reports it.
+    func sendCopyData(_ tuples: UnsafeRawBufferPointer) {
+        var offset = 0
+        while !copySendFailed, offset < tuples.count {
+            let end = min(tuples.count, offset + (1 << 20))
+            copySendFailed = !send(UnsafeRawBufferPointer(rebasing: tuples[offset..<end]))
+            offset = end
+        }
+    }
+
+    /// Sends the trailer of the open copy and reads its outcome.
+    /// - Throws: the server's error for the copy (`.constraintViolation` for a unique
+    ///   violation), `.connectionLost` when the connection broke.
+    func endCopy(_ context: String, collection: String?) throws {
+        defer { reportCopyEnded() }
+        isCopying = false
+        if !copySendFailed { copySendFailed = !send([0xFF, 0xFF]) }
+        let sent = !copySendFailed
+        copySendFailed = false
+        let ended = PQputCopyEnd(handle, sent ? nil : "the client could not send the data") == Self.libpqSuccess
+        var failed: StorageError?
+        while let result = nextResult() {
+            if failed == nil && result.status != PGRES_COMMAND_OK {
+                failed = failure(result, context, collection: collection)
+            }
+        }
+        // The server's own error (it ended the copy, so libpq could send no more) comes first.
+        if let failed { throw failed }
+        guard ended, sent else {
+            machine.broke()
+            throw failure(nil, context, collection: collection)
+        }
+    }
+
+    /// Ends the open copy, if any, with an error, so that the server stores none of its data and
+    /// the transaction can roll back; the connection is marked broken when that fails.
+    func abortCopy() {
+        defer { reportCopyEnded() }
+        guard isCopying else { return }
+        isCopying = false
+        copySendFailed = false
+        guard PQputCopyEnd(handle, "the client abandoned the copy") == Self.libpqSuccess else {
+            machine.broke()
+            return
+        }
+        while nextResult() != nil {}
     }
 
     /// Sends COPY data; `false` when libpq could not.

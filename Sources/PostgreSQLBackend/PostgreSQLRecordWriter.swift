@@ -4,7 +4,10 @@ import Storage
 
 /// Inserts or replaces records of one layout, in batches sent with `COPY … FROM STDIN (FORMAT
 /// binary)`: the records are encoded in COPY's binary tuple format as they come, and each batch
-/// (at most `Configuration.batchSize` records or 32 MB) is sent in one `COPY`.
+/// (at most `Configuration.batchSize` records or 32 MB) is sent in one `COPY`. A batch copied
+/// straight into the table is streamed: once `streamingChunkBytes` of it are encoded the copy
+/// starts, and each further chunk is sent as it fills, so the server stores records while the
+/// next are encoded; the batch's bytes are kept until it ends, for the staging table below.
 ///
 /// A batch is first copied straight into the table, inside a savepoint: when none of its keys is
 /// stored yet (a bulk load) that is all. When the copy hits a unique violation (a key already
@@ -32,6 +35,11 @@ final class PostgreSQLRecordWriter: RecordWriter {
     /// and allocates nothing for it.
     private var firstKey: StorageValue?
     private var bufferedKeys: Set<StorageValue> = []
+    /// The largest buffered key while the buffered keys are integers in strictly ascending
+    /// order (a bulk load in key order); those after the first are then in `ascendingKeys`, not
+    /// hashed into `bufferedKeys`, as a key above all of them cannot be one of them.
+    private var ascendingLast: Int64?
+    private var ascendingKeys: [Int64] = []
     /// Whether the next batch is tried straight into the table first.
     private var copiesDirectly = true
     /// Auto-assigned keys taken from the sequence and not used yet.
@@ -78,17 +86,63 @@ final class PostgreSQLRecordWriter: RecordWriter {
         } else if hasAutoKey, case .integer(let given) = key {
             try advanceSequence(past: given)
         }
-        if let firstKey, firstKey == key || bufferedKeys.contains(key) { try flush() }
+        if let firstKey {
+            if let last = ascendingLast, case .integer(let number) = key, number > last {
+                // Above every buffered key: not one of them.
+            } else {
+                if ascendingLast != nil {
+                    for buffered in ascendingKeys { bufferedKeys.insert(.integer(buffered)) }
+                    ascendingKeys.removeAll(keepingCapacity: true)
+                    ascendingLast = nil
+                }
+                if firstKey == key || bufferedKeys.contains(key) { try flush() }
+            }
+        }
         try appendTuple(values, key: key)
         if firstKey == nil {
             firstKey = key
+            if case .integer(let number) = key { ascendingLast = number }
+        } else if let last = ascendingLast, case .integer(let number) = key, number > last {
+            ascendingKeys.append(number)
+            ascendingLast = number
         } else {
             bufferedKeys.insert(key)
         }
         tupleCount += 1
         transaction.changes.record(collection, folded: plan.folded, key)
-        if tupleCount >= transaction.batchSize || tuples.count >= Self.maximumBatchBytes { try flush() }
+        if tupleCount >= transaction.batchSize || tuples.count >= Self.maximumBatchBytes {
+            try flush()
+        } else if tuples.count - sentBytes >= Self.streamingChunkBytes, tupleCount > 1 {
+            try streamBufferedTuples()
+        }
         return key
+    }
+
+    /// How many bytes of records wait before a writer sends them to its open copy (starting one
+    /// when none is open yet), so the server stores one chunk while the next is encoded.
+    static let streamingChunkBytes = 64 << 10
+    /// How many bytes of `tuples` the open direct copy has been sent.
+    private var sentBytes = 0
+    /// Whether this writer's direct copy is open on the connection (in its savepoint).
+    private(set) var isStreaming = false
+
+    /// Sends the tuples not sent yet to the writer's direct copy, starting it (in a savepoint)
+    /// when it is not open. Nothing happens when the batch goes through the staging table, or
+    /// when the collection assigns keys (taking keys from its sequence needs the connection).
+    private func streamBufferedTuples() throws {
+        guard !hasAutoKey, copiesDirectly else { return }
+        let connection = transaction.connection
+        if !isStreaming {
+            guard transaction.savepoints < Self.maximumSavepoints else { return }
+            try transaction.endStreaming(except: self)
+            transaction.savepoints += 1
+            try connection.execute("SAVEPOINT " + Self.savepoint, collection: collection)
+            try connection.startCopy(plan.directCopySQL, "cannot write records", collection: collection)
+            isStreaming = true
+            transaction.streamingWriter = self
+        }
+        connection.sendCopyData(UnsafeRawBufferPointer(rebasing: tuples.bytes[sentBytes...]))
+        sentBytes = tuples.count
     }
 
     /// The error for a value that `column`'s PostgreSQL type cannot hold (PostgreSQL columns hold
@@ -107,6 +161,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
     /// The next auto-assigned key, taken from the collection's sequence in growing blocks.
     private func nextKey() throws -> Int64 {
         if spareKeys.isEmpty {
+            try transaction.endStreaming(except: self)
             let count = nextAllocation
             nextAllocation = min(nextAllocation * 4, 4096)
             let result = try transaction.connection.query(
@@ -129,6 +184,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
 
     /// Moves the key sequence past an explicitly given key, so it is never assigned again.
     private func advanceSequence(past key: Int64) throws {
+        try transaction.endStreaming(except: self)
         let sequence = transaction.catalog.keySequence(of: collection)
         _ = try transaction.connection.query(
             "SELECT setval($1::text::regclass, greatest($2::int8, (SELECT last_value FROM " + sequence + ")))",
@@ -236,7 +292,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
     /// The upsert of the one buffered record, not sent, or `nil` when the writer holds no record
     /// or more than one.
     func pendingSingleUpsert() -> PostgreSQLConnection.PipelinedStatement? {
-        guard tupleCount == 1 else { return nil }
+        guard tupleCount == 1, !isStreaming else { return nil }
         return .init(
             sql: plan.upsertOneSQL,
             parameters: PostgreSQLParameters(copyTuple: tuples.bytes),
@@ -263,7 +319,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
         origin: String,
         unobserved: Bool
     ) throws -> Int? {
-        guard tupleCount == 1, let key = firstKey else { return nil }
+        guard tupleCount == 1, !isStreaming, let key = firstKey else { return nil }
         let sql: String
         let extra: PostgreSQLParameters
         if unobserved {
@@ -288,6 +344,14 @@ final class PostgreSQLRecordWriter: RecordWriter {
 
     /// Drops the buffered records (sent by other means).
     func forgetBufferedRecords() {
+        if isStreaming {
+            transaction.connection.abortCopy()
+            isStreaming = false
+            if transaction.streamingWriter === self { transaction.streamingWriter = nil }
+        }
+        sentBytes = 0
+        ascendingLast = nil
+        ascendingKeys.removeAll(keepingCapacity: true)
         tuples.truncate(to: 0)
         tupleCount = 0
         firstKey = nil
@@ -300,6 +364,26 @@ final class PostgreSQLRecordWriter: RecordWriter {
         guard tupleCount > 0 else { return }
         defer { forgetBufferedRecords() }
         let connection = transaction.connection
+        if isStreaming {
+            // The direct copy is open: the rest of the batch, then its end.
+            isStreaming = false
+            transaction.streamingWriter = nil
+            connection.sendCopyData(UnsafeRawBufferPointer(rebasing: tuples.bytes[sentBytes...]))
+            do {
+                try connection.endCopy("cannot write records", collection: collection)
+                try connection.execute("RELEASE SAVEPOINT " + Self.savepoint, collection: collection)
+                return
+            } catch PostgreSQLError.Code.uniqueViolation where !connection.isBroken {
+                try connection.execute(
+                    "ROLLBACK TO SAVEPOINT " + Self.savepoint + "; RELEASE SAVEPOINT " + Self.savepoint,
+                    collection: collection
+                )
+                copiesDirectly = false
+            }
+            try mergeThroughStaging()
+            return
+        }
+        try transaction.endStreaming(except: self)
         if let upsert = pendingSingleUpsert() {
             // One record: one upsert statement, sent with the transaction's BEGIN if it is the first.
             _ = try connection.query(upsert.sql, upsert.parameters, upsert.context, collection: collection)
@@ -321,6 +405,12 @@ final class PostgreSQLRecordWriter: RecordWriter {
                 copiesDirectly = false
             }
         }
+        try mergeThroughStaging()
+    }
+
+    /// Copies the buffered records into the staging table and merges them into the table.
+    private func mergeThroughStaging() throws {
+        let connection = transaction.connection
         try connection.execute(plan.stagingSQL, collection: collection)
         try connection.copyIn(plan.stagingCopySQL, tuples.bytes, "cannot write records", collection: collection)
         _ = try connection.query(plan.mergeSQL, PostgreSQLParameters(), "cannot write records", collection: collection)

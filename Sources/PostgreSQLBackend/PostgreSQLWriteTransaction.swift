@@ -44,6 +44,15 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
         super.init(connection: connection, catalog: catalog, schemaCache: schemaCache)
     }
 
+    /// The writer whose direct copy is open on the connection, if any (see
+    /// `PostgreSQLRecordWriter`): it ends before anything else is sent.
+    weak var streamingWriter: PostgreSQLRecordWriter?
+
+    /// Ends the open copy of a writer other than `writer` (sending that writer's batch).
+    func endStreaming(except writer: PostgreSQLRecordWriter) throws {
+        if let streaming = streamingWriter, streaming !== writer { try streaming.flush() }
+    }
+
     override func willRunStatement() throws {
         for writer in writers { try writer.flush() }
     }

@@ -282,4 +282,26 @@ import Testing
             )
         }
     }
+
+    /// Keys saved in ascending order are recorded without hashing until one breaks the order;
+    /// the change row still holds each key once, in first-touched order, a later delete winning.
+    @Test func ascendingKeysThenRepeatsAreRecordedOnce() throws {
+        try withStore("record-ascending") { store, path in
+            let raw = try RawConnection(try PostgreSQLTestServer.url())
+            try raw.execute("INSERT INTO \(Self.schema(path)).\"storage$listeners\" VALUES ('elsewhere', 0, now())")
+            try raw.execute("SELECT setval('\(Self.schema(path)).\"storage$observed\"'::regclass, 1)")
+            try store.transaction { tx in
+                try tx.save(contentsOf: (1...6).map { Item(id: Int64($0), text: "first") })
+                try tx.save(contentsOf: [4, 8, 3].map { Item(id: Int64($0), text: "again") })
+                _ = try tx.delete(Item.self, id: 2)
+                try tx.save(Item(id: 7, text: "late"))
+            }
+            #expect(
+                try raw.execute(
+                    "SELECT upserted || ' ' || deleted FROM \(Self.schema(path)).\"storage$changes\" ORDER BY id"
+                ) == ["[\"i:1\",\"i:3\",\"i:4\",\"i:5\",\"i:6\",\"i:8\",\"i:7\"] [\"i:2\"]"]
+            )
+            #expect(try store.count(Item.self) == 7)
+        }
+    }
 }
