@@ -1,4 +1,4 @@
-import Storage
+package import Storage
 
 /// A parsed full-text query (`SearchQuery`) as an FTS5 `MATCH` expression, for an FTS5 table
 /// created with `tokenize = 'ascii'` that holds the store's folded tokens joined by spaces.

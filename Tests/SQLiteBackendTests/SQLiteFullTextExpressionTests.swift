@@ -1,6 +1,6 @@
 internal import CSQLite
 import Foundation
-@testable import SQLiteBackend
+import SQLiteBackend
 import Storage
 import StorageTestSupport
 import Testing
@@ -106,11 +106,12 @@ import Testing
             try store.save(contentsOf: SearchFilm.all)
             let table = try Table()
             for film in SearchFilm.all { try table.insert(film.id, [film.title, film.genre ?? ""]) }
-            let queries = SQLiteSearchFTS5Tests.queries.map(\.ours) + [
-                "star star", "star -star", "-trek star", "\"wars star\"", "\"fiction star\"",
-                "star -\"star trek\" -wars", "s*", "lov* OR \"science fiction\" -drama", "star*",
-                "\"spider-man\"", "love love OR peace",
-            ]
+            let queries =
+                SQLiteSearchFTS5Tests.queries.map(\.ours) + [
+                    "star star", "star -star", "-trek star", "\"wars star\"", "\"fiction star\"",
+                    "star -\"star trek\" -wars", "s*", "lov* OR \"science fiction\" -drama", "star*",
+                    "\"spider-man\"", "love love OR peace",
+                ]
             for text in queries {
                 let query = try SearchQuery(parsing: text)
                 let expression = SQLiteFullTextExpression.expression(for: query)
