@@ -127,6 +127,30 @@ struct JSONElementReaderTests {
         }
     }
 
+    /// From a file, NDJSON lines that cross the reader's 1 MiB chunks (one longer than a chunk,
+    /// a blank line at a boundary, a last line without a newline) come out whole and placed.
+    @Test func linesAcrossChunksFromAFile() throws {
+        try TemporaryDirectory.with { directory in
+            let file = directory.appendingPathComponent("big.ndjson")
+            let long = "{\"a\": \"" + String(repeating: "x", count: (3 << 19)) + "\"}"
+            let short = "{\"b\": 1}"
+            let pad = "{\"c\": \"" + String(repeating: "y", count: (1 << 20) - long.utf8.count % (1 << 20) - 12) + "\"}"
+            let text = long + "\n" + pad + "\n \r\n" + short + "\n" + short
+            try Data(text.utf8).write(to: file)
+            let reader = try JSONElementReader(contentsOf: file, layout: .lines, collection: "c")
+            var elements: [JSONElementReader.Element] = []
+            while let element = try reader.next() { elements.append(element) }
+            #expect(elements.map { String(decoding: $0.text, as: UTF8.self) } == [long, pad, short, short])
+            #expect(elements.map(\.line) == [1, 2, 4, 5])
+            #expect(
+                elements.map(\.offset) == [
+                    0, long.utf8.count + 1, text.utf8.count - 2 * short.utf8.count - 1,
+                    text.utf8.count - short.utf8.count,
+                ]
+            )
+        }
+    }
+
     /// NDJSON: one value per line, blank lines (spaces, CR) skipped, each line's number and
     /// offset kept; a byte order mark is skipped.
     @Test func linesAreSplitAndNamed() throws {

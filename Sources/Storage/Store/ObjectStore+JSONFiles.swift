@@ -212,7 +212,8 @@ extension ObjectStore {
                     guard stored <= batch.count else {
                         throw Self.changed(collection, rows: stored, first: batch.count)
                     }
-                    let row = try Self.jsonObject(element, plan.layout, collection)
+                    // The first pass found no object holding a key twice: not looked for again.
+                    let row = try Self.jsonObject(element, plan.layout, collection, checkingKeys: false)
                     return try Self.at(element, collection) {
                         (element.index, try batch.values(of: row, at: element.index))
                     }
@@ -228,11 +229,12 @@ extension ObjectStore {
 
     /// The object `element` holds.
     /// - Throws: ``StorageError`` with `.invalidJSON` for text that is not JSON, a value that is not
-    ///   an object, or an object holding a key twice.
+    ///   an object, or (when `checkingKeys`) an object holding a key twice.
     private static func jsonObject(
         _ element: JSONElementReader.Element,
         _ layout: JSONElementReader.Layout,
-        _ collection: String
+        _ collection: String,
+        checkingKeys: Bool = true
     ) throws -> [String: Any] {
         let place =
             layout == .array
@@ -256,7 +258,7 @@ extension ObjectStore {
                 collection: collection
             )
         }
-        if let repeated = JSONRepeatedKeys.first(in: element.text) {
+        if checkingKeys, let repeated = JSONRepeatedKeys.first(in: element.text) {
             throw repeatedKeyError(repeated, in: collection, place: place)
         }
         return row

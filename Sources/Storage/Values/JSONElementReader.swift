@@ -268,12 +268,17 @@ final class JSONElementReader {
             guard try peek() != nil else { return nil }
             let start = offset
             let startLine = line
-            var text: [UInt8] = []
-            while let byte = try peek() {
-                position += 1
-                if byte == 0x0A { break }
-                text.append(byte)
+            // The line's end found in the buffer a chunk at a time (not a byte at a time), and
+            // its bytes copied once.
+            var end = buffer[position...].firstIndex(of: 0x0A)
+            while end == nil {
+                let scanned = buffer.count - position
+                guard try fill() else { break }
+                end = buffer[(position + scanned)...].firstIndex(of: 0x0A)
             }
+            let stop = end ?? buffer.count
+            let text = buffer[position..<stop]
+            position = end.map { $0 + 1 } ?? stop
             line += 1
             if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
             defer { index += 1 }
