@@ -1012,39 +1012,9 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// - Throws: the server's error for the copy (`.constraintViolation` for a unique
     ///   violation), `.connectionLost` when the connection broke.
     func copyIn(_ sql: String, _ tuples: UnsafeRawBufferPointer, _ context: String, collection: String?) throws {
-        let started = events?.statementStarting()
-        defer { events?.statementEnded(startedAt: started, sql, backend: "PostgreSQL", location: endpoint.server) }
-        try prepare()
-        try sendPendingBegin(collection: collection)
-        let start = exec(sql)
-        machine.statementSent()
-        guard let start, start.status == PGRES_COPY_IN else {
-            throw failure(start, context, collection: collection)
-        }
-        // "PGCOPY\n\377\r\n\0", no flags, no header extension; the tuples; a field count of -1.
-        let header: [UInt8] =
-            [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00] + [UInt8](repeating: 0, count: 8)
-        var sent = send(header)
-        var offset = 0
-        while sent, offset < tuples.count {
-            let end = min(tuples.count, offset + (1 << 20))
-            sent = send(UnsafeRawBufferPointer(rebasing: tuples[offset..<end]))
-            offset = end
-        }
-        if sent { sent = send([0xFF, 0xFF]) }
-        let ended = PQputCopyEnd(handle, sent ? nil : "the client could not send the data") == Self.libpqSuccess
-        guard ended else {
-            machine.broke()
-            throw failure(nil, context, collection: collection)
-        }
-        var failed: StorageError?
-        while let result = nextResult() {
-            if failed == nil && result.status != PGRES_COMMAND_OK {
-                failed = failure(result, context, collection: collection)
-            }
-        }
-        if let failed { throw failed }
-        if !sent { throw failure(nil, context, collection: collection) }
+        try startCopy(sql, context, collection: collection)
+        sendCopyData(tuples)
+        try endCopy(context, collection: collection)
     }
 
     /// Whether a `COPY … FROM STDIN` started by `startCopy` waits for more data or its end.

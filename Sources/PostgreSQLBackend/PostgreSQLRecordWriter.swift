@@ -369,17 +369,7 @@ final class PostgreSQLRecordWriter: RecordWriter {
             isStreaming = false
             transaction.streamingWriter = nil
             connection.sendCopyData(UnsafeRawBufferPointer(rebasing: tuples.bytes[sentBytes...]))
-            do {
-                try connection.endCopy("cannot write records", collection: collection)
-                try connection.execute("RELEASE SAVEPOINT " + Self.savepoint, collection: collection)
-                return
-            } catch PostgreSQLError.Code.uniqueViolation where !connection.isBroken {
-                try connection.execute(
-                    "ROLLBACK TO SAVEPOINT " + Self.savepoint + "; RELEASE SAVEPOINT " + Self.savepoint,
-                    collection: collection
-                )
-                copiesDirectly = false
-            }
+            if try inSavepoint({ try connection.endCopy("cannot write records", collection: collection) }) { return }
             try mergeThroughStaging()
             return
         }
@@ -392,20 +382,33 @@ final class PostgreSQLRecordWriter: RecordWriter {
         if copiesDirectly, transaction.savepoints < Self.maximumSavepoints {
             transaction.savepoints += 1
             try connection.execute("SAVEPOINT " + Self.savepoint, collection: collection)
-            do {
+            let copied = try inSavepoint {
                 try connection.copyIn(plan.directCopySQL, tuples.bytes, "cannot write records", collection: collection)
-                try connection.execute("RELEASE SAVEPOINT " + Self.savepoint, collection: collection)
-                return
-            } catch PostgreSQLError.Code.uniqueViolation where !connection.isBroken {
-                // A key already stored (or a real violation, which the merge reports).
-                try connection.execute(
-                    "ROLLBACK TO SAVEPOINT " + Self.savepoint + "; RELEASE SAVEPOINT " + Self.savepoint,
-                    collection: collection
-                )
-                copiesDirectly = false
             }
+            if copied { return }
         }
         try mergeThroughStaging()
+    }
+
+    /// Ends the direct copy of a batch inside the writer's savepoint (already set): `copy` and
+    /// the savepoint's release, or, on a unique violation (a key already stored, or a real
+    /// violation, which the merge then reports), the rollback to it, and later batches go
+    /// through the staging table.
+    /// - Returns: whether the copy stored the batch.
+    private func inSavepoint(_ copy: () throws -> Void) throws -> Bool {
+        let connection = transaction.connection
+        do {
+            try copy()
+            try connection.execute("RELEASE SAVEPOINT " + Self.savepoint, collection: collection)
+            return true
+        } catch PostgreSQLError.Code.uniqueViolation where !connection.isBroken {
+            try connection.execute(
+                "ROLLBACK TO SAVEPOINT " + Self.savepoint + "; RELEASE SAVEPOINT " + Self.savepoint,
+                collection: collection
+            )
+            copiesDirectly = false
+            return false
+        }
     }
 
     /// Copies the buffered records into the staging table and merges them into the table.
