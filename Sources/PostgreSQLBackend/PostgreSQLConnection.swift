@@ -432,6 +432,9 @@ final class PostgreSQLConnection: @unchecked Sendable {
         let parameters: PostgreSQLParameters
         let context: String
         let collection: String?
+        /// The internal error thrown instead of the statement's own when the server fails it
+        /// with `marker.code` (a check the statement makes on purpose).
+        var marker: (code: PostgreSQLError.Code, error: any Error)? = nil
     }
 
     /// Runs the prepared `statements` and then `COMMIT`, in one round trip (pipeline mode), after
@@ -476,7 +479,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
             throw failure(nil, statements.first?.context ?? "cannot commit", collection: statements.first?.collection)
         }
         let first = beginStatements ?? 0
-        var failed: StorageError?
+        var failed: (any Error)?
         try readPipeline(count: first + statements.count + 1) { index, result in
             guard failed == nil, !result.succeeded else { return }
             let position = index - first
@@ -489,7 +492,12 @@ final class PostgreSQLConnection: @unchecked Sendable {
                     machine.refusedBeforeRunning()
                 }
             } else if position < statements.count {
-                failed = failure(result, statements[position].context, collection: statements[position].collection)
+                let statement = statements[position]
+                if let marker = statement.marker, result.sqlState == marker.code.rawValue {
+                    failed = marker.error
+                } else {
+                    failed = failure(result, statement.context, collection: statement.collection)
+                }
                 // The server's error: it skips the rest of the pipeline, the COMMIT with it.
                 if result.sqlState != nil { machine.commitSkipped() }
             } else {

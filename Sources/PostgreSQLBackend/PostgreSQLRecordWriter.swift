@@ -311,23 +311,29 @@ final class PostgreSQLRecordWriter: RecordWriter {
     ///   - origin: the backend's name in the change table (`saveOneSQL`'s change record).
     ///   - unobserved: the upsert checked for listeners (`saveOneUnobservedSQL`), instead of the
     ///     upsert and its change record (`saveOneSQL`).
+    ///   - checked: the statement also checks that the store has no registry of full-text
+    ///     indexes (`PostgreSQLSearchRegistryAppeared`): the transaction answered so from the cache.
     /// - Returns: the rows the statement affected (for `saveOneSQL`: the change rows inserted).
     /// - Throws: what `PostgreSQLConnection.runAlone` throws; `PostgreSQLListenersAppeared` when
-    ///   `unobserved` and a store listens now (nothing was written).
+    ///   `unobserved` and a store listens now, or `checked` and the registry exists (nothing was
+    ///   written); `PostgreSQLSearchRegistryAppeared` when `checked`, not `unobserved`, and the
+    ///   registry exists (nothing was written).
     func saveAlone(
         on connection: PostgreSQLConnection,
         origin: String,
-        unobserved: Bool
+        unobserved: Bool,
+        checked: Bool
     ) throws -> Int? {
         guard tupleCount == 1, !isStreaming, let key = firstKey else { return nil }
         let sql: String
         let extra: PostgreSQLParameters
         if unobserved {
-            guard let unobservedSQL = plan.saveOneUnobservedSQL else { return nil }
+            guard let unobservedSQL = checked ? plan.checkedSaveOneUnobservedSQL : plan.saveOneUnobservedSQL
+            else { return nil }
             sql = unobservedSQL
             extra = PostgreSQLParameters()
         } else {
-            sql = plan.saveOneSQL
+            sql = checked ? plan.checkedSaveOneSQL : plan.saveOneSQL
             extra = PostgreSQLParameters([
                 .text(origin), .text(collection), .text(PostgreSQLChangeFeed.encode([key])),
             ])
@@ -338,7 +344,9 @@ final class PostgreSQLRecordWriter: RecordWriter {
             then: extra,
             context: "cannot write records",
             collection: collection,
-            marker: unobserved ? (PostgreSQLChangeFeed.listenersAppeared, PostgreSQLListenersAppeared()) : nil
+            marker: unobserved
+                ? (PostgreSQLChangeFeed.listenersAppeared, PostgreSQLListenersAppeared())
+                : checked ? (PostgreSQLSearchRegistryAppeared.code, PostgreSQLSearchRegistryAppeared()) : nil
         )
     }
 

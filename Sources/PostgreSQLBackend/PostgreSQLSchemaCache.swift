@@ -50,6 +50,10 @@ final class PostgreSQLSchemaCache: Sendable {
         /// By folded name, the last schema a transaction asked to prepare that the cached schema
         /// already covered (see `covered(_:folded:)`).
         var covered: [String: CollectionSchema] = [:]
+        /// Whether a catalog read found no registry of full-text indexes (see
+        /// `PostgreSQLSearchRegistryAppeared`): a write transaction answers its absence from
+        /// here, and checks it in its last statement.
+        var searchRegistryAbsent = false
 
         mutating func dropDerived() {
             lookups.removeAll()
@@ -119,6 +123,20 @@ final class PostgreSQLSchemaCache: Sendable {
         }
     }
 
+    /// Whether the last catalog read of the registry of full-text indexes found none, and
+    /// nothing since said otherwise: an answer a write transaction must verify at its commit.
+    var searchRegistryKnownAbsent: Bool { state.withLock { $0.searchRegistryAbsent } }
+
+    /// Records that a catalog read found no registry of full-text indexes.
+    func noteSearchRegistryAbsent() {
+        state.withLock { $0.searchRegistryAbsent = true }
+    }
+
+    /// Forgets that the registry of full-text indexes was absent (a commit found it).
+    func forgetSearchRegistryAbsence() {
+        state.withLock { $0.searchRegistryAbsent = false }
+    }
+
     func lookup(_ name: String) -> Entry? {
         let last = state.withLock { state -> Entry? in
             guard let last = state.lastLookup, last.name == name else { return nil }
@@ -149,6 +167,9 @@ final class PostgreSQLSchemaCache: Sendable {
             state.schemas[folded] = Entry(schema: schema, stamp: stamp)
             state.lastLookup = nil
             state.dropDerived()
+            if folded == Identifier.folded(PostgreSQLSearchRegistryAppeared.registry) {
+                state.searchRegistryAbsent = false
+            }
         }
     }
 
@@ -165,6 +186,7 @@ final class PostgreSQLSchemaCache: Sendable {
             state.schemas.removeAll()
             state.lastLookup = nil
             state.dropDerived()
+            state.searchRegistryAbsent = false
         }
     }
 }

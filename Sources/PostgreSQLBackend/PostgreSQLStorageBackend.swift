@@ -68,6 +68,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// The statement that records a commit's changes (`PostgreSQLChangeFeed.publishSQL`) and
     /// what it needs: made once, not per commit.
     private let publishSQL: String
+    /// The check that the store has no registry of full-text indexes, pipelined before the
+    /// commit of a transaction that answered so from the cache (`PostgreSQLSearchRegistryAppeared`).
+    private let searchRegistryCheckSQL: String
     /// The backend's name in the change table, so that its listeners skip its own commits.
     private let origin = UUID().uuidString
     /// `BEGIN ISOLATION LEVEL <the write isolation>`, made once (longer than a small string).
@@ -148,6 +151,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         }
         catalog = PostgreSQLCatalog(schema: configuration.schema)
         publishSQL = PostgreSQLChangeFeed.publishSQL(catalog)
+        searchRegistryCheckSQL = PostgreSQLSearchRegistryAppeared.checkSQL(catalog)
         writeBegin = "BEGIN ISOLATION LEVEL " + configuration.isolation.rawValue
         writeLock =
             configuration.runAloneAfter == .max ? nil : "LOCK TABLE " + catalog.table + " IN ROW EXCLUSIVE MODE"
@@ -428,7 +432,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                     // default isolation is the write isolation, no `BEGIN` and no `COMMIT`.
                     transaction.invalidate()
                     try connection.commit()  // sent nothing: forgets the BEGIN
-                    if try runSingleSave(writer, on: connection) { pruneChangesNow(on: connection) }
+                    let checked = transaction.assumesNoSearchRegistry
+                    if try runSingleSave(writer, on: connection, checked: checked) { pruneChangesNow(on: connection) }
                     pool.checkIn(connection)
                     return value
                 }
@@ -454,6 +459,12 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 let outcomeUnknown = connection.mayHaveCommitted
                 finish(connection, in: pool)
                 attempt += 1
+                if error is PostgreSQLSearchRegistryAppeared, attempt <= configuration.retryLimit + 1 {
+                    // Rolled back by its check: the store keeps full-text indexes now, which the
+                    // transaction run again looks up in the catalog and keeps.
+                    schemaCache.forgetSearchRegistryAbsence()
+                    continue
+                }
                 if try shouldRetry(
                     error,
                     pool: pool,
@@ -479,18 +490,25 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// back) when a store listens now; then, or while stores listened, the upsert and its change
     /// record (`PostgreSQLChangeFeed.saveOneSQL`, which records nothing when none listens).
     /// - Returns: whether the save recorded its change.
-    private func runSingleSave(_ writer: PostgreSQLRecordWriter, on connection: PostgreSQLConnection) throws -> Bool {
+    /// `checked`: the transaction answered from the cache that the store has no registry of
+    /// full-text indexes, which the statement then checks (`PostgreSQLSearchRegistryAppeared`).
+    private func runSingleSave(
+        _ writer: PostgreSQLRecordWriter,
+        on connection: PostgreSQLConnection,
+        checked: Bool
+    ) throws -> Bool {
         defer { writer.forgetBufferedRecords() }
         if !listenersSeen.load(ordering: .relaxed) {
             do {
-                if try writer.saveAlone(on: connection, origin: origin, unobserved: true) != nil {
+                if try writer.saveAlone(on: connection, origin: origin, unobserved: true, checked: checked) != nil {
                     return false
                 }
             } catch is PostgreSQLListenersAppeared {
                 listenersSeen.store(true, ordering: .relaxed)
             }
         }
-        guard let changeRows = try writer.saveAlone(on: connection, origin: origin, unobserved: false) else {
+        guard let changeRows = try writer.saveAlone(on: connection, origin: origin, unobserved: false, checked: checked)
+        else {
             return false
         }
         let recorded = changeRows > 0
@@ -506,6 +524,19 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         _ transaction: PostgreSQLWriteTransaction,
         after last: [PostgreSQLConnection.PipelinedStatement]
     ) throws {
+        var last = last
+        if transaction.assumesNoSearchRegistry, !(last.isEmpty && transaction.connection.hasPendingBegin) {
+            // Something was or is to be written: checked with the commit, in its round trip.
+            last.append(
+                .init(
+                    sql: searchRegistryCheckSQL,
+                    parameters: PostgreSQLParameters(),
+                    context: "cannot check the store's full-text indexes",
+                    collection: nil,
+                    marker: (PostgreSQLSearchRegistryAppeared.code, PostgreSQLSearchRegistryAppeared())
+                )
+            )
+        }
         guard !transaction.changes.isEmpty else {
             if last.isEmpty {
                 try transaction.connection.commit()

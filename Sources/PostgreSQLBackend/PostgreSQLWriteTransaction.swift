@@ -33,6 +33,11 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
     var changes = PostgreSQLChangeSet()
     /// How many savepoints the transaction's writers used (see `PostgreSQLRecordWriter`).
     var savepoints = 0
+    /// Whether the transaction answered that the store has no registry of full-text indexes
+    /// from the process's cache (or a catalog read that may be stale by its commit), which its
+    /// last statement then checks (`PostgreSQLSearchRegistryAppeared`). Cleared when the
+    /// transaction creates the registry itself.
+    var assumesNoSearchRegistry = false
 
     init(
         connection: PostgreSQLConnection,
@@ -91,6 +96,8 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
         of name: String,
         needing columns: [String] = []
     ) throws -> (schema: CollectionSchema, stamp: Int64?)? {
+        // The store asks at every write (a small string: compared at once).
+        if name == PostgreSQLSearchRegistryAppeared.registry { return try searchRegistryEntry(needing: columns) }
         // Nothing changed by this transaction (a save's usual case): the cache answers, without
         // folding the name here.
         if changedSchemas.isEmpty && droppedCollections.isEmpty {
@@ -101,6 +108,27 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
         if let changed = changedSchemas[folded] { return (changed, nil) }
         if droppedCollections.contains(folded) { return nil }
         return try super.storedEntry(of: name, needing: columns)
+    }
+
+    /// The schema of the store's registry of full-text indexes: its absence answered from the
+    /// cache once a catalog read found none, and then checked at the commit (see
+    /// `PostgreSQLSearchRegistryAppeared`), so that a single save stays one statement.
+    private func searchRegistryEntry(needing columns: [String]) throws -> (schema: CollectionSchema, stamp: Int64?)? {
+        let name = PostgreSQLSearchRegistryAppeared.registry
+        let folded = Identifier.folded(name)
+        if let changed = changedSchemas[folded] { return (changed, nil) }
+        if !droppedCollections.contains(folded), schemaCache.lookup(name) == nil,
+            schemaCache.searchRegistryKnownAbsent
+        {
+            assumesNoSearchRegistry = true
+            return nil
+        }
+        let entry = try super.storedEntry(of: name, needing: columns)
+        if entry == nil {
+            schemaCache.noteSearchRegistryAbsent()
+            assumesNoSearchRegistry = true
+        }
+        return entry
     }
 
     /// The SQLSTATEs of a migration that lost a race with another process changing the same
@@ -170,6 +198,7 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
             collection: target.name
         )
         changedSchemas[folded] = target
+        if folded == Identifier.folded(PostgreSQLSearchRegistryAppeared.registry) { assumesNoSearchRegistry = false }
         if case .integer(let stamp)? = written.firstValue {
             changedStamps[folded] = stamp
         } else {

@@ -29,6 +29,11 @@ final class PostgreSQLWriterPlan: Sendable {
     /// `PostgreSQLChangeFeed.saveOneUnobservedSQL`), for when no store listened at the last save;
     /// `nil` for a collection of the key alone.
     let saveOneUnobservedSQL: String?
+    /// `saveOneSQL` and `saveOneUnobservedSQL` that also check that the store has no registry
+    /// of full-text indexes (`PostgreSQLSearchRegistryAppeared`), for a transaction that
+    /// answered its absence from the cache.
+    let checkedSaveOneSQL: String
+    let checkedSaveOneUnobservedSQL: String?
 
     /// - Throws: `.unknownColumn` for a column the schema lacks, `.invalidKey` when `columns`
     ///   lacks the primary key.
@@ -97,6 +102,18 @@ final class PostgreSQLWriterPlan: Sendable {
             catalog,
             upsert: upsertOneSQL,
             returnsRow: !updates.isEmpty
+        )
+        checkedSaveOneSQL = PostgreSQLChangeFeed.saveOneSQL(
+            catalog,
+            upsert: upsertOneSQL,
+            parameters: types.count,
+            checked: true
+        )
+        checkedSaveOneUnobservedSQL = PostgreSQLChangeFeed.saveOneUnobservedSQL(
+            catalog,
+            upsert: upsertOneSQL,
+            returnsRow: !updates.isEmpty,
+            checked: true
         )
     }
 
