@@ -22,7 +22,7 @@ import tempfile
 RECORDED = {
     ("sqlite", "save"): (211_520, 90.76),
     ("sqlite", "fetch"): (38_773, 5.33),
-    ("lmdb", "save"): (195_348, 71.67),
+    ("lmdb", "save"): (179_819, 69.67),
     ("lmdb", "fetch"): (51_966, 1.72),
 }
 COUNT = 200

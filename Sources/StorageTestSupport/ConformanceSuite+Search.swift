@@ -352,6 +352,31 @@ extension ConformanceSuite {
             films.removeAll { $0.id == 7000 }
             try expectReferenceRanking(store, films)
         },
+        check("search: a store that wrote without any index keeps one declared later, through any type") {
+            fixture,
+            directory in
+            // The backends may remember that the store keeps no full-text index (LMDB by
+            // snapshot, PostgreSQL in its cache, checked at commit): an index declared since,
+            // through another store of the same backend, is kept by the next plain saves.
+            struct PlainFilm: Codable, StorableModel {
+                static let collectionName = "films"
+                var id: Int64
+                var title: String
+                var year: Int
+                var genre: String?
+            }
+            let store = try fixture.openStore(in: directory)
+            for id in Int64(1)...3 { try store.save(PlainFilm(id: id, title: "Quiet \(id)", year: 1970, genre: nil)) }
+            let other = ObjectStore(backend: store.backend)
+            try other.save(SearchFilm(id: 4, title: "Quiet Zebra", year: 1971, genre: nil))
+            try store.save(PlainFilm(id: 5, title: "Zebra Crossing", year: 1972, genre: nil))
+            try store.transaction { transaction in
+                try transaction.save(PlainFilm(id: 6, title: "Zebra Stripes", year: 1973, genre: nil))
+                try transaction.save(PlainFilm(id: 1, title: "Zebra Quiet", year: 1970, genre: nil))
+            }
+            #expect(try store.search(SearchFilm.self, matching: "zebra").map(\.id).sorted() == [1, 4, 5, 6])
+            #expect(try other.search(SearchFilm.self, matching: "quiet").map(\.id).sorted() == [1, 2, 3, 4])
+        },
         check("search: malformed queries are .invalidQuery naming the position, on every engine") {
             fixture,
             directory in
