@@ -54,6 +54,10 @@ final class PostgreSQLSchemaCache: Sendable {
         /// `PostgreSQLSearchRegistryAppeared`): a write transaction answers its absence from
         /// here, and checks it in its last statement.
         var searchRegistryAbsent = false
+        /// The collections (folded) whose record in the registry of full-text indexes a query
+        /// found absent, and nothing since said otherwise: answered so by write transactions,
+        /// which check it at their commit.
+        var unindexed: Set<String> = []
 
         mutating func dropDerived() {
             lookups.removeAll()
@@ -132,9 +136,34 @@ final class PostgreSQLSchemaCache: Sendable {
         state.withLock { $0.searchRegistryAbsent = true }
     }
 
-    /// Forgets that the registry of full-text indexes was absent (a commit found it).
-    func forgetSearchRegistryAbsence() {
-        state.withLock { $0.searchRegistryAbsent = false }
+    /// Forgets every answer about the store's full-text indexes (a commit's check found one
+    /// wrong).
+    func forgetSearchAnswers() {
+        state.withLock { state in
+            state.searchRegistryAbsent = false
+            state.unindexed.removeAll()
+        }
+    }
+
+    /// Whether a query found no record of collection `folded` in the registry of full-text
+    /// indexes, and nothing since said otherwise: an answer a write transaction must verify at
+    /// its commit.
+    func isKnownUnindexed(_ folded: String) -> Bool {
+        state.withLock { $0.unindexed.contains(folded) }
+    }
+
+    /// Records that a query found no record of collection `folded` in the registry.
+    func noteUnindexed(_ folded: String) {
+        state.withLock { _ = $0.unindexed.insert(folded) }
+    }
+
+    /// Forgets what was known of the registry records of `collections` (folded; written by a
+    /// transaction of this process that committed).
+    func forgetUnindexed(_ collections: [String]) {
+        guard !collections.isEmpty else { return }
+        state.withLock { state in
+            for folded in collections { state.unindexed.remove(folded) }
+        }
     }
 
     func lookup(_ name: String) -> Entry? {
@@ -169,6 +198,7 @@ final class PostgreSQLSchemaCache: Sendable {
             state.dropDerived()
             if folded == Identifier.folded(PostgreSQLSearchRegistryAppeared.registry) {
                 state.searchRegistryAbsent = false
+                state.unindexed.removeAll()
             }
         }
     }
@@ -187,6 +217,7 @@ final class PostgreSQLSchemaCache: Sendable {
             state.lastLookup = nil
             state.dropDerived()
             state.searchRegistryAbsent = false
+            state.unindexed.removeAll()
         }
     }
 }

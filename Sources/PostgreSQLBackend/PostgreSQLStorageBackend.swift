@@ -68,9 +68,11 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// The statement that records a commit's changes (`PostgreSQLChangeFeed.publishSQL`) and
     /// what it needs: made once, not per commit.
     private let publishSQL: String
-    /// The check that the store has no registry of full-text indexes, pipelined before the
-    /// commit of a transaction that answered so from the cache (`PostgreSQLSearchRegistryAppeared`).
-    private let searchRegistryCheckSQL: String
+    /// The checks that the store has no registry of full-text indexes, or that the registry has
+    /// no record of some collections, pipelined before the commit of a transaction that answered
+    /// so from the cache (`PostgreSQLSearchRegistryAppeared`).
+    private let noRegistryCheckSQL: String
+    private let unindexedCheckSQL: String
     /// The backend's name in the change table, so that its listeners skip its own commits.
     private let origin = UUID().uuidString
     /// `BEGIN ISOLATION LEVEL <the write isolation>`, made once (longer than a small string).
@@ -151,7 +153,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         }
         catalog = PostgreSQLCatalog(schema: configuration.schema)
         publishSQL = PostgreSQLChangeFeed.publishSQL(catalog)
-        searchRegistryCheckSQL = PostgreSQLSearchRegistryAppeared.checkSQL(catalog)
+        noRegistryCheckSQL = PostgreSQLSearchRegistryAppeared.noRegistrySQL(catalog)
+        unindexedCheckSQL = PostgreSQLSearchRegistryAppeared.unindexedSQL(catalog)
         writeBegin = "BEGIN ISOLATION LEVEL " + configuration.isolation.rawValue
         writeLock =
             configuration.runAloneAfter == .max ? nil : "LOCK TABLE " + catalog.table + " IN ROW EXCLUSIVE MODE"
@@ -427,13 +430,14 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 // Sent with the first statement.
                 try connection.begin(alone ? aloneBegin : writeBegin, lock: alone ? aloneLock : writeLock)
                 let value = try body(transaction)
-                if !alone, !configuration.transactionPooling, let writer = transaction.singleSaveWriter() {
+                if !alone, !configuration.transactionPooling, let writer = transaction.singleSaveWriter(),
+                    let check = transaction.singleSaveCheck(of: writer)
+                {
                     // One saved record and nothing sent: one statement on a connection whose
                     // default isolation is the write isolation, no `BEGIN` and no `COMMIT`.
                     transaction.invalidate()
                     try connection.commit()  // sent nothing: forgets the BEGIN
-                    let checked = transaction.assumesNoSearchRegistry
-                    if try runSingleSave(writer, on: connection, checked: checked) { pruneChangesNow(on: connection) }
+                    if try runSingleSave(writer, on: connection, check: check) { pruneChangesNow(on: connection) }
                     pool.checkIn(connection)
                     return value
                 }
@@ -448,6 +452,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                         schemaCache.remove(folded)
                     }
                 }
+                schemaCache.forgetUnindexed(transaction.registryKeysWritten)
                 if !transaction.changes.isEmpty { pruneChangesNow(on: connection) }
                 pool.checkIn(connection)
                 return value
@@ -460,9 +465,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 finish(connection, in: pool)
                 attempt += 1
                 if error is PostgreSQLSearchRegistryAppeared, attempt <= configuration.retryLimit + 1 {
-                    // Rolled back by its check: the store keeps full-text indexes now, which the
-                    // transaction run again looks up in the catalog and keeps.
-                    schemaCache.forgetSearchRegistryAbsence()
+                    // Rolled back by its check: the store keeps full-text indexes that the cache
+                    // did not know, which the transaction run again looks up and keeps.
+                    schemaCache.forgetSearchAnswers()
                     continue
                 }
                 if try shouldRetry(
@@ -489,25 +494,25 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// at the last single save, the upsert alone, which fails with `listenersAppeared` (rolled
     /// back) when a store listens now; then, or while stores listened, the upsert and its change
     /// record (`PostgreSQLChangeFeed.saveOneSQL`, which records nothing when none listens).
+    /// `check`: what the transaction answered from the cache about the store's full-text
+    /// indexes, which the statement then checks (`PostgreSQLSearchRegistryAppeared`).
     /// - Returns: whether the save recorded its change.
-    /// `checked`: the transaction answered from the cache that the store has no registry of
-    /// full-text indexes, which the statement then checks (`PostgreSQLSearchRegistryAppeared`).
     private func runSingleSave(
         _ writer: PostgreSQLRecordWriter,
         on connection: PostgreSQLConnection,
-        checked: Bool
+        check: PostgreSQLSearchRegistryAppeared.Check
     ) throws -> Bool {
         defer { writer.forgetBufferedRecords() }
         if !listenersSeen.load(ordering: .relaxed) {
             do {
-                if try writer.saveAlone(on: connection, origin: origin, unobserved: true, checked: checked) != nil {
+                if try writer.saveAlone(on: connection, origin: origin, unobserved: true, check: check) != nil {
                     return false
                 }
             } catch is PostgreSQLListenersAppeared {
                 listenersSeen.store(true, ordering: .relaxed)
             }
         }
-        guard let changeRows = try writer.saveAlone(on: connection, origin: origin, unobserved: false, checked: checked)
+        guard let changeRows = try writer.saveAlone(on: connection, origin: origin, unobserved: false, check: check)
         else {
             return false
         }
@@ -525,17 +530,29 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         after last: [PostgreSQLConnection.PipelinedStatement]
     ) throws {
         var last = last
-        if transaction.assumesNoSearchRegistry, !(last.isEmpty && transaction.connection.hasPendingBegin) {
-            // Something was or is to be written: checked with the commit, in its round trip.
-            last.append(
-                .init(
-                    sql: searchRegistryCheckSQL,
-                    parameters: PostgreSQLParameters(),
-                    context: "cannot check the store's full-text indexes",
-                    collection: nil,
-                    marker: (PostgreSQLSearchRegistryAppeared.code, PostgreSQLSearchRegistryAppeared())
+        if !(last.isEmpty && transaction.connection.hasPendingBegin) {
+            // Something was or is to be written: what the cache answered is checked with the
+            // commit, in its round trip.
+            let sql: String
+            var parameters = PostgreSQLParameters()
+            switch transaction.commitCheck() {
+            case .none: sql = ""
+            case .noRegistry: sql = noRegistryCheckSQL
+            case .unindexed(let collections):
+                sql = unindexedCheckSQL
+                parameters.appendArray(collections.map { .text($0) }, elementType: PostgreSQLType.text)
+            }
+            if !sql.isEmpty {
+                last.append(
+                    .init(
+                        sql: sql,
+                        parameters: parameters,
+                        context: "cannot check the store's full-text indexes",
+                        collection: nil,
+                        marker: (PostgreSQLSearchRegistryAppeared.code, PostgreSQLSearchRegistryAppeared())
+                    )
                 )
-            )
+            }
         }
         guard !transaction.changes.isEmpty else {
             if last.isEmpty {

@@ -37,7 +37,10 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
     /// from the process's cache (or a catalog read that may be stale by its commit), which its
     /// last statement then checks (`PostgreSQLSearchRegistryAppeared`). Cleared when the
     /// transaction creates the registry itself.
-    var assumesNoSearchRegistry = false
+    private var assumesNoSearchRegistry = false
+    /// The collections (folded) whose registry record the transaction answered absent from the
+    /// process's cache, which its last statement then checks, except those it wrote itself.
+    private var assumedUnindexed: [String] = []
 
     init(
         connection: PostgreSQLConnection,
@@ -129,6 +132,57 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
             assumesNoSearchRegistry = true
         }
         return entry
+    }
+
+    /// A look-up of a collection's record in the registry of full-text indexes, which the
+    /// store makes at each write transaction: a collection the cache knows unindexed is answered
+    /// so without a query (and checked at the commit); one found unindexed by the query is
+    /// remembered. Other look-ups are the read transaction's.
+    override func get(
+        _ collection: String,
+        key: StorageValue,
+        columns: [String],
+        _ body: (any StorageRow) throws -> Void
+    ) throws -> Bool {
+        guard collection == PostgreSQLSearchRegistryAppeared.registry, case .text(let folded) = key,
+            !assumesNoSearchRegistry
+        else { return try super.get(collection, key: key, columns: columns, body) }
+        if assumedUnindexed.contains(folded) { return false }
+        let written = registryKeysWritten
+        if !written.contains(folded), schemaCache.isKnownUnindexed(folded) {
+            try checkActive()
+            assumedUnindexed.append(folded)
+            return false
+        }
+        let found = try super.get(collection, key: key, columns: columns, body)
+        if !found, !written.contains(folded) { schemaCache.noteUnindexed(folded) }
+        return found
+    }
+
+    /// The keys (collections, folded) of the registry of full-text indexes this transaction
+    /// wrote or deleted.
+    var registryKeysWritten: [String] {
+        changes.keys(of: Identifier.folded(PostgreSQLSearchRegistryAppeared.registry)).compactMap { key in
+            if case .text(let text) = key { return text }
+            return nil
+        }
+    }
+
+    /// What the transaction answered from the cache and must check before its commit.
+    func commitCheck() -> PostgreSQLSearchRegistryAppeared.Check {
+        if assumesNoSearchRegistry { return .noRegistry }
+        guard !assumedUnindexed.isEmpty else { return .none }
+        let written = registryKeysWritten
+        let unchecked = assumedUnindexed.filter { !written.contains($0) }
+        return unchecked.isEmpty ? .none : .unindexed(unchecked)
+    }
+
+    /// The check a single save of `writer`'s record makes in its statement, or `nil` when the
+    /// transaction's answers cannot be checked there (a collection other than the writer's).
+    func singleSaveCheck(of writer: PostgreSQLRecordWriter) -> PostgreSQLSearchRegistryAppeared.Check? {
+        let check = commitCheck()
+        guard case .unindexed(let collections) = check else { return check }
+        return collections == [writer.folded] ? check : nil
     }
 
     /// The SQLSTATEs of a migration that lost a race with another process changing the same

@@ -30,10 +30,13 @@ final class PostgreSQLWriterPlan: Sendable {
     /// `nil` for a collection of the key alone.
     let saveOneUnobservedSQL: String?
     /// `saveOneSQL` and `saveOneUnobservedSQL` that also check that the store has no registry
-    /// of full-text indexes (`PostgreSQLSearchRegistryAppeared`), for a transaction that
-    /// answered its absence from the cache.
-    let checkedSaveOneSQL: String
-    let checkedSaveOneUnobservedSQL: String?
+    /// of full-text indexes, and that the registry has no record of the collection
+    /// (`PostgreSQLSearchRegistryAppeared.Check`), for a transaction that answered so from the
+    /// cache.
+    let noRegistrySaveOneSQL: String
+    let noRegistrySaveOneUnobservedSQL: String?
+    let unindexedSaveOneSQL: String
+    let unindexedSaveOneUnobservedSQL: String?
 
     /// - Throws: `.unknownColumn` for a column the schema lacks, `.invalidKey` when `columns`
     ///   lacks the primary key.
@@ -103,17 +106,31 @@ final class PostgreSQLWriterPlan: Sendable {
             upsert: upsertOneSQL,
             returnsRow: !updates.isEmpty
         )
-        checkedSaveOneSQL = PostgreSQLChangeFeed.saveOneSQL(
+        let noRegistry = PostgreSQLSearchRegistryAppeared.noRegistryCondition(catalog)
+        let unindexed = PostgreSQLSearchRegistryAppeared.unindexedCondition(catalog, folded: folded)
+        noRegistrySaveOneSQL = PostgreSQLChangeFeed.saveOneSQL(
             catalog,
             upsert: upsertOneSQL,
             parameters: types.count,
-            checked: true
+            checked: noRegistry
         )
-        checkedSaveOneUnobservedSQL = PostgreSQLChangeFeed.saveOneUnobservedSQL(
+        noRegistrySaveOneUnobservedSQL = PostgreSQLChangeFeed.saveOneUnobservedSQL(
             catalog,
             upsert: upsertOneSQL,
             returnsRow: !updates.isEmpty,
-            checked: true
+            checked: noRegistry
+        )
+        unindexedSaveOneSQL = PostgreSQLChangeFeed.saveOneSQL(
+            catalog,
+            upsert: upsertOneSQL,
+            parameters: types.count,
+            checked: unindexed
+        )
+        unindexedSaveOneUnobservedSQL = PostgreSQLChangeFeed.saveOneUnobservedSQL(
+            catalog,
+            upsert: upsertOneSQL,
+            returnsRow: !updates.isEmpty,
+            checked: unindexed
         )
     }
 

@@ -20,7 +20,7 @@ package enum SearchIndexKeys {
     static let documents = "_search_documents"
     static let postings = "_search_postings"
 
-    static let indexesSchema = CollectionSchema(
+    package static let indexesSchema = CollectionSchema(
         name: indexes,
         columns: [
             ColumnDefinition(name: "id", type: .text, isNullable: false),
