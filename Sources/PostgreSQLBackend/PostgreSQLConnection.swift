@@ -30,6 +30,15 @@ final class PostgreSQLConnection: @unchecked Sendable {
     var events: StoreEventReporter?
     /// Whether the loss of this connection was reported: once per connection.
     private var reportedLoss = false
+    /// Whether libpq may still be in single-row mode from a streamed read (`stream`): it resets
+    /// the mode when a statement is sent outside pipeline mode, but not for the first statement
+    /// of a pipeline, whose rows would then come one result each (the answers of the pipeline
+    /// out of step with its statements). The next pipeline begins with an empty statement,
+    /// which has no rows: libpq resets the mode when it moves on from it.
+    private var singleRowModeMayLinger = false
+    /// The results at the head of the pipeline being read that are not the caller's: the empty
+    /// statement sent after a streamed read (`enterPipeline`).
+    private var pipelineLead = 0
 
     /// Connects to the server `url` names; with `defaultIsolation` (`SERIALIZABLE` or
     /// `REPEATABLE READ`), a statement run outside a transaction block runs at that level.
@@ -378,9 +387,14 @@ final class PostgreSQLConnection: @unchecked Sendable {
         PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 1) == Self.libpqSuccess
     }
 
-    /// Enters pipeline mode.
+    /// Enters pipeline mode; first sends an empty statement when libpq may still be in
+    /// single-row mode (`singleRowModeMayLinger`), which `readPipeline` reads and passes over.
     private func enterPipeline() -> Bool {
-        PQenterPipelineMode(handle) == Self.libpqSuccess
+        guard PQenterPipelineMode(handle) == Self.libpqSuccess else { return false }
+        guard singleRowModeMayLinger else { return true }
+        singleRowModeMayLinger = false
+        pipelineLead = 1
+        return sendSimple("")
     }
 
     /// Marks the end of a pipeline (and flushes it).
@@ -690,6 +704,15 @@ final class PostgreSQLConnection: @unchecked Sendable {
                 continue
             }
             emptyInARow = 0
+            if pipelineLead > 0, result.status != PGRES_PIPELINE_SYNC {
+                // The empty statement `enterPipeline` sent first: not the caller's.
+                pipelineLead -= 1
+                guard result.status == PGRES_EMPTY_QUERY else {
+                    machine.broke()
+                    throw failure(result, "cannot run a pipeline", collection: nil)
+                }
+                continue
+            }
             if result.status == PGRES_PIPELINE_SYNC { break }
             if index < count { body(index, result) }
             index += 1
@@ -931,6 +954,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         }
         guard sent == Self.libpqSuccess else { throw failure(nil, context, collection: collection) }
         PQsetSingleRowMode(handle)
+        singleRowModeMayLinger = true
         machine.statementSent()
         let stream = PostgreSQLStream(connection: self, context: context, collection: collection)
         machine.streamStarted(stream)
