@@ -56,6 +56,15 @@ package enum SearchTokenizer {
         return tokens
     }
 
+    /// The folded words of a field's value joined by single spaces, as an engine that keeps the
+    /// index itself is given them; empty for a value that is not text.
+    /// - Parameter value: the field's value.
+    /// - Returns: the tokens separated by spaces.
+    package static func joinedTokens(_ value: StorageValue) -> String {
+        guard case .text(let text) = value else { return "" }
+        return tokens(in: text).joined(separator: " ")
+    }
+
     /// The tokens of one run that holds a scalar outside ASCII.
     private static func folded(_ run: String) -> [String] {
         let decomposed = run.lowercased().decomposedStringWithCompatibilityMapping
