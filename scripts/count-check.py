@@ -20,9 +20,9 @@ import tempfile
 
 # backend, operation: (instructions an operation, heap allocations an operation), debug build.
 RECORDED = {
-    ("sqlite", "save"): (192_722, 90.76),
+    ("sqlite", "save"): (211_520, 90.76),
     ("sqlite", "fetch"): (38_773, 5.33),
-    ("lmdb", "save"): (174_292, 69.67),
+    ("lmdb", "save"): (179_819, 69.67),
     ("lmdb", "fetch"): (51_966, 1.72),
 }
 COUNT = 200

@@ -93,6 +93,23 @@ final class LMDBEnvironment: @unchecked Sendable {
 
     static let snapshotMemoLimit = 16
 
+    /// The committed snapshot in which the store's registry of full-text indexes
+    /// (`_search_indexes`) was known not to exist, or -1. Every write asks for it, and a write
+    /// transaction based on that snapshot (its id one more) answers from here instead of a
+    /// look-up of the catalog: a commit by any process moves the snapshot on.
+    private let searchRegistryAbsence = Locked(-1)
+
+    /// Whether the registry of full-text indexes did not exist in committed snapshot `snapshot`.
+    func isSearchRegistryAbsent(in snapshot: Int) -> Bool {
+        searchRegistryAbsence.withLock { $0 == snapshot }
+    }
+
+    /// Records that the registry of full-text indexes does not exist in committed snapshot
+    /// `snapshot` (a write transaction that found none and made none committed it).
+    func noteSearchRegistryAbsent(in snapshot: Int) {
+        searchRegistryAbsence.withLock { $0 = snapshot }
+    }
+
     /// Whether a read transaction already checked the catalog generation of `snapshot`.
     func isCheckedSnapshot(_ snapshot: Int) -> Bool {
         snapshotMemo.withLock { $0.snapshot == snapshot }

@@ -324,6 +324,7 @@ public final class LMDBStorageBackend: StorageBackend, StoreEventSource {
         let rc = mdb_txn_commit(txn)
         environment.commitSequence.wrappingAdd(1, ordering: .sequentiallyConsistent)
         if LMDBResultCode(rc) == .success {
+            transaction.noteCommitted()
             environment.publish(transaction.openedHandles, generation: transaction.newGeneration)
             environment.noteUsageAfterCommit()
         }

@@ -15,6 +15,31 @@ final class LMDBWriteTransaction: LMDBReadTransaction, BackendWriteTransaction {
     private(set) var newGeneration: UInt64?
     /// Auto-increment counters read or moved by this transaction, by folded collection name.
     private var counters: [String: Int64] = [:]
+    /// This transaction's id (`mdb_txn_id`: the snapshot it commits), when a look-up of the
+    /// registry of full-text indexes found none (see `LMDBEnvironment.noteSearchRegistryAbsent(in:)`).
+    private var foundNoSearchRegistry: Int?
+
+    /// The store asks at every write whether it keeps a full-text index (`_search_indexes`, a
+    /// small string, compared at once): a transaction based on a snapshot known to hold none
+    /// answers so without reading the catalog, unless it made the registry itself.
+    override func info(of collection: String) throws -> LMDBCollectionInfo? {
+        guard collection == SearchIndexKeys.indexes else { return try super.info(of: collection) }
+        let id = Int(bitPattern: UInt(mdb_txn_id(txn)))
+        if collections[collection] == nil, environment.isSearchRegistryAbsent(in: id - 1) {
+            foundNoSearchRegistry = id
+            return nil
+        }
+        let found = try super.info(of: collection)
+        if found == nil { foundNoSearchRegistry = id }
+        return found
+    }
+
+    /// After the commit: the snapshot it made holds no registry of full-text indexes when this
+    /// transaction found none and left none.
+    func noteCommitted() {
+        guard let id = foundNoSearchRegistry, collections[SearchIndexKeys.indexes] == nil else { return }
+        environment.noteSearchRegistryAbsent(in: id)
+    }
 
     // MARK: Sizing the map for a batch
 

@@ -288,11 +288,21 @@ enum PostgreSQLChangeFeed {
     ///
     /// Its parameters after the record's: the origin (text), the collection as named (text), the
     /// upserted key as `encode` writes it (text).
-    static func saveOneSQL(_ catalog: PostgreSQLCatalog, upsert: String, parameters: Int) -> String {
+    ///
+    /// `checked`: a condition (`PostgreSQLSearchRegistryAppeared`) the upsert's `RETURNING` also
+    /// divides by zero without, for a transaction that answered a question about the store's
+    /// full-text indexes from the cache.
+    static func saveOneSQL(
+        _ catalog: PostgreSQLCatalog,
+        upsert: String,
+        parameters: Int,
+        checked: String? = nil
+    ) -> String {
         let origin = "$\(parameters + 1)::text"
         let collection = "$\(parameters + 2)::text"
         let upserted = "$\(parameters + 3)::text"
-        return "WITH w AS (" + upsert + " RETURNING 1) INSERT INTO " + catalog.changesTable
+        let returning = checked.map { "1 / (" + $0 + ")::int" } ?? "1"
+        return "WITH w AS (" + upsert + " RETURNING " + returning + ") INSERT INTO " + catalog.changesTable
             + " (origin, collection, upserted, deleted) SELECT " + origin + ", " + collection + ", " + upserted
             + ", '[]' FROM (SELECT count(*) AS n FROM w) AS s WHERE "
             + recordsWhen(catalog, first: "s.n < 0", origin: origin)
@@ -304,10 +314,17 @@ enum PostgreSQLChangeFeed {
     /// is not zero. That error (SQLSTATE 22012, `listenersAppeared`) rolls the statement back, the
     /// connection throws `PostgreSQLListenersAppeared` for it, and the caller runs `saveOneSQL`.
     /// `nil` for an upsert that returns no row on a conflict (`DO NOTHING`): its check would not
-    /// run.
-    static func saveOneUnobservedSQL(_ catalog: PostgreSQLCatalog, upsert: String, returnsRow: Bool) -> String? {
+    /// run. `checked`: it also divides by zero without that condition (see `saveOneSQL`); the
+    /// caller then runs the checked `saveOneSQL`, which tells the two apart.
+    static func saveOneUnobservedSQL(
+        _ catalog: PostgreSQLCatalog,
+        upsert: String,
+        returnsRow: Bool,
+        checked: String? = nil
+    ) -> String? {
         guard returnsRow else { return nil }
-        return upsert + " RETURNING 1 / (" + listenerCount(catalog) + " = 0)::int"
+        guard let checked else { return upsert + " RETURNING 1 / (" + listenerCount(catalog) + " = 0)::int" }
+        return upsert + " RETURNING 1 / ((" + listenerCount(catalog) + " = 0) AND " + checked + ")::int"
     }
 
     /// The SQLSTATE of `saveOneUnobservedSQL` when a store listens, which the connection turns

@@ -123,6 +123,11 @@ struct PostgreSQLChangeSet {
         collections[index].record(keys, deleted: deleted)
     }
 
+    /// The keys upserted or deleted in the collection whose folded name is `folded`.
+    func keys(of folded: String) -> [StorageValue] {
+        collections.first { $0.folded == folded }?.order ?? []
+    }
+
     /// Per collection (by folded name): its name, and the JSON of its upserted and deleted keys.
     var rows: (collections: [StorageValue], upserted: [StorageValue], deleted: [StorageValue]) {
         var result: ([StorageValue], [StorageValue], [StorageValue]) = ([], [], [])

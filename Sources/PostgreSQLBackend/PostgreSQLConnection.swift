@@ -30,6 +30,15 @@ final class PostgreSQLConnection: @unchecked Sendable {
     var events: StoreEventReporter?
     /// Whether the loss of this connection was reported: once per connection.
     private var reportedLoss = false
+    /// Whether libpq may still be in single-row mode from a streamed read (`stream`): it resets
+    /// the mode when a statement is sent outside pipeline mode, but not for the first statement
+    /// of a pipeline, whose rows would then come one result each (the answers of the pipeline
+    /// out of step with its statements). The next pipeline begins with an empty statement,
+    /// which has no rows: libpq resets the mode when it moves on from it.
+    private var singleRowModeMayLinger = false
+    /// The results at the head of the pipeline being read that are not the caller's: the empty
+    /// statement sent after a streamed read (`enterPipeline`).
+    private var pipelineLead = 0
 
     /// Connects to the server `url` names; with `defaultIsolation` (`SERIALIZABLE` or
     /// `REPEATABLE READ`), a statement run outside a transaction block runs at that level.
@@ -378,9 +387,14 @@ final class PostgreSQLConnection: @unchecked Sendable {
         PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 1) == Self.libpqSuccess
     }
 
-    /// Enters pipeline mode.
+    /// Enters pipeline mode; first sends an empty statement when libpq may still be in
+    /// single-row mode (`singleRowModeMayLinger`), which `readPipeline` reads and passes over.
     private func enterPipeline() -> Bool {
-        PQenterPipelineMode(handle) == Self.libpqSuccess
+        guard PQenterPipelineMode(handle) == Self.libpqSuccess else { return false }
+        guard singleRowModeMayLinger else { return true }
+        singleRowModeMayLinger = false
+        pipelineLead = 1
+        return sendSimple("")
     }
 
     /// Marks the end of a pipeline (and flushes it).
@@ -432,6 +446,9 @@ final class PostgreSQLConnection: @unchecked Sendable {
         let parameters: PostgreSQLParameters
         let context: String
         let collection: String?
+        /// The internal error thrown instead of the statement's own when the server fails it
+        /// with `marker.code` (a check the statement makes on purpose).
+        var marker: (code: PostgreSQLError.Code, error: any Error)? = nil
     }
 
     /// Runs the prepared `statements` and then `COMMIT`, in one round trip (pipeline mode), after
@@ -476,7 +493,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
             throw failure(nil, statements.first?.context ?? "cannot commit", collection: statements.first?.collection)
         }
         let first = beginStatements ?? 0
-        var failed: StorageError?
+        var failed: (any Error)?
         try readPipeline(count: first + statements.count + 1) { index, result in
             guard failed == nil, !result.succeeded else { return }
             let position = index - first
@@ -489,7 +506,12 @@ final class PostgreSQLConnection: @unchecked Sendable {
                     machine.refusedBeforeRunning()
                 }
             } else if position < statements.count {
-                failed = failure(result, statements[position].context, collection: statements[position].collection)
+                let statement = statements[position]
+                if let marker = statement.marker, result.sqlState == marker.code.rawValue {
+                    failed = marker.error
+                } else {
+                    failed = failure(result, statement.context, collection: statement.collection)
+                }
                 // The server's error: it skips the rest of the pipeline, the COMMIT with it.
                 if result.sqlState != nil { machine.commitSkipped() }
             } else {
@@ -682,6 +704,15 @@ final class PostgreSQLConnection: @unchecked Sendable {
                 continue
             }
             emptyInARow = 0
+            if pipelineLead > 0, result.status != PGRES_PIPELINE_SYNC {
+                // The empty statement `enterPipeline` sent first: not the caller's.
+                pipelineLead -= 1
+                guard result.status == PGRES_EMPTY_QUERY else {
+                    machine.broke()
+                    throw failure(result, "cannot run a pipeline", collection: nil)
+                }
+                continue
+            }
             if result.status == PGRES_PIPELINE_SYNC { break }
             if index < count { body(index, result) }
             index += 1
@@ -923,6 +954,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         }
         guard sent == Self.libpqSuccess else { throw failure(nil, context, collection: collection) }
         PQsetSingleRowMode(handle)
+        singleRowModeMayLinger = true
         machine.statementSent()
         let stream = PostgreSQLStream(connection: self, context: context, collection: collection)
         machine.streamStarted(stream)

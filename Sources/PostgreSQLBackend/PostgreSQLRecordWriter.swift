@@ -23,6 +23,8 @@ final class PostgreSQLRecordWriter: RecordWriter {
     private unowned let transaction: PostgreSQLWriteTransaction
     private let collection: String
     private let plan: PostgreSQLWriterPlan
+    /// The writer's collection, folded.
+    var folded: String { plan.folded }
     private var columns: [ColumnDefinition] { plan.columns }
     private var keyIndex: Int { plan.keyIndex }
     private var hasAutoKey: Bool { plan.hasAutoKey }
@@ -311,23 +313,39 @@ final class PostgreSQLRecordWriter: RecordWriter {
     ///   - origin: the backend's name in the change table (`saveOneSQL`'s change record).
     ///   - unobserved: the upsert checked for listeners (`saveOneUnobservedSQL`), instead of the
     ///     upsert and its change record (`saveOneSQL`).
+    ///   - check: what the statement also checks of the store's full-text indexes
+    ///     (`PostgreSQLSearchRegistryAppeared.Check`: `.none`, `.noRegistry`, or `.unindexed` of
+    ///     this writer's collection alone): the transaction answered so from the cache.
     /// - Returns: the rows the statement affected (for `saveOneSQL`: the change rows inserted).
     /// - Throws: what `PostgreSQLConnection.runAlone` throws; `PostgreSQLListenersAppeared` when
-    ///   `unobserved` and a store listens now (nothing was written).
+    ///   `unobserved` and a store listens now, or the check fails (nothing was written);
+    ///   `PostgreSQLSearchRegistryAppeared` when not `unobserved` and the check fails (nothing was
+    ///   written).
     func saveAlone(
         on connection: PostgreSQLConnection,
         origin: String,
-        unobserved: Bool
+        unobserved: Bool,
+        check: PostgreSQLSearchRegistryAppeared.Check
     ) throws -> Int? {
         guard tupleCount == 1, !isStreaming, let key = firstKey else { return nil }
         let sql: String
         let extra: PostgreSQLParameters
         if unobserved {
-            guard let unobservedSQL = plan.saveOneUnobservedSQL else { return nil }
+            let unobservedSQL: String?
+            switch check {
+            case .none: unobservedSQL = plan.saveOneUnobservedSQL
+            case .noRegistry: unobservedSQL = plan.noRegistrySaveOneUnobservedSQL
+            case .unindexed: unobservedSQL = plan.unindexedSaveOneUnobservedSQL
+            }
+            guard let unobservedSQL else { return nil }
             sql = unobservedSQL
             extra = PostgreSQLParameters()
         } else {
-            sql = plan.saveOneSQL
+            switch check {
+            case .none: sql = plan.saveOneSQL
+            case .noRegistry: sql = plan.noRegistrySaveOneSQL
+            case .unindexed: sql = plan.unindexedSaveOneSQL
+            }
             extra = PostgreSQLParameters([
                 .text(origin), .text(collection), .text(PostgreSQLChangeFeed.encode([key])),
             ])
@@ -338,7 +356,9 @@ final class PostgreSQLRecordWriter: RecordWriter {
             then: extra,
             context: "cannot write records",
             collection: collection,
-            marker: unobserved ? (PostgreSQLChangeFeed.listenersAppeared, PostgreSQLListenersAppeared()) : nil
+            marker: unobserved
+                ? (PostgreSQLChangeFeed.listenersAppeared, PostgreSQLListenersAppeared())
+                : check == .none ? nil : (PostgreSQLSearchRegistryAppeared.code, PostgreSQLSearchRegistryAppeared())
         )
     }
 

@@ -50,6 +50,14 @@ final class PostgreSQLSchemaCache: Sendable {
         /// By folded name, the last schema a transaction asked to prepare that the cached schema
         /// already covered (see `covered(_:folded:)`).
         var covered: [String: CollectionSchema] = [:]
+        /// Whether a catalog read found no registry of full-text indexes (see
+        /// `PostgreSQLSearchRegistryAppeared`): a write transaction answers its absence from
+        /// here, and checks it in its last statement.
+        var searchRegistryAbsent = false
+        /// The collections (folded) whose record in the registry of full-text indexes a query
+        /// found absent, and nothing since said otherwise: answered so by write transactions,
+        /// which check it at their commit.
+        var unindexed: Set<String> = []
 
         mutating func dropDerived() {
             lookups.removeAll()
@@ -119,6 +127,45 @@ final class PostgreSQLSchemaCache: Sendable {
         }
     }
 
+    /// Whether the last catalog read of the registry of full-text indexes found none, and
+    /// nothing since said otherwise: an answer a write transaction must verify at its commit.
+    var searchRegistryKnownAbsent: Bool { state.withLock { $0.searchRegistryAbsent } }
+
+    /// Records that a catalog read found no registry of full-text indexes.
+    func noteSearchRegistryAbsent() {
+        state.withLock { $0.searchRegistryAbsent = true }
+    }
+
+    /// Forgets every answer about the store's full-text indexes (a commit's check found one
+    /// wrong).
+    func forgetSearchAnswers() {
+        state.withLock { state in
+            state.searchRegistryAbsent = false
+            state.unindexed.removeAll()
+        }
+    }
+
+    /// Whether a query found no record of collection `folded` in the registry of full-text
+    /// indexes, and nothing since said otherwise: an answer a write transaction must verify at
+    /// its commit.
+    func isKnownUnindexed(_ folded: String) -> Bool {
+        state.withLock { $0.unindexed.contains(folded) }
+    }
+
+    /// Records that a query found no record of collection `folded` in the registry.
+    func noteUnindexed(_ folded: String) {
+        state.withLock { _ = $0.unindexed.insert(folded) }
+    }
+
+    /// Forgets what was known of the registry records of `collections` (folded; written by a
+    /// transaction of this process that committed).
+    func forgetUnindexed(_ collections: [String]) {
+        guard !collections.isEmpty else { return }
+        state.withLock { state in
+            for folded in collections { state.unindexed.remove(folded) }
+        }
+    }
+
     func lookup(_ name: String) -> Entry? {
         let last = state.withLock { state -> Entry? in
             guard let last = state.lastLookup, last.name == name else { return nil }
@@ -149,6 +196,10 @@ final class PostgreSQLSchemaCache: Sendable {
             state.schemas[folded] = Entry(schema: schema, stamp: stamp)
             state.lastLookup = nil
             state.dropDerived()
+            if folded == Identifier.folded(PostgreSQLSearchRegistryAppeared.registry) {
+                state.searchRegistryAbsent = false
+                state.unindexed.removeAll()
+            }
         }
     }
 
@@ -165,6 +216,8 @@ final class PostgreSQLSchemaCache: Sendable {
             state.schemas.removeAll()
             state.lastLookup = nil
             state.dropDerived()
+            state.searchRegistryAbsent = false
+            state.unindexed.removeAll()
         }
     }
 }

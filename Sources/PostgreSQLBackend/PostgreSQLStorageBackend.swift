@@ -68,6 +68,11 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// The statement that records a commit's changes (`PostgreSQLChangeFeed.publishSQL`) and
     /// what it needs: made once, not per commit.
     private let publishSQL: String
+    /// The checks that the store has no registry of full-text indexes, or that the registry has
+    /// no record of some collections, pipelined before the commit of a transaction that answered
+    /// so from the cache (`PostgreSQLSearchRegistryAppeared`).
+    private let noRegistryCheckSQL: String
+    private let unindexedCheckSQL: String
     /// The backend's name in the change table, so that its listeners skip its own commits.
     private let origin = UUID().uuidString
     /// `BEGIN ISOLATION LEVEL <the write isolation>`, made once (longer than a small string).
@@ -148,6 +153,8 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         }
         catalog = PostgreSQLCatalog(schema: configuration.schema)
         publishSQL = PostgreSQLChangeFeed.publishSQL(catalog)
+        noRegistryCheckSQL = PostgreSQLSearchRegistryAppeared.noRegistrySQL(catalog)
+        unindexedCheckSQL = PostgreSQLSearchRegistryAppeared.unindexedSQL(catalog)
         writeBegin = "BEGIN ISOLATION LEVEL " + configuration.isolation.rawValue
         writeLock =
             configuration.runAloneAfter == .max ? nil : "LOCK TABLE " + catalog.table + " IN ROW EXCLUSIVE MODE"
@@ -423,12 +430,14 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 // Sent with the first statement.
                 try connection.begin(alone ? aloneBegin : writeBegin, lock: alone ? aloneLock : writeLock)
                 let value = try body(transaction)
-                if !alone, !configuration.transactionPooling, let writer = transaction.singleSaveWriter() {
+                if !alone, !configuration.transactionPooling, let writer = transaction.singleSaveWriter(),
+                    let check = transaction.singleSaveCheck(of: writer)
+                {
                     // One saved record and nothing sent: one statement on a connection whose
                     // default isolation is the write isolation, no `BEGIN` and no `COMMIT`.
                     transaction.invalidate()
                     try connection.commit()  // sent nothing: forgets the BEGIN
-                    if try runSingleSave(writer, on: connection) { pruneChangesNow(on: connection) }
+                    if try runSingleSave(writer, on: connection, check: check) { pruneChangesNow(on: connection) }
                     pool.checkIn(connection)
                     return value
                 }
@@ -443,6 +452,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                         schemaCache.remove(folded)
                     }
                 }
+                schemaCache.forgetUnindexed(transaction.registryKeysWritten)
                 if !transaction.changes.isEmpty { pruneChangesNow(on: connection) }
                 pool.checkIn(connection)
                 return value
@@ -454,6 +464,12 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 let outcomeUnknown = connection.mayHaveCommitted
                 finish(connection, in: pool)
                 attempt += 1
+                if error is PostgreSQLSearchRegistryAppeared, attempt <= configuration.retryLimit + 1 {
+                    // Rolled back by its check: the store keeps full-text indexes that the cache
+                    // did not know, which the transaction run again looks up and keeps.
+                    schemaCache.forgetSearchAnswers()
+                    continue
+                }
                 if try shouldRetry(
                     error,
                     pool: pool,
@@ -478,19 +494,26 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// at the last single save, the upsert alone, which fails with `listenersAppeared` (rolled
     /// back) when a store listens now; then, or while stores listened, the upsert and its change
     /// record (`PostgreSQLChangeFeed.saveOneSQL`, which records nothing when none listens).
+    /// `check`: what the transaction answered from the cache about the store's full-text
+    /// indexes, which the statement then checks (`PostgreSQLSearchRegistryAppeared`).
     /// - Returns: whether the save recorded its change.
-    private func runSingleSave(_ writer: PostgreSQLRecordWriter, on connection: PostgreSQLConnection) throws -> Bool {
+    private func runSingleSave(
+        _ writer: PostgreSQLRecordWriter,
+        on connection: PostgreSQLConnection,
+        check: PostgreSQLSearchRegistryAppeared.Check
+    ) throws -> Bool {
         defer { writer.forgetBufferedRecords() }
         if !listenersSeen.load(ordering: .relaxed) {
             do {
-                if try writer.saveAlone(on: connection, origin: origin, unobserved: true) != nil {
+                if try writer.saveAlone(on: connection, origin: origin, unobserved: true, check: check) != nil {
                     return false
                 }
             } catch is PostgreSQLListenersAppeared {
                 listenersSeen.store(true, ordering: .relaxed)
             }
         }
-        guard let changeRows = try writer.saveAlone(on: connection, origin: origin, unobserved: false) else {
+        guard let changeRows = try writer.saveAlone(on: connection, origin: origin, unobserved: false, check: check)
+        else {
             return false
         }
         let recorded = changeRows > 0
@@ -506,6 +529,31 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         _ transaction: PostgreSQLWriteTransaction,
         after last: [PostgreSQLConnection.PipelinedStatement]
     ) throws {
+        var last = last
+        if !(last.isEmpty && transaction.connection.hasPendingBegin) {
+            // Something was or is to be written: what the cache answered is checked with the
+            // commit, in its round trip.
+            let sql: String
+            var parameters = PostgreSQLParameters()
+            switch transaction.commitCheck() {
+            case .none: sql = ""
+            case .noRegistry: sql = noRegistryCheckSQL
+            case .unindexed(let collections):
+                sql = unindexedCheckSQL
+                parameters.appendArray(collections.map { .text($0) }, elementType: PostgreSQLType.text)
+            }
+            if !sql.isEmpty {
+                last.append(
+                    .init(
+                        sql: sql,
+                        parameters: parameters,
+                        context: "cannot check the store's full-text indexes",
+                        collection: nil,
+                        marker: (PostgreSQLSearchRegistryAppeared.code, PostgreSQLSearchRegistryAppeared())
+                    )
+                )
+            }
+        }
         guard !transaction.changes.isEmpty else {
             if last.isEmpty {
                 try transaction.connection.commit()

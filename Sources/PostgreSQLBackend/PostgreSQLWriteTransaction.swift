@@ -33,6 +33,14 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
     var changes = PostgreSQLChangeSet()
     /// How many savepoints the transaction's writers used (see `PostgreSQLRecordWriter`).
     var savepoints = 0
+    /// Whether the transaction answered that the store has no registry of full-text indexes
+    /// from the process's cache (or a catalog read that may be stale by its commit), which its
+    /// last statement then checks (`PostgreSQLSearchRegistryAppeared`). Cleared when the
+    /// transaction creates the registry itself.
+    private var assumesNoSearchRegistry = false
+    /// The collections (folded) whose registry record the transaction answered absent from the
+    /// process's cache, which its last statement then checks, except those it wrote itself.
+    private var assumedUnindexed: [String] = []
 
     init(
         connection: PostgreSQLConnection,
@@ -91,6 +99,8 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
         of name: String,
         needing columns: [String] = []
     ) throws -> (schema: CollectionSchema, stamp: Int64?)? {
+        // The store asks at every write (a small string: compared at once).
+        if name == PostgreSQLSearchRegistryAppeared.registry { return try searchRegistryEntry(needing: columns) }
         // Nothing changed by this transaction (a save's usual case): the cache answers, without
         // folding the name here.
         if changedSchemas.isEmpty && droppedCollections.isEmpty {
@@ -101,6 +111,78 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
         if let changed = changedSchemas[folded] { return (changed, nil) }
         if droppedCollections.contains(folded) { return nil }
         return try super.storedEntry(of: name, needing: columns)
+    }
+
+    /// The schema of the store's registry of full-text indexes: its absence answered from the
+    /// cache once a catalog read found none, and then checked at the commit (see
+    /// `PostgreSQLSearchRegistryAppeared`), so that a single save stays one statement.
+    private func searchRegistryEntry(needing columns: [String]) throws -> (schema: CollectionSchema, stamp: Int64?)? {
+        let name = PostgreSQLSearchRegistryAppeared.registry
+        let folded = Identifier.folded(name)
+        if let changed = changedSchemas[folded] { return (changed, nil) }
+        if !droppedCollections.contains(folded), schemaCache.lookup(name) == nil,
+            schemaCache.searchRegistryKnownAbsent
+        {
+            assumesNoSearchRegistry = true
+            return nil
+        }
+        let entry = try super.storedEntry(of: name, needing: columns)
+        if entry == nil {
+            schemaCache.noteSearchRegistryAbsent()
+            assumesNoSearchRegistry = true
+        }
+        return entry
+    }
+
+    /// A look-up of a collection's record in the registry of full-text indexes, which the
+    /// store makes at each write transaction: a collection the cache knows unindexed is answered
+    /// so without a query (and checked at the commit); one found unindexed by the query is
+    /// remembered. Other look-ups are the read transaction's.
+    override func get(
+        _ collection: String,
+        key: StorageValue,
+        columns: [String],
+        _ body: (any StorageRow) throws -> Void
+    ) throws -> Bool {
+        guard collection == PostgreSQLSearchRegistryAppeared.registry, case .text(let folded) = key,
+            !assumesNoSearchRegistry
+        else { return try super.get(collection, key: key, columns: columns, body) }
+        if assumedUnindexed.contains(folded) { return false }
+        let written = registryKeysWritten
+        if !written.contains(folded), schemaCache.isKnownUnindexed(folded) {
+            try checkActive()
+            assumedUnindexed.append(folded)
+            return false
+        }
+        let found = try super.get(collection, key: key, columns: columns, body)
+        if !found, !written.contains(folded) { schemaCache.noteUnindexed(folded) }
+        return found
+    }
+
+    /// The keys (collections, folded) of the registry of full-text indexes this transaction
+    /// wrote or deleted.
+    var registryKeysWritten: [String] {
+        changes.keys(of: Identifier.folded(PostgreSQLSearchRegistryAppeared.registry)).compactMap { key in
+            if case .text(let text) = key { return text }
+            return nil
+        }
+    }
+
+    /// What the transaction answered from the cache and must check before its commit.
+    func commitCheck() -> PostgreSQLSearchRegistryAppeared.Check {
+        if assumesNoSearchRegistry { return .noRegistry }
+        guard !assumedUnindexed.isEmpty else { return .none }
+        let written = registryKeysWritten
+        let unchecked = assumedUnindexed.filter { !written.contains($0) }
+        return unchecked.isEmpty ? .none : .unindexed(unchecked)
+    }
+
+    /// The check a single save of `writer`'s record makes in its statement, or `nil` when the
+    /// transaction's answers cannot be checked there (a collection other than the writer's).
+    func singleSaveCheck(of writer: PostgreSQLRecordWriter) -> PostgreSQLSearchRegistryAppeared.Check? {
+        let check = commitCheck()
+        guard case .unindexed(let collections) = check else { return check }
+        return collections == [writer.folded] ? check : nil
     }
 
     /// The SQLSTATEs of a migration that lost a race with another process changing the same
@@ -170,6 +252,7 @@ final class PostgreSQLWriteTransaction: PostgreSQLReadTransaction, BackendWriteT
             collection: target.name
         )
         changedSchemas[folded] = target
+        if folded == Identifier.folded(PostgreSQLSearchRegistryAppeared.registry) { assumesNoSearchRegistry = false }
         if case .integer(let stamp)? = written.firstValue {
             changedStamps[folded] = stamp
         } else {

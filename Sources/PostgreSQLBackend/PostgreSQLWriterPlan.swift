@@ -29,6 +29,14 @@ final class PostgreSQLWriterPlan: Sendable {
     /// `PostgreSQLChangeFeed.saveOneUnobservedSQL`), for when no store listened at the last save;
     /// `nil` for a collection of the key alone.
     let saveOneUnobservedSQL: String?
+    /// `saveOneSQL` and `saveOneUnobservedSQL` that also check that the store has no registry
+    /// of full-text indexes, and that the registry has no record of the collection
+    /// (`PostgreSQLSearchRegistryAppeared.Check`), for a transaction that answered so from the
+    /// cache.
+    let noRegistrySaveOneSQL: String
+    let noRegistrySaveOneUnobservedSQL: String?
+    let unindexedSaveOneSQL: String
+    let unindexedSaveOneUnobservedSQL: String?
 
     /// - Throws: `.unknownColumn` for a column the schema lacks, `.invalidKey` when `columns`
     ///   lacks the primary key.
@@ -97,6 +105,32 @@ final class PostgreSQLWriterPlan: Sendable {
             catalog,
             upsert: upsertOneSQL,
             returnsRow: !updates.isEmpty
+        )
+        let noRegistry = PostgreSQLSearchRegistryAppeared.noRegistryCondition(catalog)
+        let unindexed = PostgreSQLSearchRegistryAppeared.unindexedCondition(catalog, folded: folded)
+        noRegistrySaveOneSQL = PostgreSQLChangeFeed.saveOneSQL(
+            catalog,
+            upsert: upsertOneSQL,
+            parameters: types.count,
+            checked: noRegistry
+        )
+        noRegistrySaveOneUnobservedSQL = PostgreSQLChangeFeed.saveOneUnobservedSQL(
+            catalog,
+            upsert: upsertOneSQL,
+            returnsRow: !updates.isEmpty,
+            checked: noRegistry
+        )
+        unindexedSaveOneSQL = PostgreSQLChangeFeed.saveOneSQL(
+            catalog,
+            upsert: upsertOneSQL,
+            parameters: types.count,
+            checked: unindexed
+        )
+        unindexedSaveOneUnobservedSQL = PostgreSQLChangeFeed.saveOneUnobservedSQL(
+            catalog,
+            upsert: upsertOneSQL,
+            returnsRow: !updates.isEmpty,
+            checked: unindexed
         )
     }
 

@@ -14,11 +14,13 @@ import Foundation
 /// their bytes on every engine, so the postings of a word, or of every word with a prefix, are
 /// one range of keys.
 package enum SearchIndexKeys {
-    static let indexes = "_search_indexes"
+    /// The registry of the store's full-text indexes, which every write looks for (a backend may
+    /// answer its absence from a cache it verifies at commit, as PostgreSQL does).
+    package static let indexes = "_search_indexes"
     static let documents = "_search_documents"
     static let postings = "_search_postings"
 
-    static let indexesSchema = CollectionSchema(
+    package static let indexesSchema = CollectionSchema(
         name: indexes,
         columns: [
             ColumnDefinition(name: "id", type: .text, isNullable: false),

@@ -165,20 +165,13 @@ extension Session {
     /// A writer of `collection` laid out as `columns` that keeps the collection's full-text
     /// index in step with every record it puts: the backend's own when there is no index.
     ///
-    /// A typed save passes whether its type declares a full-text index: one that does not (the
-    /// common case) asks the store's registry nothing, as a save of a type without
-    /// ``StorableModel/references`` checks none, so a save costs no look-up more. The untyped
-    /// writes (dictionaries, JSON, CSV, updates) and every delete always ask.
-    func makeRecordWriter(
-        for collection: String,
-        columns: [String],
-        declaringSearch: Bool = true
-    ) throws -> any RecordWriter {
+    /// Every write asks, whatever wrote it: a typed save of a type that does not declare the
+    /// index (another type on the same collection, an older version of the app) keeps the index
+    /// that another declared. A store without any full-text index answers from the schema of
+    /// `_search_indexes`, which the backends keep cached: no record is read.
+    func makeRecordWriter(for collection: String, columns: [String]) throws -> any RecordWriter {
         let writer = try requireWriter().makeWriter(for: collection, columns: columns)
-        if search == nil {
-            if !declaringSearch { return writer }
-            if try storedSchema(SearchIndexKeys.indexes) == nil { return writer }
-        }
+        if search == nil, try storedSchema(SearchIndexKeys.indexes) == nil { return writer }
         guard let entry = try searchEntry(collection) else { return writer }
         let positions = entry.fields.map { field in
             columns.firstIndex { Identifier.folded($0) == Identifier.folded(field) }

@@ -62,11 +62,7 @@ final class Session {
         if !info.references.isEmpty { try registerReferences(of: info) }
         if info.fullText != nil { try registerSearch(of: info) }
         if let cached, let stored = try storedSchema(info.collection), stored == cached.stored {
-            let writer = try makeRecordWriter(
-                for: cached.schema.name,
-                columns: cached.columnNames,
-                declaringSearch: info.fullText != nil
-            )
+            let writer = try makeRecordWriter(for: cached.schema.name, columns: cached.columnNames)
             return WriteState(plan: cached, encoder: cached.takeEncoder(), writer: writer)
         }
         return try makeWriteState(for: value, extending: nil)
@@ -122,11 +118,7 @@ final class Session {
         return WriteState(
             plan: plan,
             encoder: RowEncoder(typeName: info.typeName, columns: layout),
-            writer: try makeRecordWriter(
-                for: schema.name,
-                columns: plan.columnNames,
-                declaringSearch: info.fullText != nil
-            )
+            writer: try makeRecordWriter(for: schema.name, columns: plan.columnNames)
         )
     }
 
