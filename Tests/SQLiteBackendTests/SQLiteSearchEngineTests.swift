@@ -60,7 +60,12 @@ private struct SearchNote: Codable, Equatable, StorableModel {
                 _ = try target.deleteAll(SearchFilm.self, where: Column("year") > 2010)
             }
             let filtered = try store.search(SearchFilm.self, matching: "star", where: Column("year") >= 1977, limit: 4)
-            let wanted = try reference.search(SearchFilm.self, matching: "star", where: Column("year") >= 1977, limit: 4)
+            let wanted = try reference.search(
+                SearchFilm.self,
+                matching: "star",
+                where: Column("year") >= 1977,
+                limit: 4
+            )
             #expect(!filtered.isEmpty)
             #expect(filtered == wanted)
             try Self.expectSameAnswers(store, reference, Self.queries)
@@ -77,9 +82,12 @@ private struct SearchNote: Codable, Equatable, StorableModel {
             let store = ObjectStore(backend: backend)
             defer { try? store.close() }
             let reference = ObjectStore(backend: InMemoryStorageBackend())
-            let notes = ["b", "a", "é", "A", "c10", "c9", "zz"].map { SearchNote(id: $0, body: "same words here") }
+            let notes =
+                ["b", "a", "é", "A", "c10", "c9", "zz"].map { SearchNote(id: $0, body: "same words here") }
                 + [SearchNote(id: "long", body: "words words and more words")]
-            func both(_ body: (ObjectStore) throws -> Void) throws { for target in [store, reference] { try body(target) } }
+            func both(_ body: (ObjectStore) throws -> Void) throws {
+                for target in [store, reference] { try body(target) }
+            }
             func expectAlike() throws {
                 for query in ["words", "same", "here OR more", "wor*", "-same words", "\"more words\""] {
                     let found = try store.search(SearchNote.self, matching: query)
