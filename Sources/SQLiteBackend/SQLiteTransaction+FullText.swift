@@ -81,7 +81,8 @@ extension SQLiteReadTransaction: FullTextSearchingReadTransaction {
             guard let clause = compiler.whereClause(predicate), clause.hasPrefix(" WHERE ") else { return nil }
             // The predicate's columns are the record table's: unqualified, they resolve to the
             // subquery's table first, and no collection is named like the index's tables.
-            sql += " AND EXISTS (SELECT 1 FROM " + quote(schema.name) + " WHERE " + quote(schema.name) + "."
+            sql +=
+                " AND EXISTS (SELECT 1 FROM " + quote(schema.name) + " WHERE " + quote(schema.name) + "."
                 + quote(schema.primaryKey) + " = " + key + " AND (" + clause.dropFirst(7) + "))"
             arguments += compiler.arguments
         }
@@ -136,12 +137,22 @@ extension SQLiteWriteTransaction: FullTextIndexingWriteTransaction {
 }
 
 /// Writes one collection's FTS5 table (and key map) with statements prepared once.
+///
+/// A record that cannot be in the table yet is appended with a plain `INSERT`: FTS5's
+/// `INSERT OR REPLACE` first looks the rowid up in its content table and deletes it from both
+/// shadow tables (three statements more a record), which a bulk save of new records would pay
+/// for every one. A key new to the map is such a record (the map and the table gain and lose
+/// rows together), and so is an integer key above the largest rowid the table held when the
+/// writer first asked, or that it appended since.
 final class SQLiteFullTextWriter: FullTextIndexWriter {
     private let transaction: SQLiteWriteTransaction
     private let tables: SQLiteFullTextTables
     private let mapsKeys: Bool
-    private var insert: SQLiteStatement?
-    private var insertColumns = 0
+    /// The `INSERT OR REPLACE` and the plain `INSERT`, for `statementColumns` fields.
+    private var statements: (replace: SQLiteStatement, append: SQLiteStatement)?
+    private var statementColumns = 0
+    /// The largest rowid the table may hold (integer keys), once read.
+    private var largestRowid: Int64?
 
     init(transaction: SQLiteWriteTransaction, tables: SQLiteFullTextTables, mapsKeys: Bool) {
         self.transaction = transaction
@@ -151,8 +162,9 @@ final class SQLiteFullTextWriter: FullTextIndexWriter {
 
     private var connection: SQLiteConnection { transaction.connection }
 
-    /// The FTS5 rowid of `key`: the key itself, or its entry in the map (made when `creating`).
-    private func rowid(of key: StorageValue, creating: Bool) throws -> Int64? {
+    /// The FTS5 rowid of `key`, and whether the table cannot hold it yet: the key itself, or its
+    /// entry in the map (made when `creating`); `nil` when the map has none.
+    private func rowid(of key: StorageValue, creating: Bool) throws -> (rowid: Int64, isNew: Bool)? {
         guard mapsKeys else {
             guard case .integer(let rowid) = key else {
                 throw StorageError(
@@ -162,7 +174,19 @@ final class SQLiteFullTextWriter: FullTextIndexWriter {
                     key: key
                 )
             }
-            return rowid
+            guard creating else { return (rowid, false) }
+            let largest: Int64
+            if let known = largestRowid {
+                largest = known
+            } else {
+                largest =
+                    try connection.integer(
+                        "SELECT rowid FROM " + quote(tables.table) + " ORDER BY rowid DESC LIMIT 1",
+                        collection: tables.collection
+                    ) ?? .min
+            }
+            largestRowid = max(largest, rowid)
+            return (rowid, rowid > largest)
         }
         let found = try connection.withStatement(
             "SELECT \"id\" FROM " + quote(tables.keyMap) + " WHERE \"key\" = ?",
@@ -175,7 +199,7 @@ final class SQLiteFullTextWriter: FullTextIndexWriter {
             if case .integer(let id) = statement.row.value(at: 0) { return id }
             return nil
         }
-        if let found { return found }
+        if let found { return (found, false) }
         guard creating else { return nil }
         try connection.withStatement(
             "INSERT INTO " + quote(tables.keyMap) + " (\"key\") VALUES (?)",
@@ -184,22 +208,27 @@ final class SQLiteFullTextWriter: FullTextIndexWriter {
             try statement.bind(key, at: 1)
             _ = try statement.step("cannot write the full-text index", collection: tables.collection)
         }
-        return connection.lastInsertRowID
+        return (connection.lastInsertRowID, true)
     }
 
     func index(_ key: StorageValue, fields: [String]) throws {
         try transaction.checkActive()
-        guard let rowid = try rowid(of: key, creating: true) else { return }
-        if insert == nil || insertColumns != fields.count {
+        guard let (rowid, isNew) = try rowid(of: key, creating: true) else { return }
+        if statements == nil || statementColumns != fields.count {
             let columns = fields.indices.map { ", c" + String($0) }.joined()
             let values = String(repeating: ", ?", count: fields.count)
-            insert = try connection.cachedStatement(
-                "INSERT OR REPLACE INTO " + quote(tables.table) + " (rowid" + columns + ") VALUES (?" + values + ")",
-                collection: tables.collection
+            let rest = quote(tables.table) + " (rowid" + columns + ") VALUES (?" + values + ")"
+            statements = (
+                replace: try connection.cachedStatement(
+                    "INSERT OR REPLACE INTO " + rest,
+                    collection: tables.collection
+                ),
+                append: try connection.cachedStatement("INSERT INTO " + rest, collection: tables.collection)
             )
-            insertColumns = fields.count
+            statementColumns = fields.count
         }
-        guard let insert else { return }
+        guard let statements else { return }
+        let insert = isNew ? statements.append : statements.replace
         defer { insert.reset() }
         try insert.bind(.integer(rowid), at: 1)
         var index: Int32 = 2
@@ -217,7 +246,7 @@ final class SQLiteFullTextWriter: FullTextIndexWriter {
 
     func unindex(_ key: StorageValue) throws {
         try transaction.checkActive()
-        guard let rowid = try rowid(of: key, creating: false) else { return }
+        guard let (rowid, _) = try rowid(of: key, creating: false) else { return }
         try connection.withStatement(
             "DELETE FROM " + quote(tables.table) + " WHERE rowid = ?",
             collection: tables.collection

@@ -100,6 +100,22 @@ import Testing
                     }
                 )
             }
+            // A new key twice in one save, a new key below the largest, and one saved, deleted and
+            // saved again in one transaction.
+            try both {
+                try $0.save(contentsOf: [
+                    SearchFilm(id: 950, title: "Zebra First", year: 1950, genre: nil),
+                    SearchFilm(id: 950, title: "Moon Second", year: 1950, genre: nil),
+                    SearchFilm(id: -7, title: "Negative Zebra", year: 1950, genre: nil),
+                ])
+            }
+            try both { store in
+                try store.transaction { tx in
+                    try tx.save(SearchFilm(id: 960, title: "Zebra Again", year: 1950, genre: nil))
+                    try tx.delete(SearchFilm.self, id: 960)
+                    try tx.save(SearchFilm(id: 960, title: "Moon Again", year: 1950, genre: nil))
+                }
+            }
             // Untyped writes and imports.
             try both {
                 _ = try $0.insert(dictionaries: [["id": 900, "title": "Zebra Crossing", "year": 1999]], into: "films")

@@ -62,7 +62,44 @@ package enum SearchTokenizer {
     /// - Returns: the tokens separated by spaces.
     package static func joinedTokens(_ value: StorageValue) -> String {
         guard case .text(let text) = value else { return "" }
-        return tokens(in: text).joined(separator: " ")
+        return asciiJoinedTokens(text) ?? tokens(in: text).joined(separator: " ")
+    }
+
+    /// `tokens(in:)` of an ASCII `text` joined by single spaces, in one pass over its bytes:
+    /// the runs of ASCII letters and digits, lowercased; `nil` when `text` holds a byte outside
+    /// ASCII, which needs the Unicode folding of `tokens(in:)`.
+    /// - Parameter text: a field's value.
+    /// - Returns: the joined tokens, or `nil`.
+    package static func asciiJoinedTokens(_ text: String) -> String? {
+        var text = text
+        return text.withUTF8 { bytes -> String? in
+            var ascii = true
+            // Never longer than the text: a space is written only for a separator read.
+            let joined = String(unsafeUninitializedCapacity: bytes.count) { output in
+                var count = 0
+                var inWord = false
+                for byte in bytes {
+                    if byte >= 0x80 {
+                        ascii = false
+                        return 0
+                    }
+                    let lower = byte | 0x20
+                    if (byte >= 0x30 && byte <= 0x39) || (lower >= 0x61 && lower <= 0x7A) {
+                        if !inWord && count > 0 {
+                            output[count] = 0x20
+                            count += 1
+                        }
+                        output[count] = byte <= 0x39 ? byte : lower
+                        count += 1
+                        inWord = true
+                    } else {
+                        inWord = false
+                    }
+                }
+                return count
+            }
+            return ascii ? joined : nil
+        }
     }
 
     /// The tokens of one run that holds a scalar outside ASCII.
