@@ -55,7 +55,9 @@ extension Session {
         var records: [(StorageValue, [String])] = []
         let fields = entry.fields
         try reader.scan(ScanRequest(collection: stored.name, columns: [stored.primaryKey] + fields)) { row in
-            records.append((row.value(at: 0), (1...fields.count).map { SearchTokenizer.joinedTokens(row.value(at: $0)) }))
+            records.append(
+                (row.value(at: 0), (1...fields.count).map { SearchTokenizer.joinedTokens(row.value(at: $0)) })
+            )
             return true
         }
         for (key, values) in records { try made.index(key, fields: values) }
