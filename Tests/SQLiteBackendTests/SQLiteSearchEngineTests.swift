@@ -109,6 +109,30 @@ private struct SearchNote: Codable, Equatable, StorableModel {
         }
     }
 
+    /// Letters whose decomposition is an uppercase ASCII letter (`ℌ`, mathematical bold) fold to
+    /// lowercase on every engine, as FTS5's `ascii` tokenizer folds them on SQLite: the same
+    /// records match on both.
+    @Test func lettersDecomposingToUppercaseASCIIMatchAlike() throws {
+        try TemporaryDirectory.with("sqlite-search-uppercase") { directory in
+            let store = try ObjectStore(backend: .sqlite(path: directory.appendingPathComponent("s.sqlite").path))
+            defer { try? store.close() }
+            let reference = ObjectStore(backend: InMemoryStorageBackend())
+            let films = [
+                SearchFilm(id: 1, title: "\u{1D407}\u{1D41E}\u{1D425}\u{1D425}\u{1D428} World", year: 2000, genre: nil),
+                SearchFilm(id: 2, title: "hello there", year: 2000, genre: nil),
+                SearchFilm(id: 3, title: "\u{210C} bar", year: 2000, genre: "h"),
+            ]
+            for target in [store, reference] { try target.save(contentsOf: films) }
+            #expect(SearchTokenizer.tokens(in: films[0].title) == ["hello", "world"])
+            #expect(SearchTokenizer.tokens(in: "\u{210C}") == ["h"])
+            for query in ["hello", "HELLO", "\u{1D407}\u{1D41E}\u{1D425}\u{1D425}\u{1D428}", "h", "\u{210C}", "hel*"] {
+                let found = try store.search(SearchFilm.self, matching: query).map(\.id)
+                #expect(found == (try reference.search(SearchFilm.self, matching: query).map(\.id)), "\(query)")
+                #expect(!found.isEmpty, "\(query)")
+            }
+        }
+    }
+
     @Test func migrationsMoveTheFTS5Index() throws {
         try TemporaryDirectory.with("sqlite-search-migrations") { directory in
             let backend = try SQLiteStorageBackend(path: directory.appendingPathComponent("s.sqlite").path)

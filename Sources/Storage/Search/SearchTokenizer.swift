@@ -6,8 +6,10 @@ import Foundation
 /// A word is a run of Unicode letters, digits and combining marks (general categories L, N and
 /// M). Each run is folded: lowercased (Unicode's full lowercase mapping), decomposed by
 /// compatibility (NFKD: `ﬁ` → `fi`, `Ａ` → `a`), stripped of nonspacing marks (category Mn: the
-/// accents, `é` → `e`), and split again at anything that is then not a word character, so a
-/// token only ever holds letters, digits and spacing marks. No stemming, no stop words.
+/// accents, `é` → `e`), its ASCII letters lowercased again (`ℌ` and `𝐇` decompose to `H`), and
+/// split again at anything that is then not a word character, so a token only ever holds
+/// letters, digits and spacing marks, and never an uppercase ASCII letter (FTS5's `ascii`
+/// tokenizer, which SQLite's index uses, folds those). No stemming, no stop words.
 package enum SearchTokenizer {
     /// Whether `scalar` belongs to a word.
     @inline(__always)
@@ -110,7 +112,13 @@ package enum SearchTokenizer {
         for scalar in decomposed.unicodeScalars {
             if scalar.properties.generalCategory == .nonspacingMark { continue }
             if isWord(scalar) {
-                token.append(scalar)
+                // The decomposition of a letter without a lowercase mapping may be an uppercase
+                // ASCII letter (`ℌ`, `𝐀` → `H`, `A`): lowercased too, as every ASCII letter is.
+                if scalar.value >= 0x41 && scalar.value <= 0x5A {
+                    token.append(Unicode.Scalar(UInt8(scalar.value) | 0x20))
+                } else {
+                    token.append(scalar)
+                }
             } else if !token.isEmpty {
                 tokens.append(String(token))
                 token = String.UnicodeScalarView()
