@@ -277,10 +277,10 @@ class SQLiteReadTransaction: BackendReadTransaction {
         try checkActive()
         if isUnpinned { try requirePinnedRead() }
         var names: [String] = []
-        // SQLite's own tables (sqlite_sequence, ...) are no collections.
+        // SQLite's own tables (sqlite_sequence, ...) and full-text indexes' are no collections.
         try connection.withStatement(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
-                + " ORDER BY name"
+                + " AND name NOT LIKE '" + SQLiteFullTextTables.namePattern + "' ESCAPE '\\' ORDER BY name"
         ) { statement in
             while try statement.step("cannot list the collections") {
                 if case .text(let name) = statement.row.value(at: 0) { names.append(name) }

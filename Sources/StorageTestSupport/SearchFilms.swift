@@ -10,6 +10,14 @@ package struct SearchFilm: Codable, Equatable, Sendable, StorableModel {
     package var year: Int
     package var genre: String?
 
+    /// A film.
+    package init(id: Int64, title: String, year: Int, genre: String?) {
+        self.id = id
+        self.title = title
+        self.year = year
+        self.genre = genre
+    }
+
     /// The films, keyed 1, 2, 3, …
     package static let all: [SearchFilm] = [
         SearchFilm(id: 1, title: "Star Wars: Episode IV – A New Hope", year: 1977, genre: "Science Fiction"),

@@ -9,9 +9,9 @@
 /// else, such as `-` inside `spider-man`, must be quoted: `"spider-man"` is the phrase
 /// `spider man`). Anything else is refused with `StorageError.Code.invalidQuery`, naming the
 /// position (the character's, counting from 1).
-package struct SearchQuery: Hashable, Sendable {
+public struct SearchQuery: Hashable, Sendable {
     /// What one atom matches.
-    package enum Atom: Hashable, Sendable {
+    public enum Atom: Hashable, Sendable {
         /// A word, folded.
         case word(String)
         /// Any word starting with this folded prefix.
@@ -21,13 +21,15 @@ package struct SearchQuery: Hashable, Sendable {
     }
 
     /// Atoms joined by `OR`, or one excluded atom.
-    package struct Clause: Hashable, Sendable {
-        package var atoms: [Atom]
-        package var isExcluded: Bool
+    public struct Clause: Hashable, Sendable {
+        /// The atoms, any of which matches.
+        public package(set) var atoms: [Atom]
+        /// Whether the clause excludes the records matching it.
+        public package(set) var isExcluded: Bool
     }
 
     /// The clauses, all of which must hold.
-    package var clauses: [Clause]
+    public package(set) var clauses: [Clause]
 
     /// The atoms that count in the ranking: those of the clauses that are not excluded, in order.
     package var rankedAtoms: [Atom] { clauses.filter { !$0.isExcluded }.flatMap(\.atoms) }

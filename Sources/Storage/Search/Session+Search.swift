@@ -21,6 +21,9 @@ final class SearchState {
     var registered: Set<String> = []
     /// The writers of the postings and the document records, made once a session.
     var writers: (postings: any RecordWriter, documents: any RecordWriter)?
+    /// The engine's writer of each collection's index, by folded name, once asked (`.some(nil)`:
+    /// the store keeps the index in its own collections; see `Session+EngineSearch.swift`).
+    var engineWriters: [String: (any FullTextIndexWriter)?] = [:]
 }
 
 /// Full-text indexes: kept by the store itself, over the backend seam, in its own collections
@@ -97,7 +100,8 @@ extension Session {
     /// Replaces the index of `collection` with one over `fields`, built from its records.
     func rebuildSearchIndex(of collection: String, fields: [String]) throws {
         let folded = Identifier.folded(collection)
-        _ = try searchWriters()
+        let engine = try makeEngineIndex(of: collection, fields: fields)
+        if !engine { _ = try searchWriters() }
         try removeSearchData(folded)
         let state = searchState
         state.entries[folded] = .some(SearchIndexEntry(collection: collection, fields: fields, documents: 0, tokens: 0))
@@ -112,7 +116,7 @@ extension Session {
     }
 
     /// Deletes the postings and document records of a collection, by their key range.
-    private func removeSearchData(_ folded: String) throws {
+    func removeSearchData(_ folded: String) throws {
         let writer = try requireWriter()
         for name in [SearchIndexKeys.postings, SearchIndexKeys.documents] where try storedSchema(name) != nil {
             _ = try writer.deleteAll(
@@ -130,6 +134,7 @@ extension Session {
         guard try searchEntry(collection) != nil else { return }
         let folded = Identifier.folded(collection)
         try removeSearchData(folded)
+        try dropEngineIndex(of: collection)
         _ = try requireWriter().delete(from: SearchIndexKeys.indexes, key: .text(folded))
         let state = searchState
         state.entries[folded] = .some(nil)
@@ -226,8 +231,12 @@ extension Session {
 
     /// Removes the records of `keys` (deleted) from the index of `collection`.
     func unindexRecords(_ keys: [StorageValue], in collection: String) throws {
-        guard try searchEntry(collection) != nil, !keys.isEmpty else { return }
+        guard let entry = try searchEntry(collection), !keys.isEmpty else { return }
         let folded = Identifier.folded(collection)
+        if let engine = try engineIndexWriter(folded, entry: entry) {
+            for key in keys { try engine.unindex(key) }
+            return
+        }
         _ = try searchWriters()
         for key in keys { try removeDocument(folded, SearchIndexKeys.document(key)) }
     }
@@ -262,6 +271,10 @@ extension Session {
 
     /// Writes the postings and the document record of one record.
     private func indexDocument(_ folded: String, key: StorageValue, values: [StorageValue], replacing: Bool) throws {
+        if let entry = searchState.entries[folded] ?? nil, let engine = try engineIndexWriter(folded, entry: entry) {
+            try engine.index(key, fields: values.map(SearchTokenizer.joinedTokens))
+            return
+        }
         let writers = try searchWriters()
         let document = SearchIndexKeys.document(key)
         if replacing { try removeDocument(folded, document) }

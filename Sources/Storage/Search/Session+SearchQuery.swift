@@ -23,13 +23,16 @@ extension Session {
                 collection: stored.name
             )
         }
+        let plan = catalog.readPlan(for: stored)
+        if let keys = try engineSearchKeys(stored, plan: plan, matching: query, where: predicate, limit: limit) {
+            return (plan, keys)
+        }
         let folded = Identifier.folded(stored.name)
         let scores = try SearchRanking.evaluate(query, documents: entry.documents, tokens: entry.tokens) {
             lower,
             upper in
             try postings(folded, from: lower, to: upper)
         }
-        let plan = catalog.readPlan(for: stored)
         var ranked = scores.map { (key: SearchIndexKeys.key(ofDocument: $0.key), score: $0.value) }
         if let predicate {
             let keys = ranked.map(\.key)
