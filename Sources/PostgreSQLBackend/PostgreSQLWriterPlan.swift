@@ -97,40 +97,34 @@ final class PostgreSQLWriterPlan: Sendable {
             "INSERT INTO " + table + " (" + quoted.joined(separator: ", ") + ") SELECT "
             + stagingColumns.joined(separator: ", ") + " FROM " + staging + conflict
         let placeholders = types.enumerated().map { "$\($0.offset + 1)::" + $0.element }
-        upsertOneSQL =
+        let upsert =
             "INSERT INTO " + table + " (" + quoted.joined(separator: ", ") + ") VALUES ("
             + placeholders.joined(separator: ", ") + ")" + conflict
-        saveOneSQL = PostgreSQLChangeFeed.saveOneSQL(catalog, upsert: upsertOneSQL, parameters: types.count)
-        saveOneUnobservedSQL = PostgreSQLChangeFeed.saveOneUnobservedSQL(
-            catalog,
-            upsert: upsertOneSQL,
-            returnsRow: !updates.isEmpty
+        upsertOneSQL = upsert
+        // The single save's statement, observed and not, with the check of `checked` (a
+        // condition on the store's full-text registry, or none).
+        let saveOne = { (checked: String?) in
+            (
+                observed: PostgreSQLChangeFeed.saveOneSQL(
+                    catalog,
+                    upsert: upsert,
+                    parameters: types.count,
+                    checked: checked
+                ),
+                unobserved: PostgreSQLChangeFeed.saveOneUnobservedSQL(
+                    catalog,
+                    upsert: upsert,
+                    returnsRow: !updates.isEmpty,
+                    checked: checked
+                )
+            )
+        }
+        (saveOneSQL, saveOneUnobservedSQL) = saveOne(nil)
+        (noRegistrySaveOneSQL, noRegistrySaveOneUnobservedSQL) = saveOne(
+            PostgreSQLSearchRegistryAppeared.noRegistryCondition(catalog)
         )
-        let noRegistry = PostgreSQLSearchRegistryAppeared.noRegistryCondition(catalog)
-        let unindexed = PostgreSQLSearchRegistryAppeared.unindexedCondition(catalog, folded: folded)
-        noRegistrySaveOneSQL = PostgreSQLChangeFeed.saveOneSQL(
-            catalog,
-            upsert: upsertOneSQL,
-            parameters: types.count,
-            checked: noRegistry
-        )
-        noRegistrySaveOneUnobservedSQL = PostgreSQLChangeFeed.saveOneUnobservedSQL(
-            catalog,
-            upsert: upsertOneSQL,
-            returnsRow: !updates.isEmpty,
-            checked: noRegistry
-        )
-        unindexedSaveOneSQL = PostgreSQLChangeFeed.saveOneSQL(
-            catalog,
-            upsert: upsertOneSQL,
-            parameters: types.count,
-            checked: unindexed
-        )
-        unindexedSaveOneUnobservedSQL = PostgreSQLChangeFeed.saveOneUnobservedSQL(
-            catalog,
-            upsert: upsertOneSQL,
-            returnsRow: !updates.isEmpty,
-            checked: unindexed
+        (unindexedSaveOneSQL, unindexedSaveOneUnobservedSQL) = saveOne(
+            PostgreSQLSearchRegistryAppeared.unindexedCondition(catalog, folded: folded)
         )
     }
 

@@ -329,26 +329,19 @@ extension ConformanceSuite {
             directory in
             // Another type on the same collection (or an older version of the app) that never
             // declares the index: its saves, overwrites and deletes still keep it.
-            struct PlainFilm: Codable, StorableModel {
-                static let collectionName = "films"
-                var id: Int64
-                var title: String
-                var year: Int
-                var genre: String?
-            }
             let store = try filmStore(fixture, directory)
             var films = SearchFilm.all
             let fresh = ObjectStore(backend: store.backend)
             for writer in [store, fresh] {
                 let id = Int64(writer === store ? 7000 : 7001)
-                try writer.save(PlainFilm(id: id, title: "Zebra Crossing \(id)", year: 2030, genre: "Drama"))
+                try writer.save(PlainSearchFilm(id: id, title: "Zebra Crossing \(id)", year: 2030, genre: "Drama"))
                 films.append(SearchFilm(id: id, title: "Zebra Crossing \(id)", year: 2030, genre: "Drama"))
             }
             #expect(try store.search(SearchFilm.self, matching: "zebra").map(\.id) == [7000, 7001])
-            try fresh.save(PlainFilm(id: 1, title: "Quiet Evening", year: 1977, genre: nil))
+            try fresh.save(PlainSearchFilm(id: 1, title: "Quiet Evening", year: 1977, genre: nil))
             films[0] = SearchFilm(id: 1, title: "Quiet Evening", year: 1977, genre: nil)
             #expect(try store.search(SearchFilm.self, matching: "hope").isEmpty)
-            #expect(try fresh.delete(PlainFilm.self, id: 7000))
+            #expect(try fresh.delete(PlainSearchFilm.self, id: 7000))
             films.removeAll { $0.id == 7000 }
             try expectReferenceRanking(store, films)
         },
@@ -358,21 +351,16 @@ extension ConformanceSuite {
             // The backends may remember that the store keeps no full-text index (LMDB by
             // snapshot, PostgreSQL in its cache, checked at commit): an index declared since,
             // through another store of the same backend, is kept by the next plain saves.
-            struct PlainFilm: Codable, StorableModel {
-                static let collectionName = "films"
-                var id: Int64
-                var title: String
-                var year: Int
-                var genre: String?
-            }
             let store = try fixture.openStore(in: directory)
-            for id in Int64(1)...3 { try store.save(PlainFilm(id: id, title: "Quiet \(id)", year: 1970, genre: nil)) }
+            for id in Int64(1)...3 {
+                try store.save(PlainSearchFilm(id: id, title: "Quiet \(id)", year: 1970, genre: nil))
+            }
             let other = ObjectStore(backend: store.backend)
             try other.save(SearchFilm(id: 4, title: "Quiet Zebra", year: 1971, genre: nil))
-            try store.save(PlainFilm(id: 5, title: "Zebra Crossing", year: 1972, genre: nil))
+            try store.save(PlainSearchFilm(id: 5, title: "Zebra Crossing", year: 1972, genre: nil))
             try store.transaction { transaction in
-                try transaction.save(PlainFilm(id: 6, title: "Zebra Stripes", year: 1973, genre: nil))
-                try transaction.save(PlainFilm(id: 1, title: "Zebra Quiet", year: 1970, genre: nil))
+                try transaction.save(PlainSearchFilm(id: 6, title: "Zebra Stripes", year: 1973, genre: nil))
+                try transaction.save(PlainSearchFilm(id: 1, title: "Zebra Quiet", year: 1970, genre: nil))
             }
             #expect(try store.search(SearchFilm.self, matching: "zebra").map(\.id).sorted() == [1, 4, 5, 6])
             #expect(try other.search(SearchFilm.self, matching: "quiet").map(\.id).sorted() == [1, 2, 3, 4])

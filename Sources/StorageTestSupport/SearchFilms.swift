@@ -1,5 +1,23 @@
 package import Storage
 
+/// The films' collection through a type that declares no index: another type on the same
+/// collection, or an older version of the app. Its writes keep the collection's index all the same.
+package struct PlainSearchFilm: Codable, Equatable, Sendable, StorableModel {
+    package static let collectionName = "films"
+    package var id: Int64
+    package var title: String
+    package var year: Int
+    package var genre: String?
+
+    /// A film.
+    package init(id: Int64, title: String, year: Int, genre: String?) {
+        self.id = id
+        self.title = title
+        self.year = year
+        self.genre = genre
+    }
+}
+
 /// Film-like records for the full-text search checks: titles (some in French, Italian, German,
 /// some with accents), years and genres, written for the tests (no external data set).
 package struct SearchFilm: Codable, Equatable, Sendable, StorableModel {

@@ -10,25 +10,6 @@ import Testing
 /// answer in the statement itself (or before the commit of a longer transaction): a full-text
 /// index that another process created since is kept by the next write all the same.
 @Suite struct PostgreSQLSearchRegistryTests {
-    /// The films' collection through a type that declares no index (an older app version).
-    struct PlainFilm: Codable, StorableModel {
-        static let collectionName = "films"
-        var id: Int64
-        var title: String
-        var year: Int
-        var genre: String?
-    }
-
-    /// The films' collection through a type that declares the index (a newer app version).
-    struct IndexedFilm: Codable, StorableModel {
-        static let collectionName = "films"
-        static let indexes: [IndexDefinition] = [.fullText(["title", "genre"])]
-        var id: Int64
-        var title: String
-        var year: Int
-        var genre: String?
-    }
-
     /// Two stores (two processes, each with its own cache) write plain films and learn that the
     /// store keeps no full-text index. A third creates one. The first then saves one film (one
     /// statement), the second two in one transaction: both are found by a search, and the index
@@ -36,27 +17,27 @@ import Testing
     @Test func anIndexCreatedElsewhereIsKeptByStoresThatCachedItsAbsence() throws {
         try withStore("search-registry") { single, path in
             let longer = try PostgreSQLTestServer.openStore(path: path)
-            try single.save(PlainFilm(id: 1, title: "Quiet Evening", year: 1977, genre: nil))
-            try longer.save(PlainFilm(id: 2, title: "Loud Morning", year: 1978, genre: "Drama"))
+            try single.save(PlainSearchFilm(id: 1, title: "Quiet Evening", year: 1977, genre: nil))
+            try longer.save(PlainSearchFilm(id: 2, title: "Loud Morning", year: 1978, genre: "Drama"))
             // Both now answer "no full-text index" from their caches.
-            try single.save(PlainFilm(id: 3, title: "Quiet Noon", year: 1979, genre: nil))
+            try single.save(PlainSearchFilm(id: 3, title: "Quiet Noon", year: 1979, genre: nil))
             _ = try longer.transaction { transaction in
-                try transaction.save(PlainFilm(id: 4, title: "Loud Night", year: 1980, genre: nil))
+                try transaction.save(PlainSearchFilm(id: 4, title: "Loud Night", year: 1980, genre: nil))
             }
 
             let indexing = try PostgreSQLTestServer.openStore(path: path)
-            try indexing.save(IndexedFilm(id: 5, title: "Zebra Dawn", year: 1981, genre: nil))
-            #expect(try indexing.search(IndexedFilm.self, matching: "quiet").map(\.id) == [1, 3])
+            try indexing.save(SearchFilm(id: 5, title: "Zebra Dawn", year: 1981, genre: nil))
+            #expect(try indexing.search(SearchFilm.self, matching: "quiet").map(\.id) == [1, 3])
 
-            try single.save(PlainFilm(id: 6, title: "Zebra Crossing", year: 1982, genre: nil))
+            try single.save(PlainSearchFilm(id: 6, title: "Zebra Crossing", year: 1982, genre: nil))
             try longer.transaction { transaction in
-                try transaction.save(PlainFilm(id: 7, title: "Zebra Stripes", year: 1983, genre: nil))
-                try transaction.save(PlainFilm(id: 1, title: "Zebra Evening", year: 1977, genre: nil))
+                try transaction.save(PlainSearchFilm(id: 7, title: "Zebra Stripes", year: 1983, genre: nil))
+                try transaction.save(PlainSearchFilm(id: 1, title: "Zebra Evening", year: 1977, genre: nil))
             }
-            #expect(Set(try indexing.search(IndexedFilm.self, matching: "zebra").map(\.id)) == [1, 5, 6, 7])
-            #expect(try indexing.search(IndexedFilm.self, matching: "quiet").map(\.id) == [3])
+            #expect(Set(try indexing.search(SearchFilm.self, matching: "zebra").map(\.id)) == [1, 5, 6, 7])
+            #expect(try indexing.search(SearchFilm.self, matching: "quiet").map(\.id) == [3])
             // The stores that cached the absence search it too, and find the same.
-            #expect(Set(try single.search(IndexedFilm.self, matching: "zebra").map(\.id)) == [1, 5, 6, 7])
+            #expect(Set(try single.search(SearchFilm.self, matching: "zebra").map(\.id)) == [1, 5, 6, 7])
             #expect(try longer.search(in: "films", matching: "loud").count == 2)
         }
     }
@@ -65,14 +46,14 @@ import Testing
     /// transaction's check does not refuse the registry it made.
     @Test func aStoreThatCachedTheAbsenceCreatesAnIndexItself() throws {
         try withStore("search-registry-own") { store, _ in
-            try store.save(PlainFilm(id: 1, title: "Quiet Evening", year: 1977, genre: nil))
-            try store.save(PlainFilm(id: 2, title: "Quiet Noon", year: 1978, genre: nil))
+            try store.save(PlainSearchFilm(id: 1, title: "Quiet Evening", year: 1977, genre: nil))
+            try store.save(PlainSearchFilm(id: 2, title: "Quiet Noon", year: 1978, genre: nil))
             try store.transaction { transaction in
-                try transaction.save(PlainFilm(id: 3, title: "Quiet Night", year: 1979, genre: nil))
-                try transaction.save(IndexedFilm(id: 4, title: "Quiet Dawn", year: 1980, genre: nil))
+                try transaction.save(PlainSearchFilm(id: 3, title: "Quiet Night", year: 1979, genre: nil))
+                try transaction.save(SearchFilm(id: 4, title: "Quiet Dawn", year: 1980, genre: nil))
             }
-            try store.save(PlainFilm(id: 5, title: "Quiet Dusk", year: 1981, genre: nil))
-            #expect(try store.search(IndexedFilm.self, matching: "quiet").map(\.id).sorted() == [1, 2, 3, 4, 5])
+            try store.save(PlainSearchFilm(id: 5, title: "Quiet Dusk", year: 1981, genre: nil))
+            #expect(try store.search(SearchFilm.self, matching: "quiet").map(\.id).sorted() == [1, 2, 3, 4, 5])
         }
     }
 
@@ -93,9 +74,9 @@ import Testing
         try withStore("search-registry-statements") { _, path in
             let (store, statements) = try Self.openCounting(path)
             for round in 0..<2 {
-                try store.save(PlainFilm(id: 1, title: "Warm Up", year: 1970, genre: nil))
+                try store.save(PlainSearchFilm(id: 1, title: "Warm Up", year: 1970, genre: nil))
                 statements.withLock { $0.removeAll() }
-                try store.save(PlainFilm(id: 2, title: "Quiet \(round)", year: 1971, genre: nil))
+                try store.save(PlainSearchFilm(id: 2, title: "Quiet \(round)", year: 1971, genre: nil))
                 let sent = statements.withLock { $0 }
                 #expect(sent.count == 1, "\(sent)")
                 #expect(sent.first?.hasPrefix("INSERT INTO") == true, "\(sent)")
@@ -124,18 +105,18 @@ import Testing
             let longer = try PostgreSQLTestServer.openStore(path: path)
             try longer.save(Note(id: 2, text: "another note"))
             for id in Int64(1)...2 {
-                try store.save(PlainFilm(id: id, title: "Quiet \(id)", year: 1970, genre: nil))
-                try longer.save(PlainFilm(id: id + 10, title: "Loud \(id)", year: 1970, genre: nil))
+                try store.save(PlainSearchFilm(id: id, title: "Quiet \(id)", year: 1970, genre: nil))
+                try longer.save(PlainSearchFilm(id: id + 10, title: "Loud \(id)", year: 1970, genre: nil))
             }
             let indexing = try PostgreSQLTestServer.openStore(path: path)
-            try indexing.save(IndexedFilm(id: 20, title: "Zebra Dawn", year: 1981, genre: nil))
-            try store.save(PlainFilm(id: 3, title: "Zebra Crossing", year: 1982, genre: nil))
+            try indexing.save(SearchFilm(id: 20, title: "Zebra Dawn", year: 1981, genre: nil))
+            try store.save(PlainSearchFilm(id: 3, title: "Zebra Crossing", year: 1982, genre: nil))
             _ = try longer.transaction { transaction in
-                try transaction.save(PlainFilm(id: 13, title: "Zebra Stripes", year: 1983, genre: nil))
-                try transaction.save(PlainFilm(id: 1, title: "Zebra Quiet", year: 1970, genre: nil))
+                try transaction.save(PlainSearchFilm(id: 13, title: "Zebra Stripes", year: 1983, genre: nil))
+                try transaction.save(PlainSearchFilm(id: 1, title: "Zebra Quiet", year: 1970, genre: nil))
             }
-            #expect(try indexing.search(IndexedFilm.self, matching: "zebra").map(\.id).sorted() == [1, 3, 13, 20])
-            #expect(try indexing.search(IndexedFilm.self, matching: "quiet").map(\.id).sorted() == [1, 2])
+            #expect(try indexing.search(SearchFilm.self, matching: "zebra").map(\.id).sorted() == [1, 3, 13, 20])
+            #expect(try indexing.search(SearchFilm.self, matching: "quiet").map(\.id).sorted() == [1, 2])
             #expect(try store.search(Note.self, matching: "note").count == 2)
         }
     }
