@@ -1,6 +1,7 @@
 import PostgreSQLBackend
 import Storage
 import StorageTestBackends
+import StorageTestSupport
 import Testing
 
 /// libpq leaves a connection in single-row mode after a streamed read, and does not reset it for
@@ -8,7 +9,7 @@ import Testing
 /// row by row; its commit's check of the cache's answer, the first statement of the commit's
 /// pipeline, must not then come back row by row (it did, through a transaction pooler, and the
 /// commit failed as a lost connection).
-@Suite struct PostgreSQLPipelineAfterStreamTests {
+@Suite(.dedicatedThreads) struct PostgreSQLPipelineAfterStreamTests {
     struct Doc: Codable, StorableModel {
         var id: String
         var v: Int

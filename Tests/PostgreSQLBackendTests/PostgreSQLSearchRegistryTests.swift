@@ -9,7 +9,7 @@ import Testing
 /// found none answers from its cache, so that a single save stays one statement, and checks the
 /// answer in the statement itself (or before the commit of a longer transaction): a full-text
 /// index that another process created since is kept by the next write all the same.
-@Suite struct PostgreSQLSearchRegistryTests {
+@Suite(.dedicatedThreads) struct PostgreSQLSearchRegistryTests {
     /// Two stores (two processes, each with its own cache) write plain films and learn that the
     /// store keeps no full-text index. A third creates one. The first then saves one film (one
     /// statement), the second two in one transaction: both are found by a search, and the index

@@ -15,7 +15,7 @@ private struct SearchNote: Codable, Equatable, StorableModel {
 /// SQLite keeps full-text indexes in FTS5 tables (`FullTextIndexingWriteTransaction`): the
 /// store's own postings stay empty, and the answers are the in-memory engine's (the store's own
 /// index), order and all.
-@Suite struct SQLiteSearchEngineTests {
+@Suite(.dedicatedThreads) struct SQLiteSearchEngineTests {
     static let queries = [
         "love", "star wars", "\"star wars\"", "lov*", "moon OR blue", "star -trek", "CAFÉ OR Amelie", "the",
         "fiction scien*", "\"the king\" OR lord -rings",

@@ -10,7 +10,7 @@ import Testing
 /// (our tokenizer's) field by field, after saves, overwrites, untyped and CSV/JSON imports,
 /// update-where, deletes, rollbacks, copies both ways and migrations; and the store's own
 /// postings stay empty.
-@Suite struct SQLiteSearchFollowTests {
+@Suite(.dedicatedThreads) struct SQLiteSearchFollowTests {
     /// The rows of one query over the database at `path`, each value as text (`NULL` as nil).
     static func rows(_ path: String, _ sql: String) throws -> [[String?]] {
         var db: OpaquePointer?
