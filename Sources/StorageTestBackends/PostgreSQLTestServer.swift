@@ -1,6 +1,7 @@
 package import Foundation
 package import PostgreSQLBackend
 package import Storage
+import StorageTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -225,6 +226,10 @@ package enum PostgreSQLTestServer {
     {
         var configuration = configuration ?? .init(poolSize: 2)
         configuration.schema = schema(for: path)
+        // Under ThreadSanitizer the whole suite runs at a load average above 6 on two cores: a
+        // CI run saw the server take over the default 10 s to answer a new connection. No test
+        // that opens its store here is about the connect timeout.
+        if Sanitizers.thread { configuration.connectTimeout = max(configuration.connectTimeout, .seconds(60)) }
         if throughPgBouncer, let pooled = try pgbouncerURL() {
             configuration.transactionPooling = true
             configuration.listenURL = try url()
