@@ -68,6 +68,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// The statement that records a commit's changes (`PostgreSQLChangeFeed.publishSQL`) and
     /// what it needs: made once, not per commit.
     private let publishSQL: String
+    /// What a transaction sends instead while no store listened at the last write
+    /// (`PostgreSQLChangeFeed.listenersCheckSQL`).
+    private let listenersCheckSQL: String
     /// The checks that the store has no registry of full-text indexes, or that the registry has
     /// no record of some collections, pipelined before the commit of a transaction that answered
     /// so from the cache (`PostgreSQLSearchRegistryAppeared`).
@@ -85,7 +88,9 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// The `BEGIN` and lock of a write transaction that runs alone (see `write(_:)`).
     private let aloneBegin = "BEGIN ISOLATION LEVEL REPEATABLE READ"
     private let aloneLock: String
-    /// Whether the last single save found a store listening (see `runSingleSave`).
+    /// Whether a store listened at the last write: set by a single save (`runSingleSave`) either
+    /// way, and by a longer transaction whose check before the commit found one
+    /// (`publishChangesAndCommit`).
     private let listenersSeen = Atomic<Bool>(false)
 
     deinit {
@@ -153,6 +158,7 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
         }
         catalog = PostgreSQLCatalog(schema: configuration.schema)
         publishSQL = PostgreSQLChangeFeed.publishSQL(catalog)
+        listenersCheckSQL = PostgreSQLChangeFeed.listenersCheckSQL(catalog)
         noRegistryCheckSQL = PostgreSQLSearchRegistryAppeared.noRegistrySQL(catalog)
         unindexedCheckSQL = PostgreSQLSearchRegistryAppeared.unindexedSQL(catalog)
         writeBegin = "BEGIN ISOLATION LEVEL " + configuration.isolation.rawValue
@@ -464,6 +470,12 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
                 let outcomeUnknown = connection.mayHaveCommitted
                 finish(connection, in: pool)
                 attempt += 1
+                if error is PostgreSQLListenersAppeared, attempt <= configuration.retryLimit + 1 {
+                    // Rolled back by its check: a store listens now, and the transaction run
+                    // again records its changes for it.
+                    listenersSeen.store(true, ordering: .relaxed)
+                    continue
+                }
                 if error is PostgreSQLSearchRegistryAppeared, attempt <= configuration.retryLimit + 1 {
                     // Rolled back by its check: the store keeps full-text indexes that the cache
                     // did not know, which the transaction run again looks up and keeps.
@@ -524,7 +536,10 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
     /// Records the transaction's changes for other processes' change streams (see
     /// `PostgreSQLChangeFeed`), in the transaction itself, and commits: `last` (the writers'
     /// last records), the change record and the `COMMIT` in one round trip, with the `BEGIN` when
-    /// nothing was sent before (a single save is one round trip).
+    /// nothing was sent before (a single save is one round trip). While no store listened at the
+    /// last write, the listener check (`PostgreSQLChangeFeed.listenersCheckSQL`) instead of the
+    /// change record: the keys are not encoded, and `write(_:)` runs the transaction again when
+    /// the check finds a listener.
     private func publishChangesAndCommit(
         _ transaction: PostgreSQLWriteTransaction,
         after last: [PostgreSQLConnection.PipelinedStatement]
@@ -560,6 +575,22 @@ public final class PostgreSQLStorageBackend: StorageBackend, ExternalCommitSourc
             } else {
                 try transaction.connection.runAndCommit(last)
             }
+            return
+        }
+        guard listenersSeen.load(ordering: .relaxed) else {
+            // No store listened at the last write: the check alone, which rolls the transaction
+            // back when one listens now (`PostgreSQLListenersAppeared`, run again by `write`).
+            try transaction.connection.runAndCommit(
+                last + [
+                    .init(
+                        sql: listenersCheckSQL,
+                        parameters: PostgreSQLParameters(),
+                        context: "cannot record the transaction's changes",
+                        collection: nil,
+                        marker: (PostgreSQLChangeFeed.listenersAppeared, PostgreSQLListenersAppeared())
+                    )
+                ]
+            )
             return
         }
         let rows = transaction.changes.rows
