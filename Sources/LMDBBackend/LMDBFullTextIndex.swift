@@ -328,9 +328,8 @@ final class LMDBFullTextWriter: FullTextIndexWriter {
     private let collection: String
     private var statistics: LMDBFullText.Statistics
     private var statisticsChanged = false
-    /// The postings not yet in blocks, per word (its bytes): the first document, the last, and
-    /// the postings encoded as in a block with the first one's delta from 0.
-    private var pending: [[UInt8]: (first: Int, last: Int, bytes: [UInt8])] = [:]
+    /// The postings not yet in blocks, per word.
+    private var pending: [String: LMDBFullTextPending] = [:]
     /// The first document number given in this transaction: older ones have no pending postings.
     private let firstNew: Int
 
@@ -364,16 +363,25 @@ final class LMDBFullTextWriter: FullTextIndexWriter {
         statistics.nextDocument += 1
         statistics.documents += 1
         statisticsChanged = true
-        var positions: [[UInt8]: [(field: Int, position: Int)]] = [:]
-        var order: [[UInt8]] = []
+        // A title has a handful of words: a list searched linearly beats a dictionary.
+        var order: [String] = []
+        var occurrences: [(word: Int, field: Int, position: Int)] = []
         var length = 0
         for (field, text) in fields.enumerated() {
             var position = 0
-            for token in text.utf8.split(separator: UInt8(ascii: " ")) {
-                var word = Array(token)
-                if word.count > LMDBFullText.maximumWordBytes { word = LMDBFullText.wordBytes(String(decoding: word, as: UTF8.self)) }
-                if positions[word] == nil { order.append(word) }
-                positions[word, default: []].append((field, position))
+            for token in text.split(separator: " ") {
+                var word = String(token)
+                if word.utf8.count > LMDBFullText.maximumWordBytes {
+                    word = String(decoding: LMDBFullText.wordBytes(word), as: UTF8.self)
+                }
+                let index: Int
+                if let known = order.firstIndex(of: word) {
+                    index = known
+                } else {
+                    index = order.count
+                    order.append(word)
+                }
+                occurrences.append((index, field, position))
                 position += 1
             }
             length += position
@@ -381,20 +389,26 @@ final class LMDBFullTextWriter: FullTextIndexWriter {
         statistics.tokens += length
         var forward: [UInt8] = []
         LMDBRecordCoding.appendField(0, key, to: &forward)
-        for word in order {
-            LMDBRecordCoding.appendVarint(UInt64(word.count), to: &forward)
-            forward += word
-            let occurrences = positions[word]!
-            var list = pending[word] ?? (document, 0, [])
+        for (index, word) in order.enumerated() {
+            LMDBRecordCoding.appendVarint(UInt64(word.utf8.count), to: &forward)
+            forward += word.utf8
+            let list: LMDBFullTextPending
+            if let known = pending[word] {
+                list = known
+            } else {
+                list = LMDBFullTextPending()
+                pending[word] = list
+            }
+            var hits = 0
+            for occurrence in occurrences where occurrence.word == index { hits += 1 }
             LMDBRecordCoding.appendVarint(UInt64(document - list.last), to: &list.bytes)
             LMDBRecordCoding.appendVarint(UInt64(length), to: &list.bytes)
-            LMDBRecordCoding.appendVarint(UInt64(occurrences.count), to: &list.bytes)
-            for occurrence in occurrences {
+            LMDBRecordCoding.appendVarint(UInt64(hits), to: &list.bytes)
+            for occurrence in occurrences where occurrence.word == index {
                 LMDBRecordCoding.appendVarint(UInt64(occurrence.field), to: &list.bytes)
                 LMDBRecordCoding.appendVarint(UInt64(occurrence.position), to: &list.bytes)
             }
             list.last = document
-            pending[word] = list
         }
         var number: [UInt8] = []
         LMDBFullText.appendBigEndian(document, to: &number)
@@ -500,11 +514,11 @@ final class LMDBFullTextWriter: FullTextIndexWriter {
             statisticsChanged = false
         }
         guard !pending.isEmpty else { return }
-        let words = pending.keys.sorted { $0.lexicographicallyPrecedes($1) }
-        for word in words {
-            guard let list = pending[word] else { continue }
-            try appendBlocks(word, list.bytes)
+        // In key order, so that the blocks are written in order.
+        let words = pending.map { (word: Array($0.key.utf8), list: $0.value) }.sorted {
+            $0.word.lexicographicallyPrecedes($1.word)
         }
+        for (word, list) in words { try appendBlocks(word, list.bytes) }
         pending = [:]
     }
 
@@ -563,4 +577,12 @@ final class LMDBFullTextWriter: FullTextIndexWriter {
         }
         if let block = current { try write(block) }
     }
+}
+
+/// The postings of one word not yet in blocks (`LMDBFullTextWriter`): encoded as in a block,
+/// the first one's delta from 0. A class, so that appending does not copy the bytes.
+final class LMDBFullTextPending {
+    /// The last document number appended.
+    var last = 0
+    var bytes: [UInt8] = []
 }
