@@ -63,7 +63,9 @@ enum LMDBFullText {
 
     static func appendBigEndian(_ value: Int, to bytes: inout [UInt8]) {
         let value = UInt64(value)
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
     }
 
     static func readBigEndian(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Int {
@@ -127,7 +129,10 @@ enum LMDBFullText {
         var bytes: [UInt8] = []
         appendBigEndian(postings.last?.document ?? base, to: &bytes)
         var previous = base
-        for posting in postings { appendPosting(posting, after: previous, to: &bytes); previous = posting.document }
+        for posting in postings {
+            appendPosting(posting, after: previous, to: &bytes)
+            previous = posting.document
+        }
         return bytes
     }
 
@@ -184,7 +189,11 @@ extension LMDBReadTransaction {
         var result: [Int: (hits: Int, length: Int)] = [:]
         switch atom {
         case .word(let word):
-            try forEachBlock(dbi, prefix: LMDBFullText.blockPrefix(LMDBFullText.wordBytes(word)), collection: collection) {
+            try forEachBlock(
+                dbi,
+                prefix: LMDBFullText.blockPrefix(LMDBFullText.wordBytes(word)),
+                collection: collection
+            ) {
                 key,
                 value in
                 for posting in LMDBFullText.postings(key: key, value: value, positions: false) {
@@ -192,8 +201,11 @@ extension LMDBReadTransaction {
                 }
             }
         case .prefix(let prefix):
-            try forEachBlock(dbi, prefix: [LMDBFullText.postingTag] + LMDBFullText.wordBytes(prefix), collection: collection)
-            { key, value in
+            try forEachBlock(
+                dbi,
+                prefix: [LMDBFullText.postingTag] + LMDBFullText.wordBytes(prefix),
+                collection: collection
+            ) { key, value in
                 for posting in LMDBFullText.postings(key: key, value: value, positions: false) {
                     let earlier = result[posting.document]?.hits ?? 0
                     result[posting.document] = (earlier + posting.hits, posting.length)

@@ -139,12 +139,12 @@ package enum SearchRanking {
         _ query: SearchQuery,
         documents: Int,
         tokens: Int,
-        occurrences find: (SearchQuery.Atom) throws -> [Document: (hits: Int, length: Int)]
+        occurrences: (SearchQuery.Atom) throws -> [Document: (hits: Int, length: Int)]
     ) throws -> [Document: Double] {
         var cache: [SearchQuery.Atom: [Document: (hits: Int, length: Int)]] = [:]
-        func occurrences(_ atom: SearchQuery.Atom) throws -> [Document: (hits: Int, length: Int)] {
+        func cached(_ atom: SearchQuery.Atom) throws -> [Document: (hits: Int, length: Int)] {
             if let known = cache[atom] { return known }
-            let result = try find(atom)
+            let result = try occurrences(atom)
             cache[atom] = result
             return result
         }
@@ -153,7 +153,7 @@ package enum SearchRanking {
         var excluded: Set<Document> = []
         for clause in query.clauses {
             var union: Set<Document> = []
-            for atom in clause.atoms { union.formUnion(try occurrences(atom).keys) }
+            for atom in clause.atoms { union.formUnion(try cached(atom).keys) }
             if clause.isExcluded {
                 excluded.formUnion(union)
             } else {
@@ -168,7 +168,7 @@ package enum SearchRanking {
         scores.reserveCapacity(found.count)
         for document in found { scores[document] = 0 }
         for atom in query.rankedAtoms {
-            let list = try occurrences(atom)
+            let list = try cached(atom)
             let hitCount = Double(list.count)
             var idf = log((count - hitCount + 0.5) / (hitCount + 0.5))
             if idf <= 0 { idf = 1e-6 }
