@@ -305,6 +305,7 @@ public final class LMDBStorageBackend: StorageBackend, StoreEventSource {
         let outcome: Result
         do {
             outcome = try body(transaction)
+            if !transaction.fullTextWriters.isEmpty { try transaction.flushFullText() }
             if transaction.mapIsFull {
                 throw StorageError(.io, "the map filled up", path: path)
             }

@@ -18,6 +18,9 @@ final class LMDBWriteTransaction: LMDBReadTransaction, BackendWriteTransaction {
     /// This transaction's id (`mdb_txn_id`: the snapshot it commits), when a look-up of the
     /// registry of full-text indexes found none (see `LMDBEnvironment.noteSearchRegistryAbsent(in:)`).
     private var foundNoSearchRegistry: Int?
+    /// The writers of the native full-text indexes this transaction wrote, by folded collection
+    /// name (`LMDBFullTextWriter`): their pending postings are written before the commit.
+    var fullTextWriters: [String: LMDBFullTextWriter] = [:]
 
     /// The store asks at every write whether it keeps a full-text index (`_search_indexes`, a
     /// small string, compared at once): a transaction based on a snapshot known to hold none
@@ -134,7 +137,7 @@ final class LMDBWriteTransaction: LMDBReadTransaction, BackendWriteTransaction {
     }
 
     /// Creates a named database in this transaction.
-    private func createDatabase(_ name: String, collection: String) throws -> MDB_dbi {
+    func createDatabase(_ name: String, collection: String) throws -> MDB_dbi {
         if !holdsHandleLock {
             environment.handleLock.lock()
             holdsHandleLock = true

@@ -75,9 +75,7 @@ package enum SearchRanking {
         tokens: Int,
         postings: (_ lower: String, _ upper: String) throws -> [SearchPosting]
     ) throws -> [String: Double] {
-        var cache: [SearchQuery.Atom: [String: (hits: Int, length: Int)]] = [:]
-        func occurrences(_ atom: SearchQuery.Atom) throws -> [String: (hits: Int, length: Int)] {
-            if let known = cache[atom] { return known }
+        try rank(query, documents: documents, tokens: tokens) { atom in
             var result: [String: (hits: Int, length: Int)] = [:]
             switch atom {
             case .word(let word):
@@ -101,27 +99,61 @@ package enum SearchRanking {
                     guard let first = lists[0][document],
                         lists.allSatisfy({ $0[document] != nil })
                     else { continue }
-                    let others = lists.dropFirst().map { $0[document]!.positions }
-                    var hits = 0
-                    for (field, starts) in first.positions {
-                        let sets = others.map { Set($0[field] ?? []) }
-                        for start in starts
-                        where sets.enumerated().allSatisfy({ $0.element.contains(start + $0.offset + 1) }) {
-                            hits += 1
-                        }
-                    }
+                    let hits = phraseHits([first.positions] + lists.dropFirst().map { $0[document]!.positions })
                     if hits > 0 { result[document] = (hits, first.length) }
                 }
             }
+            return result
+        }
+    }
+
+    /// How many times a phrase occurs in one record: the starts of its first word's positions
+    /// followed, within the same field, by each next word at the next position.
+    /// - Parameter positions: the positions of each word of the phrase in the record, by field.
+    /// - Returns: the number of occurrences.
+    package static func phraseHits(_ positions: [[Int: [Int]]]) -> Int {
+        guard let first = positions.first else { return 0 }
+        let others = positions.dropFirst()
+        var hits = 0
+        for (field, starts) in first {
+            let sets = others.map { Set($0[field] ?? []) }
+            for start in starts where sets.enumerated().allSatisfy({ $0.element.contains(start + $0.offset + 1) }) {
+                hits += 1
+            }
+        }
+        return hits
+    }
+
+    /// The matching records of `query` with their BM25 scores, given each atom's occurrences:
+    /// the core of `evaluate(_:documents:tokens:postings:)`, shared with engines that keep
+    /// postings of their own (LMDB's native index).
+    /// - Parameters:
+    ///   - query: the parsed query.
+    ///   - documents: N, the number of records of the collection.
+    ///   - tokens: the number of words of all its records together.
+    ///   - occurrences: for one atom, the records it occurs in, each with the number of times
+    ///     and the record's length in words; asked once per distinct atom.
+    /// - Returns: the matching records with their scores, in no order.
+    /// - Throws: what `occurrences` throws.
+    package static func rank<Document: Hashable>(
+        _ query: SearchQuery,
+        documents: Int,
+        tokens: Int,
+        occurrences: (SearchQuery.Atom) throws -> [Document: (hits: Int, length: Int)]
+    ) throws -> [Document: Double] {
+        var cache: [SearchQuery.Atom: [Document: (hits: Int, length: Int)]] = [:]
+        func cached(_ atom: SearchQuery.Atom) throws -> [Document: (hits: Int, length: Int)] {
+            if let known = cache[atom] { return known }
+            let result = try occurrences(atom)
             cache[atom] = result
             return result
         }
 
-        var matching: Set<String>?
-        var excluded: Set<String> = []
+        var matching: Set<Document>?
+        var excluded: Set<Document> = []
         for clause in query.clauses {
-            var union: Set<String> = []
-            for atom in clause.atoms { union.formUnion(try occurrences(atom).keys) }
+            var union: Set<Document> = []
+            for atom in clause.atoms { union.formUnion(try cached(atom).keys) }
             if clause.isExcluded {
                 excluded.formUnion(union)
             } else {
@@ -132,11 +164,11 @@ package enum SearchRanking {
         guard !found.isEmpty else { return [:] }
         let count = Double(documents)
         let averageLength = Double(tokens) / Double(max(documents, 1))
-        var scores: [String: Double] = [:]
+        var scores: [Document: Double] = [:]
         scores.reserveCapacity(found.count)
         for document in found { scores[document] = 0 }
         for atom in query.rankedAtoms {
-            let list = try occurrences(atom)
+            let list = try cached(atom)
             let hitCount = Double(list.count)
             var idf = log((count - hitCount + 0.5) / (hitCount + 0.5))
             if idf <= 0 { idf = 1e-6 }
