@@ -375,8 +375,10 @@ final class LMDBFullTextWriter: FullTextIndexWriter {
         statistics.nextDocument += 1
         statistics.documents += 1
         statisticsChanged = true
-        // A title has a handful of words: a list searched linearly beats a dictionary.
+        // A title has a handful of words: a list searched linearly beats a dictionary, until
+        // the list is long (a document of thousands of words would make the search quadratic).
         var order: [String] = []
+        var indexes: [String: Int] = [:]
         var occurrences: [(word: Int, field: Int, position: Int)] = []
         var length = 0
         for (field, text) in fields.enumerated() {
@@ -387,11 +389,16 @@ final class LMDBFullTextWriter: FullTextIndexWriter {
                     word = String(decoding: LMDBFullText.wordBytes(word), as: UTF8.self)
                 }
                 let index: Int
-                if let known = order.firstIndex(of: word) {
+                if let known = order.count > 32 ? indexes[word] : order.firstIndex(of: word) {
                     index = known
                 } else {
                     index = order.count
                     order.append(word)
+                    if order.count == 33 {
+                        for (position, known) in order.enumerated() { indexes[known] = position }
+                    } else if order.count > 33 {
+                        indexes[word] = index
+                    }
                 }
                 occurrences.append((index, field, position))
                 position += 1

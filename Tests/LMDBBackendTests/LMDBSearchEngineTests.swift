@@ -122,6 +122,28 @@ private struct LMDBSearchNote: Codable, Equatable, StorableModel {
         }
     }
 
+    /// Documents of hundreds of distinct words (past the short list a title's words are found
+    /// in): each word's hits and the documents' lengths are those of the reference, so the
+    /// matches and the BM25 order are too.
+    @Test func longDocumentsAreIndexedAsTheReferenceIndexesThem() throws {
+        try withStorePath { _, path in
+            let backend = try LMDBStorageBackend(path: path)
+            let store = ObjectStore(backend: backend)
+            defer { try? store.close() }
+            let reference = ObjectStore(backend: InMemoryStorageBackend())
+            let notes = (0..<20).map { number in
+                LMDBSearchNote(
+                    id: "long\(number)",
+                    body: (0..<(300 + number * 40)).map { "w\(($0 * (number + 3)) % 500)" }.joined(separator: " ")
+                )
+            }
+            for target in [store, reference] { try target.save(contentsOf: notes) }
+            #expect(try !Self.blocks(backend, "notes", "w7").isEmpty)
+            let queries = ["w7", "w1 w499", "\"w3 w6\"", "w49*", "w0 OR w250", "w2 -w5"]
+            try Self.expectSameAnswers(store, reference, queries, in: "notes")
+        }
+    }
+
     @Test func aRollbackLeavesTheIndexAsItWas() throws {
         try withStorePath { _, path in
             let backend = try LMDBStorageBackend(path: path)
