@@ -54,7 +54,7 @@ struct Swatch: Codable, Sendable {
     var color: Color
 }
 
-// Sources/Storage/Storage.docc/FullTextSearch.md:16
+// Sources/Storage/Storage.docc/FullTextSearch.md:17
 struct Film: Codable, Sendable, StorableModel {
     static let collectionName = "films"
     static let indexes: [IndexDefinition] = [.fullText(["title", "genre"]), .init(["year"])]
@@ -339,8 +339,8 @@ enum StorageCustomColumnCodingSnippets {
 }
 
 enum StorageFullTextSearchSnippets {
-    /// Sources/Storage/Storage.docc/FullTextSearch.md:45
-    static func block45() async throws {
+    /// Sources/Storage/Storage.docc/FullTextSearch.md:46
+    static func block46() async throws {
         let store = try ObjectStore(backend: .sqliteInMemory())
         try await store.save(contentsOf: someFilms)
         let hits: [Film] = try await store.search(Film.self, matching: "star", where: Column("year") >= 1977, limit: 20)
@@ -669,7 +669,7 @@ enum StorageTypedSettingsSnippets {
 let runnableArticleSnippets: [(String, @Sendable () async throws -> Void)] = [
     ("Sources/Storage/Storage.docc/Aggregates.md:47", StorageAggregatesSnippets.block47),
     ("Sources/Storage/Storage.docc/CustomColumnCoding.md:51", StorageCustomColumnCodingSnippets.block51),
-    ("Sources/Storage/Storage.docc/FullTextSearch.md:45", StorageFullTextSearchSnippets.block45),
+    ("Sources/Storage/Storage.docc/FullTextSearch.md:46", StorageFullTextSearchSnippets.block46),
     ("Sources/Storage/Storage.docc/Migrations.md:46", StorageMigrationsSnippets.block46),
     ("Sources/Storage/Storage.docc/Observation.md:14", StorageObservationSnippets.block14),
     ("Sources/Storage/Storage.docc/Observation.md:52", StorageObservationSnippets.block52),
