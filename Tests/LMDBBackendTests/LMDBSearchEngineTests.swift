@@ -5,6 +5,9 @@ import Testing
 
 @testable import LMDBBackend
 
+/// The checks of an engine's own full-text index, shared with the other engine that keeps one.
+private typealias Checks = NativeSearchIndexChecks
+
 /// A note keyed by text, for the native index's key map and the blocks of a frequent word.
 private struct LMDBSearchNote: Codable, Equatable, StorableModel {
     static let collectionName = "notes"
@@ -17,23 +20,6 @@ private struct LMDBSearchNote: Codable, Equatable, StorableModel {
 /// collection): the store's own postings stay empty, and the answers are the in-memory engine's
 /// (the store's own index), order and all.
 @Suite(.dedicatedThreads) struct LMDBSearchEngineTests {
-    static let queries = [
-        "love", "star wars", "\"star wars\"", "lov*", "moon OR blue", "star -trek", "CAFÉ OR Amelie", "the",
-        "fiction scien*", "\"the king\" OR lord -rings",
-    ]
-
-    /// Whether the engine keeps an index of `collection`, and how many records the store's own
-    /// postings hold (nil: the collection does not exist).
-    static func layout(_ backend: LMDBStorageBackend, _ collection: String) throws -> (engine: Bool, postings: Int?) {
-        try backend.read { transaction in
-            let engine = try (transaction as? any FullTextSearchingReadTransaction)?.hasFullTextIndex(of: collection)
-            let postings =
-                try transaction.schema(of: "_search_postings") == nil
-                ? nil : try transaction.count(in: "_search_postings", where: nil)
-            return (engine ?? false, postings)
-        }
-    }
-
     /// The block keys' first document numbers of `word` in `collection`'s native index.
     static func blocks(_ backend: LMDBStorageBackend, _ collection: String, _ word: String) throws -> [Int] {
         try backend.read { transaction in
@@ -49,21 +35,6 @@ private struct LMDBSearchNote: Codable, Equatable, StorableModel {
         }
     }
 
-    static func expectSameAnswers(
-        _ store: ObjectStore,
-        _ reference: ObjectStore,
-        _ queries: [String],
-        in collection: String = "films"
-    ) throws {
-        for query in queries {
-            let found = try store.search(in: collection, matching: query).map { $0["id"] }
-            let wanted = try reference.search(in: collection, matching: query).map { $0["id"] }
-            #expect(found == wanted, "\(query)")
-            let top = try store.search(in: collection, matching: query, limit: 3).map { $0["id"] }
-            #expect(top == Array(wanted.prefix(3)), "\(query) limit 3")
-        }
-    }
-
     @Test func lmdbKeepsTheIndexNativelyAndTheSharedPostingsStayEmpty() throws {
         try withStorePath { _, path in
             let backend = try LMDBStorageBackend(path: path)
@@ -71,11 +42,11 @@ private struct LMDBSearchNote: Codable, Equatable, StorableModel {
             defer { try? store.close() }
             let reference = ObjectStore(backend: InMemoryStorageBackend())
             for target in [store, reference] { try target.save(contentsOf: SearchFilm.all) }
-            let layout = try Self.layout(backend, "films")
+            let layout = try Checks.layout(backend, "films")
             #expect(layout.engine)
             #expect(layout.postings == nil || layout.postings == 0)
             #expect(try !Self.blocks(backend, "films", "star").isEmpty)
-            try Self.expectSameAnswers(store, reference, Self.queries)
+            try Checks.expectSameAnswers(store, reference, Checks.queries)
             // Overwrites and deletes rewrite the blocks.
             for target in [store, reference] {
                 try target.save(SearchFilm(id: 1, title: "Star Wars again", year: 1900, genre: nil))
@@ -90,10 +61,10 @@ private struct LMDBSearchNote: Codable, Equatable, StorableModel {
             )
             #expect(!filtered.isEmpty)
             #expect(filtered == wanted)
-            try Self.expectSameAnswers(store, reference, Self.queries)
-            #expect(try Self.layout(backend, "films").postings ?? 0 == 0)
+            try Checks.expectSameAnswers(store, reference, Checks.queries)
+            #expect(try Checks.layout(backend, "films").postings ?? 0 == 0)
             try store.drop(collection: "films")
-            #expect(try !Self.layout(backend, "films").engine)
+            #expect(try !Checks.layout(backend, "films").engine)
             #expect(try Self.blocks(backend, "films", "star").isEmpty)
         }
     }
@@ -113,12 +84,12 @@ private struct LMDBSearchNote: Codable, Equatable, StorableModel {
             #expect(before.count > 2)
             #expect(before == before.sorted())
             let queries = ["common", "word3", "common word5", "\"word2 common\"", "word*", "common -word1", "n3"]
-            try Self.expectSameAnswers(store, reference, queries, in: "notes")
+            try Checks.expectSameAnswers(store, reference, queries, in: "notes")
             for target in [store, reference] {
                 try target.save(contentsOf: (0..<40).map { LMDBSearchNote(id: "n\($0 * 30)", body: "rare word\($0)") })
                 _ = try target.deleteAll(LMDBSearchNote.self, where: Column("id") < "n2")
             }
-            try Self.expectSameAnswers(store, reference, queries + ["rare", "rare word3"], in: "notes")
+            try Checks.expectSameAnswers(store, reference, queries + ["rare", "rare word3"], in: "notes")
         }
     }
 
@@ -140,7 +111,7 @@ private struct LMDBSearchNote: Codable, Equatable, StorableModel {
             for target in [store, reference] { try target.save(contentsOf: notes) }
             #expect(try !Self.blocks(backend, "notes", "w7").isEmpty)
             let queries = ["w7", "w1 w499", "\"w3 w6\"", "w49*", "w0 OR w250", "w2 -w5"]
-            try Self.expectSameAnswers(store, reference, queries, in: "notes")
+            try Checks.expectSameAnswers(store, reference, queries, in: "notes")
         }
     }
 
@@ -168,44 +139,7 @@ private struct LMDBSearchNote: Codable, Equatable, StorableModel {
 
     @Test func anIndexInTheSharedPostingsIsReadThenMovedAtTheFirstWrite() throws {
         try withStorePath { _, path in
-            let memory = InMemoryStorageBackend()
-            let reference = ObjectStore(backend: memory)
-            try reference.save(contentsOf: SearchFilm.all)
-            do {
-                let backend = try LMDBStorageBackend(path: path)
-                let store = ObjectStore(backend: backend)
-                try store.save(contentsOf: SearchFilm.all)
-                // The shared collections, as the in-memory engine holds them, and no native index.
-                try memory.read { source in
-                    try backend.write { destination in
-                        try (destination as? any FullTextIndexingWriteTransaction)?.dropFullTextIndex(of: "films")
-                        for name in ["_search_indexes", "_search_documents", "_search_postings"] {
-                            let schema = try #require(try source.schema(of: name))
-                            _ = try destination.prepareCollection(schema)
-                            let columns = schema.columns.map(\.name)
-                            let writer = try destination.makeWriter(for: name, columns: columns)
-                            try source.scan(ScanRequest(collection: name, columns: columns)) { row in
-                                _ = try writer.put((0..<columns.count).map { row.value(at: $0) })
-                                return true
-                            }
-                        }
-                    }
-                }
-                try store.close()
-            }
-            let backend = try LMDBStorageBackend(path: path)
-            let store = ObjectStore(backend: backend)
-            defer { try? store.close() }
-            #expect(try !Self.layout(backend, "films").engine)
-            #expect(try Self.layout(backend, "films").postings ?? 0 > 0)
-            try Self.expectSameAnswers(store, reference, Self.queries)
-            for target in [store, reference] {
-                try target.save(SearchFilm(id: 1000, title: "Zebra Love", year: 2020, genre: nil))
-            }
-            let layout = try Self.layout(backend, "films")
-            #expect(layout.engine)
-            #expect(layout.postings == 0)
-            try Self.expectSameAnswers(store, reference, Self.queries + ["zebra"])
+            try Checks.expectSharedPostingsReadThenMovedAtTheFirstWrite { try LMDBStorageBackend(path: path) }
         }
     }
 }

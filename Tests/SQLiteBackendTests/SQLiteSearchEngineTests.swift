@@ -4,6 +4,9 @@ import Storage
 import StorageTestSupport
 import Testing
 
+/// The checks of an engine's own full-text index, shared with the other engine that keeps one.
+private typealias Checks = NativeSearchIndexChecks
+
 /// A note keyed by text, for the FTS5 index's key map.
 private struct SearchNote: Codable, Equatable, StorableModel {
     static let collectionName = "notes"
@@ -16,31 +19,6 @@ private struct SearchNote: Codable, Equatable, StorableModel {
 /// store's own postings stay empty, and the answers are the in-memory engine's (the store's own
 /// index), order and all.
 @Suite(.dedicatedThreads) struct SQLiteSearchEngineTests {
-    static let queries = [
-        "love", "star wars", "\"star wars\"", "lov*", "moon OR blue", "star -trek", "CAFÉ OR Amelie", "the",
-        "fiction scien*", "\"the king\" OR lord -rings",
-    ]
-
-    /// Whether the engine keeps an index of `collection`, and how many records the store's own
-    /// postings hold (nil: the collection does not exist).
-    static func layout(_ backend: SQLiteStorageBackend, _ collection: String) throws -> (engine: Bool, postings: Int?) {
-        try backend.read { transaction in
-            let engine = try (transaction as? any FullTextSearchingReadTransaction)?.hasFullTextIndex(of: collection)
-            let postings =
-                try transaction.schema(of: "_search_postings") == nil
-                ? nil : try transaction.count(in: "_search_postings", where: nil)
-            return (engine ?? false, postings)
-        }
-    }
-
-    static func expectSameAnswers(_ store: ObjectStore, _ reference: ObjectStore, _ queries: [String]) throws {
-        for query in queries {
-            let found = try store.search(in: "films", matching: query).map { $0["id"] }
-            let wanted = try reference.search(in: "films", matching: query).map { $0["id"] }
-            #expect(found == wanted, "\(query)")
-        }
-    }
-
     @Test func sqliteKeepsTheIndexInFTS5AndTheSharedPostingsStayEmpty() throws {
         try TemporaryDirectory.with("sqlite-search-engine") { directory in
             let backend = try SQLiteStorageBackend(path: directory.appendingPathComponent("s.sqlite").path)
@@ -48,12 +26,12 @@ private struct SearchNote: Codable, Equatable, StorableModel {
             defer { try? store.close() }
             let reference = ObjectStore(backend: InMemoryStorageBackend())
             for target in [store, reference] { try target.save(contentsOf: SearchFilm.all) }
-            let layout = try Self.layout(backend, "films")
+            let layout = try Checks.layout(backend, "films")
             #expect(layout.engine)
             #expect(layout.postings == nil || layout.postings == 0)
             #expect(try store.fullTextIndex(of: "films") == .fullText(["title", "genre"]))
             #expect(try !store.collectionNames().contains { $0.hasPrefix("_search_fts") })
-            try Self.expectSameAnswers(store, reference, Self.queries)
+            try Checks.expectSameAnswers(store, reference, Checks.queries)
             // where: joins the records; limit: after it.
             for target in [store, reference] {
                 try target.save(SearchFilm(id: 1, title: "Star Wars again", year: 1900, genre: nil))
@@ -68,11 +46,11 @@ private struct SearchNote: Codable, Equatable, StorableModel {
             )
             #expect(!filtered.isEmpty)
             #expect(filtered == wanted)
-            try Self.expectSameAnswers(store, reference, Self.queries)
-            #expect(try Self.layout(backend, "films").postings ?? 0 == 0)
+            try Checks.expectSameAnswers(store, reference, Checks.queries)
+            #expect(try Checks.layout(backend, "films").postings ?? 0 == 0)
             // A drop takes the FTS5 table with it.
             try store.drop(collection: "films")
-            #expect(try !Self.layout(backend, "films").engine)
+            #expect(try !Checks.layout(backend, "films").engine)
         }
     }
 
@@ -95,7 +73,7 @@ private struct SearchNote: Codable, Equatable, StorableModel {
                 }
             }
             try both { try $0.save(contentsOf: notes) }
-            #expect(try Self.layout(backend, "notes").engine)
+            #expect(try Checks.layout(backend, "notes").engine)
             let tied = try store.search(SearchNote.self, matching: "same").map(\.id)
             #expect(tied == ["A", "a", "b", "c10", "c9", "zz", "é"])
             try expectAlike()
@@ -105,7 +83,7 @@ private struct SearchNote: Codable, Equatable, StorableModel {
             try both { _ = try $0.insert(dictionaries: [["id": "new", "body": "same words again"]], into: "notes") }
             try expectAlike()
             #expect(try store.search(SearchNote.self, matching: "same").map(\.id) == ["A", "c10", "c9", "new"])
-            #expect(try Self.layout(backend, "notes").postings ?? 0 == 0)
+            #expect(try Checks.layout(backend, "notes").postings ?? 0 == 0)
         }
     }
 
@@ -143,8 +121,8 @@ private struct SearchNote: Codable, Equatable, StorableModel {
             migrator.register("rename genre") { try $0.renameColumn("genre", to: "kind", in: "films") }
             migrator.register("rename films") { try $0.renameCollection("films", to: "movies") }
             try migrator.migrate(store)
-            #expect(try !Self.layout(backend, "films").engine)
-            #expect(try Self.layout(backend, "movies").engine)
+            #expect(try !Checks.layout(backend, "films").engine)
+            #expect(try Checks.layout(backend, "movies").engine)
             #expect(try store.fullTextIndex(of: "movies") == .fullText(["title", "kind"]))
             let hits = try store.search(in: "movies", matching: "fiction").compactMap { $0["id"] }
             let wanted = SearchFilm.all.filter {
@@ -153,7 +131,7 @@ private struct SearchNote: Codable, Equatable, StorableModel {
                 StorageValue.integer($0.id)
             }
             #expect(Set(hits) == Set(wanted))
-            #expect(try Self.layout(backend, "movies").postings ?? 0 == 0)
+            #expect(try Checks.layout(backend, "movies").postings ?? 0 == 0)
         }
     }
 
@@ -163,45 +141,7 @@ private struct SearchNote: Codable, Equatable, StorableModel {
     @Test func anIndexInTheSharedPostingsIsReadThenMovedIntoFTS5AtTheFirstWrite() throws {
         try TemporaryDirectory.with("sqlite-search-shared") { directory in
             let path = directory.appendingPathComponent("s.sqlite").path
-            let memory = InMemoryStorageBackend()
-            let reference = ObjectStore(backend: memory)
-            try reference.save(contentsOf: SearchFilm.all)
-            do {
-                let backend = try SQLiteStorageBackend(path: path)
-                let store = ObjectStore(backend: backend)
-                try store.save(contentsOf: SearchFilm.all)
-                // The shared collections, as the in-memory engine holds them, and no FTS5 table.
-                try memory.read { source in
-                    try backend.write { destination in
-                        try (destination as? any FullTextIndexingWriteTransaction)?.dropFullTextIndex(of: "films")
-                        for name in ["_search_indexes", "_search_documents", "_search_postings"] {
-                            let schema = try #require(try source.schema(of: name))
-                            _ = try destination.prepareCollection(schema)
-                            let columns = schema.columns.map(\.name)
-                            let writer = try destination.makeWriter(for: name, columns: columns)
-                            try source.scan(ScanRequest(collection: name, columns: columns)) { row in
-                                _ = try writer.put((0..<columns.count).map { row.value(at: $0) })
-                                return true
-                            }
-                        }
-                    }
-                }
-                try store.close()
-            }
-            let backend = try SQLiteStorageBackend(path: path)
-            let store = ObjectStore(backend: backend)
-            defer { try? store.close() }
-            #expect(try !Self.layout(backend, "films").engine)
-            #expect(try Self.layout(backend, "films").postings ?? 0 > 0)
-            try Self.expectSameAnswers(store, reference, Self.queries)
-            for target in [store, reference] {
-                try target.save(SearchFilm(id: 1000, title: "Zebra Love", year: 2020, genre: nil))
-            }
-            let layout = try Self.layout(backend, "films")
-            #expect(layout.engine)
-            #expect(layout.postings == 0)
-            #expect(try backend.read { try $0.count(in: "_search_documents", where: nil) } == 0)
-            try Self.expectSameAnswers(store, reference, Self.queries + ["zebra"])
+            try Checks.expectSharedPostingsReadThenMovedAtTheFirstWrite { try SQLiteStorageBackend(path: path) }
         }
     }
 }

@@ -71,7 +71,7 @@ import Testing
         _ reference: ObjectStore,
         in collection: String = "films"
     ) throws {
-        for query in SQLiteSearchEngineTests.queries + ["zebra", "moon*"] {
+        for query in NativeSearchIndexChecks.queries + ["zebra", "moon*"] {
             let found = try store.search(in: collection, matching: query).map { $0["id"] }
             let wanted = try reference.search(in: collection, matching: query).map { $0["id"] }
             #expect(found == wanted, "\(query)")
