@@ -11,14 +11,12 @@ package enum NativeSearchIndexChecks {
         "fiction scien*", "\"the king\" OR lord -rings",
     ]
 
-    /// Whether the engine keeps an index of `collection`, and how many records the store's own
+    /// Whether the engine keeps an index of a collection, and how many records the store's own
     /// postings hold (nil: the collection does not exist).
-    package static func layout(
-        _ backend: any StorageBackend,
-        _ collection: String
-    ) throws -> (
-        engine: Bool, postings: Int?
-    ) {
+    package typealias Layout = (engine: Bool, postings: Int?)
+
+    /// The layout of `collection`'s index.
+    package static func layout(_ backend: any StorageBackend, _ collection: String) throws -> Layout {
         try backend.read { transaction in
             let engine = try (transaction as? any FullTextSearchingReadTransaction)?.hasFullTextIndex(of: collection)
             let postings =
