@@ -1024,18 +1024,50 @@ final class PostgreSQLConnection: @unchecked Sendable {
 
     /// Reads the answer to the `FETCH` in flight: its rows, or its error.
     func receiveFetch(_ context: String, collection: String?) -> Result<PostgreSQLResult, StorageError> {
-        machine.fetchReceived()
+        fetchAnswered(readFetchAnswer(), context, collection: collection)
+    }
+
+    /// How many `FETCH` answers a `PostgreSQLFetchReader` read (for the tests).
+    var fetchesReadAside = 0
+
+    /// What the results of a `FETCH` were, before they are judged (`fetchAnswered`): its rows,
+    /// and the first result that was not rows (the server's error), if any.
+    struct FetchAnswer: @unchecked Sendable {
         var rows: PostgreSQLResult?
-        var failed: StorageError?
+        var failed: PostgreSQLResult?
+        /// Whether a result other than the rows came (`failed` is then that result, or a second
+        /// result of rows).
+        var isFailure = false
+    }
+
+    /// Reads every result of the `FETCH` in flight, through libpq alone: it touches none of this
+    /// connection's own state, so a `PostgreSQLFetchReader` calls it on another thread while the
+    /// connection's owner reads the batch before (and waits for it before using the connection).
+    func readFetchAnswer() -> FetchAnswer {
+        var answer = FetchAnswer()
         while let result = nextResult() {
-            if failed == nil, rows == nil, result.status == PGRES_TUPLES_OK {
-                rows = result
+            if !answer.isFailure, answer.rows == nil, result.status == PGRES_TUPLES_OK {
+                answer.rows = result
                 continue
             }
-            if failed == nil { failed = failure(result, context, collection: collection) }
+            if !answer.isFailure {
+                answer.isFailure = true
+                answer.failed = result
+            }
         }
-        if let failed { return .failure(failed) }
-        guard let rows else { return .failure(failure(nil, context, collection: collection)) }
+        return answer
+    }
+
+    /// The rows of `answer` (read by `readFetchAnswer`), or its error; the `FETCH` is no longer
+    /// in flight. On the connection's owner's thread.
+    func fetchAnswered(
+        _ answer: FetchAnswer,
+        _ context: String,
+        collection: String?
+    ) -> Result<PostgreSQLResult, StorageError> {
+        machine.fetchReceived()
+        if answer.isFailure { return .failure(failure(answer.failed, context, collection: collection)) }
+        guard let rows = answer.rows else { return .failure(failure(nil, context, collection: collection)) }
         return .success(rows)
     }
 

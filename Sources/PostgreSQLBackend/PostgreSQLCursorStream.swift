@@ -17,6 +17,10 @@ final class PostgreSQLCursorStream {
     /// About how many bytes of rows a batch holds once the row size is known (at most two
     /// batches are in memory: the one read, the one being received).
     static let batchBytes = 2 << 20
+    /// The fewest rows a `FETCH` asks for whose answer is read on a thread of its own
+    /// (`PostgreSQLFetchReader`) while the batch before is decoded; a smaller one is read when
+    /// its rows are needed (a thread costs more than the overlap saves).
+    static let backgroundBatch = 2_048
 
     static func fetchSQL(_ size: Int) -> String {
         "FETCH FORWARD \(size) FROM " + PostgreSQLConnection.cursorName
@@ -34,6 +38,8 @@ final class PostgreSQLCursorStream {
     private var received: Result<PostgreSQLResult, StorageError>?
     /// Whether a `FETCH` is in flight or received and not yet read.
     private var fetching = false
+    /// Reading the answer to the `FETCH` in flight, when it was large enough.
+    private var reader: PostgreSQLFetchReader?
     /// Whether the last batch asked for was short: the cursor has no more rows.
     private var isLast = false
     private var types: [Oid] = []
@@ -64,16 +70,27 @@ final class PostgreSQLCursorStream {
         let size = max(1, min(Self.largestBatch, asked * Self.growth, Self.batchBytes / bytesPerRow))
         nextSize = size
         fetching = connection.sendFetch(size, for: self)
-        if !fetching { received = .failure(connection.streamFailure(nil, context, collection: collection)) }
+        if !fetching {
+            received = .failure(connection.streamFailure(nil, context, collection: collection))
+        } else if size >= Self.backgroundBatch {
+            reader = PostgreSQLFetchReader(connection)
+        }
     }
 
     /// The rows asked for by the `FETCH` in flight.
     private var nextSize = 0
 
-    /// Reads the answer to the `FETCH` in flight now (a statement needs the connection).
+    /// Reads the answer to the `FETCH` in flight now (a statement needs the connection), or
+    /// waits for its reader.
     func receive() {
         guard fetching, received == nil else { return }
-        received = connection.receiveFetch(context, collection: collection)
+        if let reader {
+            self.reader = nil
+            connection.fetchesReadAside += 1
+            received = connection.fetchAnswered(reader.wait(), context, collection: collection)
+        } else {
+            received = connection.receiveFetch(context, collection: collection)
+        }
     }
 
     /// The next row, or `nil` at the end.
@@ -87,7 +104,7 @@ final class PostgreSQLCursorStream {
                 self.current = nil
             }
             guard !isLast else { return nil }
-            if received == nil, fetching { received = connection.receiveFetch(context, collection: collection) }
+            receive()
             guard let answer = received else { return nil }
             received = nil
             fetching = false
