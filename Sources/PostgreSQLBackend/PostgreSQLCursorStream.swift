@@ -73,7 +73,7 @@ final class PostgreSQLCursorStream {
         if !fetching {
             received = .failure(connection.streamFailure(nil, context, collection: collection))
         } else if size >= Self.backgroundBatch {
-            reader = PostgreSQLFetchReader(connection)
+            reader = PostgreSQLFetchReader.start(connection)
         }
     }
 
