@@ -89,6 +89,10 @@ enum LMDBFullText {
 
     static func blockPrefix(_ word: [UInt8]) -> [UInt8] { [postingTag] + word + [0] }
 
+    /// The bytes a block adds around its word and postings: the key's tag, separator and first
+    /// document number, and the value's last document number.
+    static let blockKeyOverhead = 18
+
     static func documentKey(_ document: Int) -> [UInt8] {
         var bytes = [documentTag]
         appendBigEndian(document, to: &bytes)
@@ -344,6 +348,10 @@ final class LMDBFullTextWriter: FullTextIndexWriter {
     private var pending: [String: LMDBFullTextPending] = [:]
     /// The first document number given in this transaction: older ones have no pending postings.
     private let firstNew: Int
+    /// About how many bytes of the map the pending postings will take once flushed (their own
+    /// bytes, and a block key for each word), for the map's size estimate
+    /// (`LMDBWriteTransaction.noteRecordPut`): the postings are written only at the flush.
+    private(set) var pendingBytes = 0
 
     init(transaction: LMDBWriteTransaction, dbi: MDB_dbi, collection: String, statistics: LMDBFullText.Statistics) {
         self.transaction = transaction
@@ -417,7 +425,9 @@ final class LMDBFullTextWriter: FullTextIndexWriter {
             } else {
                 list = LMDBFullTextPending()
                 pending[word] = list
+                pendingBytes += word.utf8.count + LMDBFullText.blockKeyOverhead + LMDBWriteTransaction.nodeOverhead
             }
+            let before = list.bytes.count
             var hits = 0
             for occurrence in occurrences where occurrence.word == index { hits += 1 }
             LMDBRecordCoding.appendVarint(UInt64(document - list.last), to: &list.bytes)
@@ -428,6 +438,7 @@ final class LMDBFullTextWriter: FullTextIndexWriter {
                 LMDBRecordCoding.appendVarint(UInt64(occurrence.position), to: &list.bytes)
             }
             list.last = document
+            pendingBytes += list.bytes.count - before
         }
         var number: [UInt8] = []
         LMDBFullText.appendBigEndian(document, to: &number)
@@ -539,6 +550,7 @@ final class LMDBFullTextWriter: FullTextIndexWriter {
         }
         for (word, list) in words { try appendBlocks(word, list.bytes) }
         pending = [:]
+        pendingBytes = 0
     }
 
     /// Appends postings encoded with the first one's delta from 0 to `word`'s blocks.

@@ -96,7 +96,8 @@ final class LMDBWriteTransaction: LMDBReadTransaction, BackendWriteTransaction {
         recordsPut += 1
         guard let checkAt = sizeCheckAt, recordsPut >= checkAt else { return }
         sizeCheckAt = nil
-        let needed = mapSize(for: recordsExpected, perRecord: Double(bytesPut) / Double(recordsPut))
+        let perRecord = Double(bytesPut + fullTextPendingBytes) / Double(recordsPut)
+        let needed = mapSize(for: recordsExpected, perRecord: perRecord)
         guard needed > mapAtBegin.size else { return }
         mapIsFull = true
         neededMapSize = needed
@@ -107,12 +108,21 @@ final class LMDBWriteTransaction: LMDBReadTransaction, BackendWriteTransaction {
         )
     }
 
+    /// The bytes the full-text postings held in memory will take at their flush (counted in
+    /// `bytesPut` only then).
+    private var fullTextPendingBytes: Int {
+        var total = 0
+        for writer in fullTextWriters.values { total += writer.pendingBytes }
+        return total
+    }
+
     /// After `MDB_MAP_FULL`: the map size the whole expected batch needs at the rate the records
     /// so far filled the map, or nil when the batch's size is not known.
     func mapSizeAfterFilling() -> Int? {
         if let neededMapSize { return neededMapSize }
         guard recordsPut > 0, recordsExpected > recordsPut else { return nil }
-        let perRecord = Double(max(mapAtBegin.size - mapAtBegin.used, bytesPut)) / Double(recordsPut)
+        let perRecord =
+            Double(max(mapAtBegin.size - mapAtBegin.used, bytesPut + fullTextPendingBytes)) / Double(recordsPut)
         // Measured on a full map, so pages are as full as they get: no further factor of 2.
         return mapSize(for: recordsExpected, perRecord: perRecord * 0.75)
     }

@@ -50,6 +50,49 @@ private struct BulkRow: Codable, Equatable {
     }
 }
 
+/// A record whose words the store indexes: its postings reach the map only when the index is
+/// flushed at the commit, after every record was put.
+private struct IndexedBulkRow: Codable, Equatable, StorableModel {
+    static let collectionName = "indexedRows"
+    static let indexes: [IndexDefinition] = [.fullText(["text"])]
+    var id: Int64
+    var text: String
+
+    /// Short words, each many times: a word's postings (a field and a position per occurrence,
+    /// three bytes past the 128th) take more than its text (two bytes an occurrence).
+    static func make(_ id: Int64) -> IndexedBulkRow {
+        let words = (0..<300).map { "\(Character(UnicodeScalar(UInt8(97 + (Int(id) &+ $0 / 60) % 26))))" }
+        return IndexedBulkRow(id: id, text: words.joined(separator: " "))
+    }
+}
+
+@Test func lmdbBulkLoadsOfIndexedRecordsSizeTheMapForTheirPostingsToo() throws {
+    try withStorePath { _, path in
+        let backend = try LMDBStorageBackend(path: path, configuration: .init(initialMapSize: 64 << 10))
+        let store = ObjectStore(backend: backend)
+        var next: Int64 = 0
+        for count in [2_000, 20_000] {
+            let rows = (next..<next + Int64(count)).map(IndexedBulkRow.make)
+            next += Int64(count)
+            var runs = 0
+            try store.transaction { tx in
+                runs += 1
+                try tx.save(contentsOf: rows)
+            }
+            // Sized for the records alone, the map filled again when the postings were written
+            // at the commit, and the batch ran a third time.
+            #expect(runs <= 2, "\(count) records ran \(runs) times")
+        }
+        #expect(try store.count(IndexedBulkRow.self) == Int(next))
+        let probe = IndexedBulkRow.make(next - 1)
+        let word = String(probe.text.split(separator: " ")[3])
+        let found = try store.search(IndexedBulkRow.self, matching: word).map(\.id)
+        let wanted = (0..<next).filter { IndexedBulkRow.make($0).text.split(separator: " ").contains(Substring(word)) }
+        #expect(Set(found) == Set(wanted))
+        #expect(found.contains(next - 1))
+    }
+}
+
 @Test func lmdbBulkLoadOfUnknownLengthStillGrowsTheMapAndKeepsEveryRecord() throws {
     try withStorePath { _, path in
         let backend = try LMDBStorageBackend(path: path, configuration: .init(initialMapSize: 64 << 10))
