@@ -66,7 +66,9 @@ private struct IndexedBulkRow: Codable, Equatable, StorableModel {
     }
 }
 
-@Test func lmdbBulkLoadsOfIndexedRecordsSizeTheMapForTheirPostingsToo() throws {
+/// On threads of its own: it tokenizes 6.6 million words, which takes minutes under
+/// ThreadSanitizer, and on the cooperative pool it would hold a thread the asynchronous tests need.
+@Test(.dedicatedThreads) func lmdbBulkLoadsOfIndexedRecordsSizeTheMapForTheirPostingsToo() throws {
     try withStorePath { _, path in
         let backend = try LMDBStorageBackend(path: path, configuration: .init(initialMapSize: 64 << 10))
         let store = ObjectStore(backend: backend)
