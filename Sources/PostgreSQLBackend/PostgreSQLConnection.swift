@@ -1034,10 +1034,8 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// and the first result that was not rows (the server's error), if any.
     struct FetchAnswer: @unchecked Sendable {
         var rows: PostgreSQLResult?
+        /// The first result other than the rows (the server's error, or a second result of rows).
         var failed: PostgreSQLResult?
-        /// Whether a result other than the rows came (`failed` is then that result, or a second
-        /// result of rows).
-        var isFailure = false
     }
 
     /// Reads every result of the `FETCH` in flight, through libpq alone: it touches none of this
@@ -1046,14 +1044,11 @@ final class PostgreSQLConnection: @unchecked Sendable {
     func readFetchAnswer() -> FetchAnswer {
         var answer = FetchAnswer()
         while let result = nextResult() {
-            if !answer.isFailure, answer.rows == nil, result.status == PGRES_TUPLES_OK {
+            if answer.failed == nil, answer.rows == nil, result.status == PGRES_TUPLES_OK {
                 answer.rows = result
                 continue
             }
-            if !answer.isFailure {
-                answer.isFailure = true
-                answer.failed = result
-            }
+            if answer.failed == nil { answer.failed = result }
         }
         return answer
     }
@@ -1066,7 +1061,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         collection: String?
     ) -> Result<PostgreSQLResult, StorageError> {
         machine.fetchReceived()
-        if answer.isFailure { return .failure(failure(answer.failed, context, collection: collection)) }
+        if let failed = answer.failed { return .failure(failure(failed, context, collection: collection)) }
         guard let rows = answer.rows else { return .failure(failure(nil, context, collection: collection)) }
         return .success(rows)
     }

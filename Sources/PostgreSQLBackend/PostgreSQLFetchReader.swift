@@ -23,6 +23,7 @@ final class PostgreSQLFetchReader: @unchecked Sendable {
     #else
     private var thread = pthread_t()
     #endif
+    /// Whether there is no reading thread left to join (joined, or never started).
     private var joined = false
 
     private init(_ connection: PostgreSQLConnection) {
@@ -35,6 +36,8 @@ final class PostgreSQLFetchReader: @unchecked Sendable {
         let reader = PostgreSQLFetchReader(connection)
         let context = Unmanaged.passRetained(reader).toOpaque()
         guard pthread_create(&reader.thread, nil, readingThread, context) == 0 else {
+            // No thread to join: `deinit` must not wait for one.
+            reader.joined = true
             Unmanaged<PostgreSQLFetchReader>.fromOpaque(context).release()
             return nil
         }
